@@ -1,0 +1,523 @@
+// Package supervisor runs programs in ptys and serves them over the Heimdall
+// frame protocol.
+//
+// A Session owns one child in its own pty, session and process group. Its pty
+// reader never blocks on anyone: each chunk it reads goes, in order, to the
+// scrollback ring, to every subscriber's bounded queue (a full queue drops the
+// chunk for that subscriber only), to the classifier's timing input and to
+// the in-process listeners (which must not block). A Server serves a Session
+// on a Unix socket; sockdir.go holds the socket directory's hygiene rules.
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// Defaults for Config's zero values.
+const (
+	DefaultScrollback    = 64 << 10
+	DefaultKillGrace     = 5 * time.Second
+	DefaultSessionEnvVar = "HEIMDALL_SESSION_ID"
+	DefaultQueueLen      = 1024 // chunks (≤ 4 KiB each from a pty) per subscriber
+	DefaultCols          = 80
+	DefaultRows          = 24
+
+	// drainAfterExit bounds how long output is still read after the child
+	// exited: a background grandchild may hold the pty open forever.
+	drainAfterExit = 250 * time.Millisecond
+)
+
+// ErrExited is returned by operations that need a running child.
+var ErrExited = errors.New("session has exited")
+
+// Config describes one session. Zero values take the defaults above.
+type Config struct {
+	ID            string
+	Argv          []string // program and arguments; Argv[0] is looked up in PATH
+	Dir           string   // working directory ("" = the supervisor's)
+	Env           []string // extra "NAME=value" entries, after the inherited environment
+	SessionEnvVar string   // receives the session ID (default HEIMDALL_SESSION_ID)
+	Cols, Rows    uint16
+
+	ScrollbackBytes int
+	// KillGrace is how long after SIGTERM a still-living process group gets
+	// SIGKILL. Negative means SIGKILL at once.
+	KillGrace time.Duration
+	// KillChildOnly sends kill signals to the child alone instead of its whole
+	// process group (the default, as config key kill_process_group = true).
+	KillChildOnly bool
+	// Classifier derives the state; nil means a simple classifier with
+	// IdleThreshold.
+	Classifier    classify.Classifier
+	IdleThreshold time.Duration
+	// QueueLen is each subscriber's queue length in chunks.
+	QueueLen int
+	Logger   *slog.Logger
+}
+
+func (c *Config) fill() {
+	if c.ScrollbackBytes <= 0 {
+		c.ScrollbackBytes = DefaultScrollback
+	}
+	if c.KillGrace == 0 {
+		c.KillGrace = DefaultKillGrace
+	}
+	if c.SessionEnvVar == "" {
+		c.SessionEnvVar = DefaultSessionEnvVar
+	}
+	if c.QueueLen <= 0 {
+		c.QueueLen = DefaultQueueLen
+	}
+	if c.Cols == 0 {
+		c.Cols = DefaultCols
+	}
+	if c.Rows == 0 {
+		c.Rows = DefaultRows
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Session is one supervised child in a pty.
+type Session struct {
+	cfg     Config
+	cmd     *exec.Cmd
+	ptmx    *os.File
+	started time.Time
+	log     *slog.Logger
+
+	wmu sync.Mutex // serialises writes to the pty
+
+	mu        sync.Mutex
+	ring      *ring
+	subs      map[*Subscription]struct{}
+	listeners []listener // copy-on-write: the reader uses a snapshot
+	nextLID   int
+	cls       classify.Classifier
+	lastOut   time.Time
+	cols      uint16
+	rows      uint16
+	exited    bool
+	exitCode  int
+	killTimer *time.Timer
+	killed    bool // a kill was requested
+
+	readerDone chan struct{}
+	done       chan struct{} // closed once the exit is recorded and all output delivered
+}
+
+type listener struct {
+	id int
+	fn func([]byte)
+}
+
+// Start starts cfg.Argv in a new pty and begins reading its output.
+func Start(cfg Config) (*Session, error) {
+	cfg.fill()
+	if len(cfg.Argv) == 0 {
+		return nil, errors.New("no program given")
+	}
+	path, err := exec.LookPath(cfg.Argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("cannot start %q: %w", cfg.Argv[0], err)
+	}
+	cmd := exec.Command(path, cfg.Argv[1:]...)
+	cmd.Args[0] = cfg.Argv[0]
+	cmd.Dir = cfg.Dir
+	cmd.Env = append(withoutVars(os.Environ(), "TERM", cfg.SessionEnvVar),
+		"TERM=xterm-256color", cfg.SessionEnvVar+"="+cfg.ID)
+	cmd.Env = append(cmd.Env, cfg.Env...)
+	// pty.StartWithAttrs with Setsid+Setctty: the child leads a new session
+	// and process group whose controlling tty is the pty.
+	ptmx, err := pty.StartWithAttrs(cmd, &pty.Winsize{Cols: cfg.Cols, Rows: cfg.Rows},
+		&syscall.SysProcAttr{Setsid: true, Setctty: true})
+	if err != nil {
+		return nil, fmt.Errorf("cannot start %q: %w", cfg.Argv[0], err)
+	}
+	// creack/pty leaves the master in blocking mode (it calls Fd()), which
+	// parks an OS thread per Read and makes deadlines no-ops. Switch it back
+	// to non-blocking so reads go through the netpoller; never call Fd() again.
+	if rc, err := ptmx.SyscallConn(); err == nil {
+		rc.Control(func(fd uintptr) { unix.SetNonblock(int(fd), true) })
+	}
+	now := time.Now()
+	s := &Session{
+		cfg:        cfg,
+		cmd:        cmd,
+		ptmx:       ptmx,
+		started:    now,
+		log:        cfg.Logger.With("session", cfg.ID),
+		ring:       newRing(cfg.ScrollbackBytes),
+		subs:       make(map[*Subscription]struct{}),
+		cls:        cfg.Classifier,
+		cols:       cfg.Cols,
+		rows:       cfg.Rows,
+		readerDone: make(chan struct{}),
+		done:       make(chan struct{}),
+	}
+	if s.cls == nil {
+		s.cls = classify.NewSimple(cfg.IdleThreshold, now)
+	}
+	s.log.Info("session started", "pid", cmd.Process.Pid, "argv", cfg.Argv, "dir", cfg.Dir)
+	go s.readLoop()
+	go s.waitLoop()
+	return s, nil
+}
+
+func withoutVars(env []string, names ...string) []string {
+	out := env[:0:0]
+next:
+	for _, kv := range env {
+		for _, n := range names {
+			if len(kv) > len(n) && kv[:len(n)] == n && kv[len(n)] == '=' {
+				continue next
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// ID returns the session's ID.
+func (s *Session) ID() string { return s.cfg.ID }
+
+// PID returns the child's process id.
+func (s *Session) PID() int { return s.cmd.Process.Pid }
+
+// Done is closed when the child has exited and every byte it wrote has been
+// delivered to the ring, the subscribers' queues and the listeners.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// ExitCode returns the child's exit code (128+signal if a signal killed it)
+// once Done is closed; before that it returns -1.
+func (s *Session) ExitCode() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.exited {
+		return -1
+	}
+	return s.exitCode
+}
+
+// Wait blocks until Done and returns the exit code.
+func (s *Session) Wait() int {
+	<-s.done
+	return s.ExitCode()
+}
+
+// readLoop reads the pty until EOF/EIO or the post-exit drain deadline and
+// publishes each chunk. Chunks are carved from 64 KiB slabs so a burst costs
+// one allocation per ~16 reads; a published chunk is never written again.
+func (s *Session) readLoop() {
+	defer close(s.readerDone)
+	const slabSize, minRead = 64 << 10, 4 << 10
+	var slab []byte
+	for {
+		if len(slab) < minRead {
+			slab = make([]byte, slabSize)
+		}
+		n, err := s.ptmx.Read(slab)
+		if n > 0 {
+			chunk := slab[:n:n]
+			slab = slab[n:]
+			s.publish(chunk)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *Session) publish(chunk []byte) {
+	now := time.Now()
+	s.mu.Lock()
+	s.ring.Write(chunk)
+	s.lastOut = now
+	s.cls.Output(now, len(chunk))
+	for sub := range s.subs {
+		sub.push(chunk)
+	}
+	ls := s.listeners
+	s.mu.Unlock()
+	for _, l := range ls {
+		l.fn(chunk)
+	}
+}
+
+// waitLoop reaps the child, lets the reader drain what is left, then records
+// the exit and closes done.
+func (s *Session) waitLoop() {
+	err := s.cmd.Wait()
+	code := exitCode(s.cmd.ProcessState, err)
+	s.ptmx.SetReadDeadline(time.Now().Add(drainAfterExit))
+	<-s.readerDone
+	s.ptmx.Close()
+	now := time.Now()
+	s.mu.Lock()
+	s.exited, s.exitCode = true, code
+	s.cls.Exit(now)
+	if s.killTimer != nil {
+		s.killTimer.Stop()
+	}
+	s.mu.Unlock()
+	s.log.Info("session exited", "pid", s.cmd.Process.Pid, "code", code)
+	close(s.done)
+}
+
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		if err != nil {
+			return -1
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// Write writes p to the pty (INPUT). Concurrent writes are serialised.
+func (s *Session) Write(p []byte) (int, error) {
+	select {
+	case <-s.done:
+		return 0, ErrExited
+	default:
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.ptmx.Write(p)
+}
+
+// Resize sets the pty's size; the kernel sends SIGWINCH to the foreground
+// process group.
+func (s *Session) Resize(cols, rows uint16) error {
+	if cols == 0 || rows == 0 {
+		return fmt.Errorf("invalid size %dx%d", cols, rows)
+	}
+	select {
+	case <-s.done:
+		return ErrExited
+	default:
+	}
+	rc, err := s.ptmx.SyscallConn()
+	if err != nil {
+		return err
+	}
+	// Not pty.Setsize: it calls Fd(), which puts the master back in
+	// blocking mode.
+	var ioErr error
+	err = rc.Control(func(fd uintptr) {
+		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: rows})
+	})
+	if err == nil {
+		err = ioErr
+	}
+	if err != nil {
+		return fmt.Errorf("resize: %w", err)
+	}
+	s.mu.Lock()
+	s.cols, s.rows = cols, rows
+	s.mu.Unlock()
+	return nil
+}
+
+// Size returns the pty's current size.
+func (s *Session) Size() (cols, rows uint16) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cols, s.rows
+}
+
+// Kill sends SIGTERM to the child's process group (or the child alone with
+// KillChildOnly) and, if the child or its group is still alive after
+// KillGrace, SIGKILL. Repeated calls resend SIGTERM but keep the first
+// deadline. It is a no-op once the child has exited.
+func (s *Session) Kill() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exited {
+		return nil
+	}
+	s.killed = true
+	if s.cfg.KillGrace < 0 {
+		return s.signalLocked(syscall.SIGKILL)
+	}
+	err := s.signalLocked(syscall.SIGTERM)
+	if s.killTimer == nil {
+		s.killTimer = time.AfterFunc(s.cfg.KillGrace, s.killAfterGrace)
+	}
+	return err
+}
+
+func (s *Session) killAfterGrace() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.exited {
+		s.log.Warn("still alive after kill grace; sending SIGKILL", "grace", s.cfg.KillGrace)
+		s.signalLocked(syscall.SIGKILL)
+	}
+}
+
+// Signal sends sig to the child's process group (or the child alone with
+// KillChildOnly).
+func (s *Session) Signal(sig syscall.Signal) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exited {
+		return ErrExited
+	}
+	return s.signalLocked(sig)
+}
+
+func (s *Session) signalLocked(sig syscall.Signal) error {
+	pid := s.cmd.Process.Pid
+	if !s.cfg.KillChildOnly {
+		pid = -pid // the child leads its own process group (Setsid)
+	}
+	if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %v: %w", sig, err)
+	}
+	return nil
+}
+
+// Close stops the session: if the child is alive it is killed as by Kill,
+// and Close waits until it has exited or ctxGrace passes, then SIGKILLs the
+// group. It returns the exit code.
+func (s *Session) Close() int {
+	s.Kill()
+	select {
+	case <-s.done:
+	case <-time.After(s.cfg.KillGrace + time.Second):
+		s.Signal(syscall.SIGKILL)
+		<-s.done
+	}
+	s.reapGroup()
+	return s.ExitCode()
+}
+
+// reapGroup SIGKILLs what is left of the process group after a requested
+// kill, so killing a session never leaves its grandchildren behind.
+func (s *Session) reapGroup() {
+	s.mu.Lock()
+	killed := s.killed
+	s.mu.Unlock()
+	if killed && !s.cfg.KillChildOnly {
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// Status returns the session's status as carried in STATUS_RESP.
+func (s *Session) Status() frame.StatusInfo {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, since := s.cls.State(now)
+	last := s.lastOut
+	if last.IsZero() {
+		last = s.started
+	}
+	return frame.StatusInfo{
+		PID:     uint32(s.cmd.Process.Pid),
+		IdleMS:  millis(now.Sub(last)),
+		Alive:   !s.exited,
+		State:   st,
+		StateMS: millis(now.Sub(since)),
+	}
+}
+
+func millis(d time.Duration) uint32 {
+	switch ms := d.Milliseconds(); {
+	case ms < 0:
+		return 0
+	case ms > 1<<32-1:
+		return 1<<32 - 1
+	default:
+		return uint32(ms)
+	}
+}
+
+// AddListener registers fn to receive every output chunk from now on, on the
+// pty reader's goroutine, in order. fn must return quickly and must not call
+// back into the session's Subscribe/AddListener; it may keep the chunk (it is
+// never modified). The returned func removes the listener.
+func (s *Session) AddListener(fn func(chunk []byte)) (remove func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextLID++
+	id := s.nextLID
+	s.listeners = append(append([]listener(nil), s.listeners...), listener{id, fn})
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		ls := make([]listener, 0, len(s.listeners))
+		for _, l := range s.listeners {
+			if l.id != id {
+				ls = append(ls, l)
+			}
+		}
+		s.listeners = ls
+	}
+}
+
+// Subscription is one subscriber's bounded queue of output chunks.
+type Subscription struct {
+	s       *Session
+	ch      chan []byte
+	dropped uint64 // guarded by s.mu
+}
+
+// Subscribe returns the current scrollback and a subscription that receives
+// every chunk read after it, with no gap or overlap between the two. queue is
+// the queue length in chunks (0: the session's default).
+func (s *Session) Subscribe(queue int) ([]byte, *Subscription) {
+	if queue <= 0 {
+		queue = s.cfg.QueueLen
+	}
+	sub := &Subscription{s: s, ch: make(chan []byte, queue)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subs[sub] = struct{}{}
+	return s.ring.Bytes(), sub
+}
+
+// push queues chunk without blocking; s.mu is held.
+func (sub *Subscription) push(chunk []byte) {
+	select {
+	case sub.ch <- chunk:
+	default:
+		sub.dropped++
+	}
+}
+
+// C delivers the chunks. After the session's Done is closed no more chunks
+// arrive, so draining C without blocking then yields the rest.
+func (sub *Subscription) C() <-chan []byte { return sub.ch }
+
+// Dropped returns how many chunks were dropped because the queue was full.
+func (sub *Subscription) Dropped() uint64 {
+	sub.s.mu.Lock()
+	defer sub.s.mu.Unlock()
+	return sub.dropped
+}
+
+// Close unsubscribes.
+func (sub *Subscription) Close() {
+	sub.s.mu.Lock()
+	defer sub.s.mu.Unlock()
+	delete(sub.s.subs, sub)
+}

@@ -1,0 +1,252 @@
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Socket directory layout, shared with the Heimdall supervisor's tools:
+//
+//	DIR/ID.sock   the session's socket (mode 0600)
+//	DIR/ID.pid    the supervising process's pid; also its lock (flock)
+//	DIR/ID.log    the supervisor's log for that session (slog JSON)
+//
+// DIR is created with mode 0700 and refused if another user owns it.
+
+// ErrAlreadyRunning is returned by Claim when a live owner holds the ID.
+var ErrAlreadyRunning = errors.New("already running")
+
+// maxSockPath is the longest usable Unix socket path (sun_path is 108 bytes
+// including the terminating NUL).
+const maxSockPath = 107
+
+// DefaultDir returns $XDG_RUNTIME_DIR/heimdall, else /tmp/heimdall-$UID.
+func DefaultDir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "heimdall")
+	}
+	return filepath.Join(os.TempDir(), "heimdall-"+strconv.Itoa(os.Getuid()))
+}
+
+// Paths of a session's files in dir.
+func SocketPath(dir, id string) string { return filepath.Join(dir, id+".sock") }
+func PidPath(dir, id string) string    { return filepath.Join(dir, id+".pid") }
+func LogPath(dir, id string) string    { return filepath.Join(dir, id+".log") }
+
+// ValidateID checks that id can name a session's files in dir.
+func ValidateID(dir, id string) error {
+	switch {
+	case id == "":
+		return errors.New("session id is empty")
+	case id == "." || id == ".." || strings.ContainsAny(id, "/\x00") || strings.HasPrefix(id, "."):
+		return fmt.Errorf("invalid session id %q (no '/', NUL or leading '.')", id)
+	case len(SocketPath(dir, id)) > maxSockPath:
+		return fmt.Errorf("socket path %s is longer than %d bytes; use a shorter id or --socket-dir", SocketPath(dir, id), maxSockPath)
+	}
+	return nil
+}
+
+// EnsureDir creates dir with mode 0700 if it is missing and refuses a dir
+// that is not a directory or is owned by another user.
+func EnsureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("socket dir: %w", err)
+	}
+	return CheckDir(dir)
+}
+
+// CheckDir refuses dir unless it is a directory owned by the current user.
+func CheckDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("socket dir: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("socket dir %s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("socket dir %s is owned by uid %d, not by you (uid %d); refusing to use it", dir, st.Uid, os.Geteuid())
+	}
+	return nil
+}
+
+// Claim is the exclusive right to serve one session ID in a directory: a
+// lock on DIR/ID.pid (held until Release) plus the listening socket.
+type Claim struct {
+	Dir, ID  string
+	Listener *net.UnixListener
+	lock     *os.File
+}
+
+// ClaimID locks DIR/ID.pid, checks DIR/ID.sock (a live owner means
+// ErrAlreadyRunning; a dead one is removed), listens on the socket with
+// mode 0600 and writes the current pid into the pid file. Of two concurrent
+// claims of one ID exactly one succeeds.
+func ClaimID(dir, id string) (*Claim, error) {
+	if err := ValidateID(dir, id); err != nil {
+		return nil, err
+	}
+	if err := EnsureDir(dir); err != nil {
+		return nil, err
+	}
+	lock, err := lockFile(PidPath(dir, id))
+	if err != nil {
+		return nil, err
+	}
+	sock := SocketPath(dir, id)
+	if alive, err := socketAlive(sock); alive {
+		lock.Close()
+		return nil, fmt.Errorf("session %q: %w (socket %s answers)", id, ErrAlreadyRunning, sock)
+	} else if err == nil {
+		// A socket file nobody answers on: a crashed owner's. Remove it.
+		os.Remove(sock)
+	}
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("listen %s: %w", sock, err)
+	}
+	if err := os.Chmod(sock, 0o600); err != nil {
+		l.Close()
+		lock.Close()
+		return nil, fmt.Errorf("chmod %s: %w", sock, err)
+	}
+	if err := lock.Truncate(0); err == nil {
+		_, err = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return &Claim{Dir: dir, ID: id, Listener: l, lock: lock}, nil
+}
+
+// Release removes the socket and pid file and drops the lock. The listener
+// must already be closed (Server.Close/Shutdown does it).
+func (c *Claim) Release() {
+	c.Listener.Close()
+	os.Remove(SocketPath(c.Dir, c.ID))
+	os.Remove(PidPath(c.Dir, c.ID))
+	c.lock.Close()
+}
+
+// lockFile opens and flocks path, making sure the locked file is still the
+// one at path (a concurrent Release may have unlinked it in between).
+func lockFile(path string) (*os.File, error) {
+	for range 10 {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("pid file: %w", err)
+		}
+		if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, fmt.Errorf("session %q: %w (pid file %s is locked)", strings.TrimSuffix(filepath.Base(path), ".pid"), ErrAlreadyRunning, path)
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if sameFile(f, path) {
+			return f, nil
+		}
+		f.Close()
+	}
+	return nil, fmt.Errorf("lock %s: file keeps being replaced", path)
+}
+
+func flock(f *os.File, how int) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = unix.Flock(int(fd), how) }); err != nil {
+		return err
+	}
+	return ferr
+}
+
+func sameFile(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// socketAlive dials sock: true if something accepts. err is nil when the
+// file exists but nobody listens (stale), non-nil when there is no socket
+// file at all or it cannot be checked.
+func socketAlive(sock string) (bool, error) {
+	fi, err := os.Lstat(sock)
+	if err != nil {
+		return false, err
+	}
+	if fi.Mode()&os.ModeSocket == 0 {
+		return false, fmt.Errorf("%s exists and is not a socket", sock)
+	}
+	c, err := net.DialTimeout("unix", sock, time.Second)
+	if err == nil {
+		c.Close()
+		return true, nil
+	}
+	if errors.Is(err, unix.ECONNREFUSED) || errors.Is(err, unix.ENOENT) {
+		return false, nil
+	}
+	return false, err
+}
+
+// PidFileStale reports whether the pid file at path has no live owner: its
+// lock is free (a heimdall-tui owner holds it for its lifetime) and the pid
+// it names, if any, is not a running process.
+func PidFileStale(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return false
+	}
+	defer flock(f, unix.LOCK_UN)
+	b := make([]byte, 32)
+	n, _ := f.ReadAt(b, 0)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+	if err != nil || pid <= 0 {
+		return true
+	}
+	return !processAlive(pid)
+}
+
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// SocketStale reports whether sock is a socket file nobody accepts on.
+func SocketStale(sock string) bool {
+	alive, err := socketAlive(sock)
+	return !alive && err == nil
+}
+
+func peerCred(c *net.UnixConn) (*unix.Ucred, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := rc.Control(func(fd uintptr) {
+		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return nil, err
+	}
+	return cred, cerr
+}
+
+var connSeq atomic.Uint64
+
+func connID() uint64 { return connSeq.Add(1) }

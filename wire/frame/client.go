@@ -1,0 +1,93 @@
+package frame
+
+import (
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// Client is a connection to one session's socket. Send methods may be called
+// from any goroutine; Next must be called from one goroutine at a time.
+type Client struct {
+	conn net.Conn
+	r    *Reader
+	wmu  sync.Mutex
+}
+
+// Dial connects to the session socket at path and checks the mode byte.
+// timeout bounds the connect and the mode byte read (0 means no limit).
+func Dial(path string, timeout time.Duration) (*Client, error) {
+	d := net.Dialer{Timeout: timeout}
+	conn, err := d.Dial("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if timeout > 0 {
+		conn.SetReadDeadline(time.Now().Add(timeout))
+	}
+	if err := ReadMode(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	conn.SetReadDeadline(time.Time{})
+	r := NewReader(conn)
+	// Trust the server: OUTPUT frames are small, but a future server may
+	// send larger ones and a client has no reason to refuse them.
+	r.SetMaxPayload(1<<31 - 1)
+	return &Client{conn: conn, r: r}, nil
+}
+
+// Conn returns the underlying connection (for deadlines).
+func (c *Client) Conn() net.Conn { return c.conn }
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Send writes one frame.
+func (c *Client) Send(t Type, payload []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return Write(c.conn, t, payload)
+}
+
+// Next reads the next frame from the server.
+func (c *Client) Next() (Frame, error) { return c.r.Next() }
+
+// Input sends bytes for the session's pty.
+func (c *Client) Input(p []byte) error { return c.Send(Input, p) }
+
+// Resize asks the session to resize its pty.
+func (c *Client) Resize(cols, rows uint16) error { return c.Send(Resize, ResizePayload(cols, rows)) }
+
+// Kill asks the session to terminate its child.
+func (c *Client) Kill() error { return c.Send(Kill, nil) }
+
+// Subscribe switches the connection to subscriber mode; OUTPUT frames
+// (scrollback first) and finally EXIT follow on Next.
+func (c *Client) Subscribe() error { return c.Send(Subscribe, nil) }
+
+// Status requests and returns the session's status. It must not be used on a
+// subscribed connection, where OUTPUT frames interleave with the reply.
+func (c *Client) Status() (StatusInfo, error) {
+	if err := c.Send(Status, nil); err != nil {
+		return StatusInfo{}, err
+	}
+	for {
+		f, err := c.Next()
+		if err != nil {
+			return StatusInfo{}, err
+		}
+		if f.Type != StatusResp {
+			continue
+		}
+		var s StatusInfo
+		if err := s.UnmarshalBinary(f.Payload); err != nil {
+			return StatusInfo{}, err
+		}
+		return s, nil
+	}
+}
+
+// String describes the client for logs.
+func (c *Client) String() string { return fmt.Sprintf("frame.Client(%s)", c.conn.RemoteAddr()) }

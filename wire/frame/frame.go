@@ -1,0 +1,170 @@
+// Package frame is the codec for the Heimdall binary frame protocol spoken on
+// every session's Unix socket (see PROTOCOL.md next to this file).
+//
+// Layout of one frame, by byte offset:
+//
+//	0      type     u8
+//	1..4   length   u32, big-endian, payload length (0 is valid)
+//	5..    payload  length bytes
+//
+// On connect the server writes one unframed mode byte (ModeBinary) before any
+// frame. Inbound frames whose length exceeds MaxPayload are refused with an
+// *OversizeError; the reader does not try to skip them, because a peer that
+// sends one is either broken or hostile, and the caller closes the connection.
+//
+// The package has no dependencies beyond the standard library so that any
+// client (tests, the CLI, other tools) can use it.
+package frame
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// HeaderSize is the size of a frame header: type (1) + length (4).
+const HeaderSize = 5
+
+// MaxPayload is the largest payload a Reader accepts (1 MiB). Larger frames
+// yield *OversizeError.
+const MaxPayload = 1 << 20
+
+// Mode bytes, written raw (unframed) by the server right after accept.
+const (
+	ModeBinary byte = 0x00 // binary framing, the only mode implemented
+	ModeText   byte = 0x01 // reserved for a future text/debug mode
+)
+
+// Type identifies a frame's kind. Client→server types are below 0x80,
+// server→client types have the high bit set.
+type Type uint8
+
+// The eight message types of the protocol.
+const (
+	Input      Type = 0x01 // raw bytes for the pty master
+	Subscribe  Type = 0x02 // empty: switch the connection to subscriber mode
+	Status     Type = 0x03 // empty: request a StatusResp
+	Resize     Type = 0x04 // [cols u16 BE][rows u16 BE]
+	Kill       Type = 0x05 // empty: terminate the session's process group
+	Output     Type = 0x81 // raw pty output bytes
+	StatusResp Type = 0x82 // 15-byte status payload, see StatusInfo
+	Exit       Type = 0x83 // [code i32 BE]
+)
+
+var typeNames = map[Type]string{
+	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",
+	Kill: "KILL", Output: "OUTPUT", StatusResp: "STATUS_RESP", Exit: "EXIT",
+}
+
+// String returns the protocol name of t ("INPUT", "STATUS_RESP", …) or
+// "Type(0xNN)" for a type the protocol does not define.
+func (t Type) String() string {
+	if n, ok := typeNames[t]; ok {
+		return n
+	}
+	return fmt.Sprintf("Type(0x%02x)", uint8(t))
+}
+
+// Known reports whether t is one of the eight protocol types.
+func (t Type) Known() bool { _, ok := typeNames[t]; return ok }
+
+// Frame is one decoded frame.
+type Frame struct {
+	Type    Type
+	Payload []byte
+}
+
+// OversizeError is returned by Reader.Next when a frame header announces a
+// payload larger than the reader's limit. The stream is no longer in sync and
+// must be closed.
+type OversizeError struct {
+	Type   Type
+	Length uint32
+	Max    uint32
+}
+
+func (e *OversizeError) Error() string {
+	return fmt.Sprintf("frame: %s payload of %d bytes exceeds limit of %d", e.Type, e.Length, e.Max)
+}
+
+// ErrBadMode is returned by ReadMode when the server's mode byte is not ModeBinary.
+var ErrBadMode = errors.New("frame: unsupported mode byte")
+
+// ReadMode reads the unframed mode byte a server writes on connect and
+// checks that it is ModeBinary.
+func ReadMode(r io.Reader) error {
+	var b [1]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return fmt.Errorf("read mode byte: %w", err)
+	}
+	if b[0] != ModeBinary {
+		return fmt.Errorf("%w 0x%02x", ErrBadMode, b[0])
+	}
+	return nil
+}
+
+// AppendFrame appends the encoding of one frame to dst and returns it.
+func AppendFrame(dst []byte, t Type, payload []byte) []byte {
+	dst = append(dst, byte(t), 0, 0, 0, 0)
+	binary.BigEndian.PutUint32(dst[len(dst)-4:], uint32(len(payload)))
+	return append(dst, payload...)
+}
+
+// Header returns the 5-byte header of a frame of type t carrying n payload bytes.
+func Header(t Type, n int) [HeaderSize]byte {
+	var h [HeaderSize]byte
+	h[0] = byte(t)
+	binary.BigEndian.PutUint32(h[1:], uint32(n))
+	return h
+}
+
+// Write writes one frame to w in a single Write call, so concurrent writers
+// that serialise their calls never interleave frames.
+func Write(w io.Writer, t Type, payload []byte) error {
+	_, err := w.Write(AppendFrame(make([]byte, 0, HeaderSize+len(payload)), t, payload))
+	return err
+}
+
+// Reader decodes frames from a byte stream. It is not safe for concurrent use.
+type Reader struct {
+	r   *bufio.Reader
+	max uint32
+	hdr [HeaderSize]byte
+}
+
+// NewReader returns a Reader over r that refuses payloads above MaxPayload.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10), max: MaxPayload}
+}
+
+// SetMaxPayload changes the payload limit (used by clients that trust their
+// server, and by tests).
+func (r *Reader) SetMaxPayload(n uint32) { r.max = n }
+
+// Next reads one frame. The payload is freshly allocated and owned by the
+// caller. At a clean end of stream it returns io.EOF; a stream that ends
+// inside a frame returns io.ErrUnexpectedEOF; an oversize frame returns
+// *OversizeError without consuming its payload.
+func (r *Reader) Next() (Frame, error) {
+	if _, err := io.ReadFull(r.r, r.hdr[:]); err != nil {
+		return Frame{}, err
+	}
+	t := Type(r.hdr[0])
+	n := binary.BigEndian.Uint32(r.hdr[1:])
+	if n > r.max {
+		return Frame{}, &OversizeError{Type: t, Length: n, Max: r.max}
+	}
+	f := Frame{Type: t}
+	if n > 0 {
+		f.Payload = make([]byte, n)
+		if _, err := io.ReadFull(r.r, f.Payload); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return Frame{}, err
+		}
+	}
+	return f, nil
+}

@@ -1,0 +1,110 @@
+package frame
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// State is the classifier state byte carried in a StatusResp. The byte values
+// are the union of all classifiers' states.
+type State uint8
+
+// Classifier states as they appear on the wire.
+const (
+	StateIdle      State = 0x00 // all classifiers
+	StateThinking  State = 0x01 // claude
+	StateStreaming State = 0x02 // claude
+	StateToolUse   State = 0x03 // claude
+	StateActive    State = 0x04 // simple
+	StateDead      State = 0xFF // all classifiers
+)
+
+var stateNames = map[State]string{
+	StateIdle: "Idle", StateThinking: "Thinking", StateStreaming: "Streaming",
+	StateToolUse: "ToolUse", StateActive: "Active", StateDead: "Dead",
+}
+
+// String returns the state's name ("Idle", "ToolUse", …) or "State(0xNN)".
+func (s State) String() string {
+	if n, ok := stateNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("State(0x%02x)", uint8(s))
+}
+
+// StatusSize is the exact size of a StatusResp payload.
+const StatusSize = 15
+
+// StatusInfo is the decoded StatusResp payload. By byte offset:
+//
+//	0   pid       u32 BE  child process id
+//	4   idle_ms   u32 BE  milliseconds since the last pty output
+//	8   alive     u8      1 while the child runs, 0 after it exited
+//	9   state     u8      classifier state (State)
+//	10  state_ms  u32 BE  milliseconds in the current state
+//	14  reserved  u8      always 0
+type StatusInfo struct {
+	PID     uint32
+	IdleMS  uint32
+	Alive   bool
+	State   State
+	StateMS uint32
+}
+
+// MarshalBinary encodes s as the 15-byte StatusResp payload. It never fails.
+func (s StatusInfo) MarshalBinary() ([]byte, error) {
+	b := make([]byte, StatusSize)
+	binary.BigEndian.PutUint32(b[0:], s.PID)
+	binary.BigEndian.PutUint32(b[4:], s.IdleMS)
+	if s.Alive {
+		b[8] = 1
+	}
+	b[9] = byte(s.State)
+	binary.BigEndian.PutUint32(b[10:], s.StateMS)
+	return b, nil
+}
+
+// UnmarshalBinary decodes a StatusResp payload; it must be exactly 15 bytes.
+// The reserved byte is ignored so that future servers may use it.
+func (s *StatusInfo) UnmarshalBinary(b []byte) error {
+	if len(b) != StatusSize {
+		return fmt.Errorf("frame: STATUS_RESP payload is %d bytes, want %d", len(b), StatusSize)
+	}
+	s.PID = binary.BigEndian.Uint32(b[0:])
+	s.IdleMS = binary.BigEndian.Uint32(b[4:])
+	s.Alive = b[8] != 0
+	s.State = State(b[9])
+	s.StateMS = binary.BigEndian.Uint32(b[10:])
+	return nil
+}
+
+// ResizePayload encodes a RESIZE payload.
+func ResizePayload(cols, rows uint16) []byte {
+	b := make([]byte, 4)
+	binary.BigEndian.PutUint16(b[0:], cols)
+	binary.BigEndian.PutUint16(b[2:], rows)
+	return b
+}
+
+// ParseResize decodes a RESIZE payload, which must be exactly 4 bytes.
+func ParseResize(b []byte) (cols, rows uint16, err error) {
+	if len(b) != 4 {
+		return 0, 0, fmt.Errorf("frame: RESIZE payload is %d bytes, want 4", len(b))
+	}
+	return binary.BigEndian.Uint16(b[0:]), binary.BigEndian.Uint16(b[2:]), nil
+}
+
+// ExitPayload encodes an EXIT payload.
+func ExitPayload(code int32) []byte {
+	b := make([]byte, 4)
+	binary.BigEndian.PutUint32(b, uint32(code))
+	return b
+}
+
+// ParseExit decodes an EXIT payload, which must be exactly 4 bytes.
+func ParseExit(b []byte) (int32, error) {
+	if len(b) != 4 {
+		return 0, fmt.Errorf("frame: EXIT payload is %d bytes, want 4", len(b))
+	}
+	return int32(binary.BigEndian.Uint32(b)), nil
+}
