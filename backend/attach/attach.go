@@ -1,0 +1,181 @@
+// Package attach hands the user's terminal to a session: raw mode, output
+// streamed to the terminal, keys sent as input, the window size sent on start
+// and on SIGWINCH, and a detach key (Ctrl-\ by default) that returns control.
+//
+// The terminal is restored on every path out of Run (detach, exit, error).
+// The session is reached through an Endpoint: over its socket (Dial) or in
+// the same process (Local), which keeps the keystroke path free of an extra
+// client process.
+package attach
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/muesli/cancelreader"
+	"golang.org/x/term"
+)
+
+// DefaultDetachKey is Ctrl-\ (FS, 0x1c).
+const DefaultDetachKey byte = 0x1c
+
+// Endpoint is a session as seen by an attached terminal.
+type Endpoint interface {
+	// Input writes keys to the session's pty.
+	Input(p []byte) error
+	// Resize sets the session's pty size.
+	Resize(cols, rows uint16) error
+	// Recv blocks for the next output. When the session has ended it returns
+	// exited=true and the exit code. After Close it returns an error.
+	Recv() (out []byte, exited bool, code int, err error)
+	// Close releases the endpoint and unblocks Recv.
+	Close() error
+}
+
+// Options configure Run.
+type Options struct {
+	In        *os.File // keys (default os.Stdin)
+	Out       *os.File // output (default os.Stdout)
+	DetachKey byte     // default DefaultDetachKey
+}
+
+// Result says how Run ended.
+type Result struct {
+	Detached bool // the user pressed the detach key
+	Exited   bool // the session ended
+	Code     int  // its exit code when Exited
+}
+
+// Terminal modes an attached program may have switched on; they are switched
+// off when the terminal is handed back, so the user's shell is not left in
+// the alternate screen, with a hidden cursor or reporting the mouse.
+const (
+	enterScreen = "\x1b[?1049h\x1b[H\x1b[2J"
+	leaveScreen = "\x1b[0m\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l" +
+		"\x1b[?2004l\x1b[?1004l\x1b[?1l\x1b>\x1b[?1049l"
+)
+
+// Run attaches until the user detaches or the session ends. The endpoint is
+// closed when Run returns.
+func Run(ep Endpoint, opts Options) (res Result, err error) {
+	if opts.In == nil {
+		opts.In = os.Stdin
+	}
+	if opts.Out == nil {
+		opts.Out = os.Stdout
+	}
+	if opts.DetachKey == 0 {
+		opts.DetachKey = DefaultDetachKey
+	}
+	defer ep.Close()
+
+	inFd, outFd := int(opts.In.Fd()), int(opts.Out.Fd())
+	if term.IsTerminal(inFd) {
+		state, err := term.MakeRaw(inFd)
+		if err != nil {
+			return res, fmt.Errorf("raw mode: %w", err)
+		}
+		defer term.Restore(inFd, state)
+	}
+	if term.IsTerminal(outFd) {
+		io.WriteString(opts.Out, enterScreen)
+		defer io.WriteString(opts.Out, leaveScreen)
+		sendSize(ep, outFd)
+		winch := make(chan os.Signal, 1)
+		signal.Notify(winch, syscall.SIGWINCH)
+		defer signal.Stop(winch)
+		stopWinch := make(chan struct{})
+		defer close(stopWinch)
+		go func() {
+			for {
+				select {
+				case <-winch:
+					sendSize(ep, outFd)
+				case <-stopWinch:
+					return
+				}
+			}
+		}()
+	}
+
+	in, err := cancelreader.NewReader(opts.In)
+	if err != nil {
+		// Not pollable (a regular file, /dev/null): read it plainly; such
+		// input ends on its own.
+		in, _ = cancelreader.NewReader(struct{ io.Reader }{opts.In})
+	}
+	detached := make(chan struct{})
+	var keys sync.WaitGroup
+	keys.Add(1)
+	go func() {
+		defer keys.Done()
+		if forwardKeys(in, ep, opts.DetachKey) {
+			close(detached)
+			ep.Close() // unblocks Recv
+		}
+	}()
+	defer func() {
+		in.Cancel()
+		keys.Wait()
+		in.Close()
+	}()
+
+	for {
+		out, exited, code, err := ep.Recv()
+		if exited {
+			return Result{Exited: true, Code: code}, nil
+		}
+		if err != nil {
+			select {
+			case <-detached:
+				return Result{Detached: true}, nil
+			default:
+				return res, err
+			}
+		}
+		if _, err := opts.Out.Write(out); err != nil {
+			return res, fmt.Errorf("write terminal: %w", err)
+		}
+	}
+}
+
+// forwardKeys copies keys to the endpoint until the detach key (returns
+// true), a cancel, or end of input (returns false).
+func forwardKeys(in io.Reader, ep Endpoint, detach byte) bool {
+	buf := make([]byte, 4096)
+	for {
+		n, err := in.Read(buf)
+		p := buf[:n]
+		for i, b := range p {
+			if b == detach {
+				if i > 0 {
+					ep.Input(p[:i])
+				}
+				return true
+			}
+		}
+		if n > 0 {
+			if ep.Input(p) != nil {
+				return false
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+func sendSize(ep Endpoint, fd int) {
+	cols, rows, err := term.GetSize(fd)
+	if err == nil && cols > 0 && rows > 0 {
+		ep.Resize(uint16(min(cols, 65535)), uint16(min(rows, 65535)))
+	}
+}
+
+// ErrClosed is returned by an endpoint's Recv after Close.
+var ErrClosed = errors.New("attach: endpoint closed")

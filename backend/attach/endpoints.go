@@ -1,0 +1,113 @@
+package attach
+
+import (
+	"sync"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// Socket is an Endpoint over a session's Unix socket.
+type Socket struct {
+	c *frame.Client
+}
+
+// Dial connects to the session socket at path and subscribes.
+func Dial(path string) (*Socket, error) {
+	c, err := frame.Dial(path, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return NewSocket(c)
+}
+
+// NewSocket subscribes on c and returns it as an Endpoint.
+func NewSocket(c *frame.Client) (*Socket, error) {
+	if err := c.Subscribe(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &Socket{c: c}, nil
+}
+
+func (s *Socket) Input(p []byte) error           { return s.c.Input(p) }
+func (s *Socket) Resize(cols, rows uint16) error { return s.c.Resize(cols, rows) }
+func (s *Socket) Close() error                   { return s.c.Close() }
+
+// Recv implements Endpoint. A connection that ends without EXIT is an error.
+func (s *Socket) Recv() ([]byte, bool, int, error) {
+	for {
+		f, err := s.c.Next()
+		if err != nil {
+			return nil, false, 0, err
+		}
+		switch f.Type {
+		case frame.Output:
+			return f.Payload, false, 0, nil
+		case frame.Exit:
+			code, err := frame.ParseExit(f.Payload)
+			return nil, err == nil, int(code), err
+		}
+	}
+}
+
+// Local is an Endpoint on a session in this process: no socket, no extra
+// copy; output comes straight from the session's subscription.
+type Local struct {
+	s      *supervisor.Session
+	sub    *supervisor.Subscription
+	replay []byte
+	once   sync.Once
+	closed chan struct{}
+}
+
+// NewLocal subscribes to s; the scrollback is delivered first.
+func NewLocal(s *supervisor.Session) *Local {
+	replay, sub := s.Subscribe(0)
+	return &Local{s: s, sub: sub, replay: replay, closed: make(chan struct{})}
+}
+
+func (l *Local) Input(p []byte) error {
+	_, err := l.s.Write(p)
+	return err
+}
+
+func (l *Local) Resize(cols, rows uint16) error { return l.s.Resize(cols, rows) }
+
+func (l *Local) Close() error {
+	l.once.Do(func() {
+		close(l.closed)
+		l.sub.Close()
+	})
+	return nil
+}
+
+// Recv implements Endpoint.
+func (l *Local) Recv() ([]byte, bool, int, error) {
+	if r := l.replay; r != nil {
+		l.replay = nil
+		if len(r) > 0 {
+			return r, false, 0, nil
+		}
+	}
+	select {
+	case <-l.closed:
+		return nil, false, 0, ErrClosed
+	default:
+	}
+	select {
+	case p := <-l.sub.C():
+		return p, false, 0, nil
+	case <-l.s.Done():
+		// Done comes after the last chunk was queued: drain before EXIT.
+		select {
+		case p := <-l.sub.C():
+			return p, false, 0, nil
+		default:
+			return nil, true, l.s.ExitCode(), nil
+		}
+	case <-l.closed:
+		return nil, false, 0, ErrClosed
+	}
+}

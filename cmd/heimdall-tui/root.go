@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+)
+
+// exitCode is an error that carries a process exit status. Its message, if
+// any, has already been printed.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// app is what every subcommand shares: the streams, the global flags and the
+// loaded configuration.
+type app struct {
+	stdin          *os.File
+	stdout, stderr io.Writer
+	configPath     string
+	socketDir      string
+	cfg            config.Config
+}
+
+// dir returns the socket directory: --socket-dir, else $HEIMDALL_SOCKET_DIR,
+// else the config's socket_dir, else the default.
+func (a *app) dir() string {
+	switch {
+	case a.socketDir != "":
+		return a.socketDir
+	case os.Getenv("HEIMDALL_SOCKET_DIR") != "":
+		return os.Getenv("HEIMDALL_SOCKET_DIR")
+	case a.cfg.SocketDir != "":
+		return a.cfg.SocketDir
+	}
+	return supervisor.DefaultDir()
+}
+
+func (a *app) errorf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "heimdall-tui: "+format+"\n", args...)
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "heimdall-tui",
+		Short: "Supervise AI coding agents and shells in ptys",
+		Long: "heimdall-tui supervises programs (Claude Code, aider, codex, shells) in its own ptys,\n" +
+			"serves each on a Unix socket with the Heimdall frame protocol and tells what each is doing.\n\n" +
+			"The dashboard (heimdall-tui with no arguments) is not built yet; use the subcommands below.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			path, explicit := a.configPath, a.configPath != ""
+			if !explicit {
+				path = config.DefaultPath()
+			}
+			cfg, warnings, err := config.Load(path, explicit)
+			for _, w := range warnings {
+				fmt.Fprintln(a.stderr, "heimdall-tui: warning:", w)
+			}
+			if err != nil {
+				return err
+			}
+			a.cfg = cfg
+			return nil
+		},
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.configPath, "config", "", "config file (TOML; default ~/.config/heimdall/config.toml if present)")
+	pf.StringVar(&a.socketDir, "socket-dir", "", "directory of session sockets (default $XDG_RUNTIME_DIR/heimdall or /tmp/heimdall-$UID)")
+	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newAttachCmd(a), newCleanCmd(a))
+	return root
+}
+
+// execute runs the CLI and returns the process exit status.
+func execute(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRoot(a)
+	root.SetArgs(args)
+	err := root.Execute()
+	var code exitCode
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	default:
+		a.errorf("%v", err)
+		return 1
+	}
+}

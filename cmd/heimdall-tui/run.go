@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
+	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+)
+
+// exitDeliveryTimeout bounds how long run waits for subscribers to take the
+// EXIT frame before it removes the socket and exits.
+const exitDeliveryTimeout = 5 * time.Second
+
+func newRunCmd(a *app) *cobra.Command {
+	var (
+		detach     bool
+		id         string
+		classifier string
+		workdir    string
+		cols, rows uint16
+	)
+	cmd := &cobra.Command{
+		Use:   "run [--detach] --id ID [flags] -- PROG [ARGS...]",
+		Short: "Supervise one program in a pty, in the foreground, served on DIR/ID.sock",
+		Long: "run starts PROG in a new pty and serves it on DIR/ID.sock until it exits, then exits\n" +
+			"with its code. It never forks away: run it in its own terminal, tmux window or with &.\n" +
+			"Without --detach the current terminal is attached (Ctrl-\\ detaches; the session keeps running).\n" +
+			"SIGINT/SIGTERM to run kill the session (SIGTERM to its process group, SIGKILL after the grace).",
+		Example: "  heimdall-tui run --id claude-1 --classifier simple --workdir ~/src/app -- claude\n" +
+			"  heimdall-tui run --detach --id build -- make -j8 &",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() > 0 {
+				return fmt.Errorf("unexpected arguments before --: %q", args[:cmd.ArgsLenAtDash()])
+			}
+			if classifier == "" {
+				classifier = a.cfg.Classifier
+			}
+			return a.run(runOptions{detach: detach, id: id, classifier: classifier,
+				workdir: workdir, cols: cols, rows: rows, argv: args})
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&detach, "detach", false, "do not attach the current terminal")
+	f.StringVar(&id, "id", "", "session id (names DIR/ID.sock) (required)")
+	f.StringVar(&classifier, "classifier", "", "state classifier: simple or claude (default from config, else simple)")
+	f.StringVar(&workdir, "workdir", "", "working directory of the program (default: current)")
+	f.Uint16Var(&cols, "cols", supervisor.DefaultCols, "initial pty columns")
+	f.Uint16Var(&rows, "rows", supervisor.DefaultRows, "initial pty rows")
+	cmd.MarkFlagRequired("id")
+	return cmd
+}
+
+type runOptions struct {
+	detach         bool
+	id, classifier string
+	workdir        string
+	cols, rows     uint16
+	argv           []string
+}
+
+func (a *app) run(o runOptions) error {
+	if o.cols == 0 || o.rows == 0 {
+		return fmt.Errorf("--cols and --rows must be at least 1")
+	}
+	if o.workdir != "" {
+		if fi, err := os.Stat(o.workdir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--workdir %s: not a directory", o.workdir)
+		}
+	}
+	now := time.Now()
+	cls, err := classify.New(o.classifier, a.cfg.IdleThreshold, now)
+	if err != nil {
+		return err
+	}
+	dir := a.dir()
+	claim, err := supervisor.ClaimID(dir, o.id)
+	if errors.Is(err, supervisor.ErrAlreadyRunning) {
+		a.errorf("session %q already running in %s", o.id, dir)
+		return exitCode(1)
+	}
+	if err != nil {
+		return err
+	}
+	defer claim.Release()
+
+	logFile, err := os.OpenFile(supervisor.LogPath(dir, o.id), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("session log: %w", err)
+	}
+	defer logFile.Close()
+	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("supervisor_pid", os.Getpid())
+
+	sess, err := supervisor.Start(supervisor.Config{
+		ID:              o.id,
+		Argv:            o.argv,
+		Dir:             o.workdir,
+		Env:             a.cfg.EnvList(),
+		SessionEnvVar:   a.cfg.SessionEnvVar,
+		Cols:            o.cols,
+		Rows:            o.rows,
+		ScrollbackBytes: a.cfg.ScrollbackBytes,
+		KillGrace:       killGrace(a.cfg.KillGrace),
+		KillChildOnly:   !a.cfg.KillProcessGroup,
+		Classifier:      cls,
+		Logger:          logger,
+	})
+	if err != nil {
+		logger.Error("start failed", "err", err)
+		a.errorf("%v", err)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return exitCode(127)
+		}
+		return exitCode(126)
+	}
+	srv := &supervisor.Server{Session: sess, Logger: logger}
+	go srv.Serve(claim.Listener)
+
+	// SIGINT/SIGTERM stop the session (a second one SIGKILLs it); SIGHUP
+	// (our terminal went away) leaves it running, reachable on its socket.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		stops := 0
+		for sig := range sigs {
+			if sig == syscall.SIGHUP {
+				logger.Info("SIGHUP ignored: session keeps running")
+				continue
+			}
+			stops++
+			logger.Info("stop requested", "signal", sig.String())
+			if stops == 1 {
+				sess.Kill()
+			} else {
+				sess.Signal(syscall.SIGKILL)
+			}
+		}
+	}()
+
+	if o.detach {
+		fmt.Fprintf(a.stderr, "heimdall-tui: session %q running (pid %d), socket %s\n",
+			o.id, sess.PID(), supervisor.SocketPath(dir, o.id))
+	} else {
+		res, err := attach.Run(attach.NewLocal(sess), attach.Options{In: a.stdin, Out: outFile(a)})
+		switch {
+		case err != nil:
+			logger.Warn("attach ended", "err", err)
+		case res.Detached:
+			fmt.Fprintln(a.stderr, "detached")
+		}
+	}
+
+	code := sess.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), exitDeliveryTimeout)
+	srv.Shutdown(ctx)
+	cancel()
+	if !o.detach {
+		fmt.Fprintf(a.stderr, "session exited (code %d)\n", code)
+	}
+	return exitCode(code)
+}
+
+// killGrace maps the config's grace (0 = immediate) to the supervisor's
+// convention (0 = default, negative = immediate).
+func killGrace(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
+}
+
+// outFile returns stdout as a file for raw-mode attach (os.Stdout unless a
+// test replaced it with a non-file writer).
+func outFile(a *app) *os.File {
+	if f, ok := a.stdout.(*os.File); ok {
+		return f
+	}
+	return os.Stdout
+}

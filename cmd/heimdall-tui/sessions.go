@@ -1,0 +1,316 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// dialTimeout bounds connecting to a session and reading its mode byte.
+const dialTimeout = 2 * time.Second
+
+// errNoSession is printed as "No session found" and exits 1.
+var errNoSession = errors.New("no session")
+
+// dialSession connects to session id, mapping a missing or dead socket to
+// errNoSession.
+func (a *app) dialSession(id string) (*frame.Client, error) {
+	dir := a.dir()
+	if err := supervisor.ValidateID(dir, id); err != nil {
+		return nil, err
+	}
+	c, err := frame.Dial(supervisor.SocketPath(dir, id), dialTimeout)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || supervisor.SocketStale(supervisor.SocketPath(dir, id)) {
+			return nil, errNoSession
+		}
+		return nil, fmt.Errorf("connect to %q: %w", id, err)
+	}
+	return c, nil
+}
+
+func (a *app) noSession(id string, err error) error {
+	if errors.Is(err, errNoSession) {
+		fmt.Fprintf(a.stderr, "No session found: %s\n", id)
+		return exitCode(1)
+	}
+	return err
+}
+
+// sessionIDs lists the ids that have a socket or pid file in dir, sorted.
+// A missing dir has none.
+func sessionIDs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var ids []string
+	for _, e := range entries {
+		for _, ext := range []string{".sock", ".pid", ".log"} {
+			if id, ok := strings.CutSuffix(e.Name(), ext); ok && id != "" && !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// queryStatus asks the session at sock for its status.
+func queryStatus(sock string) (frame.StatusInfo, error) {
+	c, err := frame.Dial(sock, dialTimeout)
+	if err != nil {
+		return frame.StatusInfo{}, err
+	}
+	defer c.Close()
+	c.Conn().SetDeadline(time.Now().Add(dialTimeout))
+	return c.Status()
+}
+
+func fmtMillis(ms uint32) string {
+	return (time.Duration(ms) * time.Millisecond).Round(100 * time.Millisecond).String()
+}
+
+func newLsCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "ls",
+		Short: "List live sessions (and remove stale sockets and pid files)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir := a.dir()
+			if _, err := os.Stat(dir); err == nil {
+				if err := supervisor.CheckDir(dir); err != nil {
+					return err
+				}
+			}
+			ids, err := sessionIDs(dir)
+			if err != nil {
+				return err
+			}
+			live := 0
+			for _, id := range ids {
+				sock := supervisor.SocketPath(dir, id)
+				st, err := queryStatus(sock)
+				if err != nil {
+					removeStale(dir, id)
+					continue
+				}
+				live++
+				alive := "yes"
+				if !st.Alive {
+					alive = "no"
+				}
+				fmt.Fprintf(a.stdout, "%-16s pid=%-7d state=%-9s idle=%-8s alive=%s\n",
+					id, st.PID, st.State, fmtMillis(st.IdleMS), alive)
+			}
+			if live == 0 {
+				fmt.Fprintln(a.stdout, "No active sessions")
+			}
+			return nil
+		},
+	}
+}
+
+// removeStale removes id's socket if nobody listens on it and its pid file
+// if no live process owns it. Logs are left for clean.
+func removeStale(dir, id string) []string {
+	var removed []string
+	for _, p := range staleFiles(dir, id, false) {
+		if os.Remove(p) == nil {
+			removed = append(removed, p)
+		}
+	}
+	return removed
+}
+
+// staleFiles returns id's files that no live session owns: the socket if
+// nobody accepts on it, the pid file if its owner is gone, and (withLog)
+// the log, but only when the session is not live at all.
+func staleFiles(dir, id string, withLog bool) []string {
+	sock, pid, log := supervisor.SocketPath(dir, id), supervisor.PidPath(dir, id), supervisor.LogPath(dir, id)
+	sockStale := supervisor.SocketStale(sock)
+	_, sockErr := os.Lstat(sock)
+	sockGone := errors.Is(sockErr, fs.ErrNotExist)
+	if !sockStale && !sockGone {
+		return nil // live (or not a socket we may judge)
+	}
+	var out []string
+	if sockStale {
+		out = append(out, sock)
+	}
+	pidStale := true
+	if _, err := os.Lstat(pid); err == nil {
+		pidStale = supervisor.PidFileStale(pid)
+		if pidStale {
+			out = append(out, pid)
+		}
+	}
+	if withLog && pidStale {
+		if _, err := os.Lstat(log); err == nil {
+			out = append(out, log)
+		}
+	}
+	return out
+}
+
+type statusJSON struct {
+	ID        string `json:"id"`
+	PID       uint32 `json:"pid"`
+	Alive     bool   `json:"alive"`
+	State     string `json:"state"`
+	StateByte uint8  `json:"state_byte"`
+	StateMS   uint32 `json:"state_ms"`
+	IdleMS    uint32 `json:"idle_ms"`
+}
+
+func newStatusCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status ID",
+		Short: "Show a session's status (pid, state, idle time)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			c, err := a.dialSession(id)
+			if err != nil {
+				return a.noSession(id, err)
+			}
+			defer c.Close()
+			c.Conn().SetDeadline(time.Now().Add(dialTimeout))
+			st, err := c.Status()
+			if err != nil {
+				return fmt.Errorf("status of %q: %w", id, err)
+			}
+			if asJSON {
+				enc := json.NewEncoder(a.stdout)
+				return enc.Encode(statusJSON{ID: id, PID: st.PID, Alive: st.Alive, State: st.State.String(),
+					StateByte: uint8(st.State), StateMS: st.StateMS, IdleMS: st.IdleMS})
+			}
+			fmt.Fprintf(a.stdout, "id:       %s\npid:      %d\nalive:    %v\nstate:    %s\nstate_ms: %d\nidle_ms:  %d\n",
+				id, st.PID, st.Alive, st.State, st.StateMS, st.IdleMS)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newKillCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "kill ID",
+		Short: "Kill a session: SIGTERM to its process group, SIGKILL after the grace",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			c, err := a.dialSession(id)
+			if err != nil {
+				return a.noSession(id, err)
+			}
+			defer c.Close()
+			if err := c.Kill(); err != nil {
+				return fmt.Errorf("kill %q: %w", id, err)
+			}
+			fmt.Fprintf(a.stdout, "Sent KILL to %s\n", id)
+			return nil
+		},
+	}
+}
+
+func newAttachCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "attach ID",
+		Short: "Attach this terminal to a session (Ctrl-\\ detaches)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			c, err := a.dialSession(id)
+			if err != nil {
+				return a.noSession(id, err)
+			}
+			ep, err := attach.NewSocket(c)
+			if err != nil {
+				return fmt.Errorf("attach %q: %w", id, err)
+			}
+			res, err := attach.Run(ep, attach.Options{In: a.stdin, Out: outFile(a)})
+			switch {
+			case err != nil:
+				return fmt.Errorf("attach %q: %w", id, err)
+			case res.Detached:
+				fmt.Fprintln(a.stderr, "detached")
+				return nil
+			default:
+				fmt.Fprintf(a.stderr, "session exited (code %d)\n", res.Code)
+				return exitCode(res.Code)
+			}
+		},
+	}
+}
+
+func newCleanCmd(a *app) *cobra.Command {
+	var (
+		olderThan time.Duration
+		force     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "clean",
+		Short: "List (or with --force remove) stale sockets, pid files and session logs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir := a.dir()
+			if _, err := os.Stat(dir); err == nil {
+				if err := supervisor.CheckDir(dir); err != nil {
+					return err
+				}
+			}
+			ids, err := sessionIDs(dir)
+			if err != nil {
+				return err
+			}
+			cutoff := time.Now().Add(-olderThan)
+			n := 0
+			for _, id := range ids {
+				for _, p := range staleFiles(dir, id, true) {
+					if fi, err := os.Lstat(p); err != nil || fi.ModTime().After(cutoff) {
+						continue
+					}
+					n++
+					if !force {
+						fmt.Fprintf(a.stdout, "would remove %s\n", p)
+						continue
+					}
+					if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						a.errorf("remove %s: %v", p, err)
+						continue
+					}
+					fmt.Fprintf(a.stdout, "removed %s\n", p)
+				}
+			}
+			switch {
+			case n == 0:
+				fmt.Fprintln(a.stdout, "Nothing to clean")
+			case !force:
+				fmt.Fprintln(a.stdout, "(use --force to remove them)")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "only files last modified longer ago than this (e.g. 24h)")
+	cmd.Flags().BoolVar(&force, "force", false, "remove instead of listing")
+	return cmd
+}
