@@ -31,11 +31,12 @@ func Dial(path string, timeout time.Duration) (*Client, error) {
 		return nil, err
 	}
 	conn.SetReadDeadline(time.Time{})
-	r := NewReader(conn)
-	// Trust the server: OUTPUT frames are small, but a future server may
-	// send larger ones and a client has no reason to refuse them.
-	r.SetMaxPayload(1<<31 - 1)
-	return &Client{conn: conn, r: r}, nil
+	// The client keeps the default MaxPayload limit. Reader.Next allocates
+	// the announced length before reading the payload, so a larger limit
+	// would let a broken or foreign process on the socket make the client
+	// allocate up to that much from one 5-byte header. Servers send OUTPUT
+	// in chunks far below 1 MiB.
+	return &Client{conn: conn, r: NewReader(conn)}, nil
 }
 
 // Conn returns the underlying connection (for deadlines).

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // HeaderSize is the size of a frame header: type (1) + length (4).
@@ -122,7 +123,12 @@ func Header(t Type, n int) [HeaderSize]byte {
 
 // Write writes one frame to w in a single Write call, so concurrent writers
 // that serialise their calls never interleave frames.
+// A payload whose length does not fit the u32 length field is refused rather
+// than silently truncated into a corrupt frame.
 func Write(w io.Writer, t Type, payload []byte) error {
+	if uint64(len(payload)) > math.MaxUint32 {
+		return fmt.Errorf("frame: %s payload of %d bytes does not fit the u32 length field", t, len(payload))
+	}
 	_, err := w.Write(AppendFrame(make([]byte, 0, HeaderSize+len(payload)), t, payload))
 	return err
 }

@@ -1,0 +1,384 @@
+// Package config loads heimdall-tui's TOML configuration file.
+//
+// Contract:
+//
+//   - The file is TOML. [DefaultPath] is $XDG_CONFIG_HOME/heimdall/config.toml
+//     when XDG_CONFIG_HOME is set, else ~/.config/heimdall/config.toml.
+//   - [Load] with explicit=true (the user passed --config FILE) fails if the
+//     file does not exist. With explicit=false a missing file (or an empty
+//     path) is not an error: Load returns [Default] with Path == "".
+//   - Keys that are absent keep their default value (see [Default]); a file
+//     that is present is validated as a whole and the first problem found is
+//     returned as an error of the form
+//     `config /path/config.toml: key: problem`. TOML syntax and type errors
+//     carry the line (and column) and unwrap to [toml.ParseError] where the
+//     TOML library produced one, so callers may use ErrorWithPosition.
+//   - Keys the program does not know are not errors (forward
+//     compatibility): each is returned as a warning of the form
+//     `config /path/config.toml: unknown key "foo.bar"`, for the caller to
+//     print. Warnings may be returned together with an error.
+//   - Array-of-table entries are named in errors with 1-based indexes, e.g.
+//     `env[2].name` is the name key of the second [[env]] table.
+//   - The package never prints anything and never reads the environment
+//     except in [DefaultPath].
+//
+// Recognised keys (defaults in parentheses):
+//
+//	scrollback_bytes   = 65536                  # int, > 0
+//	kill_process_group = true                   # bool
+//	kill_grace         = "5s"                   # duration string, >= 0
+//	session_env_var    = "HEIMDALL_SESSION_ID"  # env var name
+//	classifier         = "simple"               # "simple" or "claude"
+//	idle_threshold     = "2s"                   # duration string, > 0
+//	socket_dir         = ""                     # "" = caller decides
+//	theme              = ""                     # kept for the dashboard
+//
+//	[[env]]                                     # extra session environment,
+//	name  = "FOO"                               # in file order
+//	value = "bar"
+//
+//	[[agent]]                                   # kept for the dashboard
+//	name       = "claude"                       # required, unique
+//	command    = ["claude", "--resume"]
+//	classifier = "claude"                       # "", "simple" or "claude"
+//	env        = [{ name = "X", value = "1" }]
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Built-in default values.
+const (
+	DefaultScrollbackBytes = 65536
+	DefaultKillGrace       = 5 * time.Second
+	DefaultSessionEnvVar   = "HEIMDALL_SESSION_ID"
+	DefaultClassifier      = "simple"
+	DefaultIdleThreshold   = 2 * time.Second
+)
+
+// Classifiers lists the accepted values of the classifier keys.
+var Classifiers = []string{"simple", "claude"}
+
+// EnvVar is one NAME=value pair from an [[env]] table (or an agent's env).
+type EnvVar struct {
+	Name  string `toml:"name"`
+	Value string `toml:"value"`
+}
+
+// Agent is one [[agent]] table. It is parsed and validated but otherwise
+// unused until the dashboard consumes it.
+type Agent struct {
+	Name       string   `toml:"name"`
+	Command    []string `toml:"command"`
+	Classifier string   `toml:"classifier"` // "" = use the global classifier
+	Env        []EnvVar `toml:"env"`
+}
+
+// Config is the effective configuration.
+type Config struct {
+	ScrollbackBytes  int
+	KillProcessGroup bool
+	KillGrace        time.Duration
+	SessionEnvVar    string
+	Classifier       string
+	IdleThreshold    time.Duration
+	SocketDir        string // "" = caller decides
+	Env              []EnvVar
+	Theme            string
+	Agents           []Agent
+	Path             string // file loaded; "" if built-in defaults
+}
+
+// Default returns the built-in configuration used when no file is loaded.
+func Default() Config {
+	return Config{
+		ScrollbackBytes:  DefaultScrollbackBytes,
+		KillProcessGroup: true,
+		KillGrace:        DefaultKillGrace,
+		SessionEnvVar:    DefaultSessionEnvVar,
+		Classifier:       DefaultClassifier,
+		IdleThreshold:    DefaultIdleThreshold,
+	}
+}
+
+// DefaultPath returns the default config file location:
+// $XDG_CONFIG_HOME/heimdall/config.toml if XDG_CONFIG_HOME is set, else
+// ~/.config/heimdall/config.toml. It returns "" if neither XDG_CONFIG_HOME
+// nor the home directory is known.
+func DefaultPath() string {
+	if dir := os.Getenv("XDG_CONFIG_HOME"); dir != "" {
+		return filepath.Join(dir, "heimdall", "config.toml")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "heimdall", "config.toml")
+}
+
+// EnvList returns the [[env]] entries as "NAME=value" strings in file order.
+// Later duplicates are kept; with os/exec the last one wins.
+func (c Config) EnvList() []string {
+	if len(c.Env) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(c.Env))
+	for _, e := range c.Env {
+		out = append(out, e.Name+"="+e.Value)
+	}
+	return out
+}
+
+// fileConfig mirrors the TOML document. Durations are strings, parsed after
+// decoding so that errors can name the key.
+type fileConfig struct {
+	ScrollbackBytes  int      `toml:"scrollback_bytes"`
+	KillProcessGroup bool     `toml:"kill_process_group"`
+	KillGrace        string   `toml:"kill_grace"`
+	SessionEnvVar    string   `toml:"session_env_var"`
+	Classifier       string   `toml:"classifier"`
+	IdleThreshold    string   `toml:"idle_threshold"`
+	SocketDir        string   `toml:"socket_dir"`
+	Env              []EnvVar `toml:"env"`
+	Theme            string   `toml:"theme"`
+	Agents           []Agent  `toml:"agent"`
+}
+
+// Load reads the config file at path and returns the effective
+// configuration, warnings about unknown keys, and an error for a missing
+// explicit file, unreadable file, TOML error or invalid value. If explicit
+// is false and the file does not exist (or path is ""), Load returns
+// [Default] and no error. On error the returned Config is [Default]; any
+// warnings gathered before the error are still returned.
+func Load(path string, explicit bool) (Config, []string, error) {
+	if path == "" {
+		if explicit {
+			return Default(), nil, errors.New("config: empty file name")
+		}
+		return Default(), nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !explicit && errors.Is(err, fs.ErrNotExist) {
+			return Default(), nil, nil
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is already in our prefix
+		}
+		return Default(), nil, &Error{Path: path, Msg: err.Error(), Err: err}
+	}
+	return parse(path, string(data))
+}
+
+// Error is the error type returned by [Load] for problems with a file.
+type Error struct {
+	Path string // config file
+	Line int    // 1-based line, 0 if unknown
+	Col  int    // 1-based column, 0 if unknown
+	Key  string // offending key (dotted, 1-based [n] for array tables), may be ""
+	// LastKey is the last key the TOML parser saw before a syntax error;
+	// it is context only and need not be the offending key.
+	LastKey string
+	Msg     string
+	Err     error // underlying error (e.g. toml.ParseError), may be nil
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "config %s: ", e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ", column %d", e.Col)
+		}
+		if e.LastKey != "" {
+			fmt.Fprintf(&b, " (last key %q)", e.LastKey)
+		}
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func parse(path, data string) (Config, []string, error) {
+	def := Default()
+	fc := fileConfig{
+		ScrollbackBytes:  def.ScrollbackBytes,
+		KillProcessGroup: def.KillProcessGroup,
+		KillGrace:        def.KillGrace.String(),
+		SessionEnvVar:    def.SessionEnvVar,
+		Classifier:       def.Classifier,
+		IdleThreshold:    def.IdleThreshold.String(),
+	}
+	md, err := toml.Decode(data, &fc)
+	if err != nil {
+		return def, nil, tomlError(path, err)
+	}
+	warnings := unknownKeys(path, md.Undecoded())
+
+	fail := func(key, format string, args ...any) (Config, []string, error) {
+		return def, warnings, &Error{Path: path, Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+
+	c := Config{
+		ScrollbackBytes:  fc.ScrollbackBytes,
+		KillProcessGroup: fc.KillProcessGroup,
+		SessionEnvVar:    fc.SessionEnvVar,
+		Classifier:       fc.Classifier,
+		SocketDir:        fc.SocketDir,
+		Env:              fc.Env,
+		Theme:            fc.Theme,
+		Agents:           fc.Agents,
+		Path:             path,
+	}
+	if c.ScrollbackBytes <= 0 {
+		return fail("scrollback_bytes", "must be > 0, got %d", c.ScrollbackBytes)
+	}
+	if c.KillGrace, err = parseDuration(fc.KillGrace); err != nil {
+		return fail("kill_grace", "%v", err)
+	}
+	if c.KillGrace < 0 {
+		return fail("kill_grace", "must be >= 0, got %q", fc.KillGrace)
+	}
+	if c.IdleThreshold, err = parseDuration(fc.IdleThreshold); err != nil {
+		return fail("idle_threshold", "%v", err)
+	}
+	if c.IdleThreshold <= 0 {
+		return fail("idle_threshold", "must be > 0, got %q", fc.IdleThreshold)
+	}
+	if !ValidEnvName(c.SessionEnvVar) {
+		return fail("session_env_var", "invalid environment variable name %q (want [A-Za-z_][A-Za-z0-9_]*)", c.SessionEnvVar)
+	}
+	if !validClassifier(c.Classifier) {
+		return fail("classifier", "unknown classifier %q (want %s)", c.Classifier, classifierList())
+	}
+	if key, msg := checkEnv("env", c.Env); key != "" {
+		return fail(key, "%s", msg)
+	}
+	seen := make(map[string]int, len(c.Agents))
+	for i, a := range c.Agents {
+		prefix := fmt.Sprintf("agent[%d]", i+1)
+		if a.Name == "" {
+			return fail(prefix+".name", "missing or empty")
+		}
+		if j, dup := seen[a.Name]; dup {
+			return fail(prefix+".name", "duplicate agent name %q (also agent[%d])", a.Name, j)
+		}
+		seen[a.Name] = i + 1
+		if a.Classifier != "" && !validClassifier(a.Classifier) {
+			return fail(prefix+".classifier", "unknown classifier %q (want %s)", a.Classifier, classifierList())
+		}
+		if key, msg := checkEnv(prefix+".env", a.Env); key != "" {
+			return fail(key, "%s", msg)
+		}
+	}
+	return c, warnings, nil
+}
+
+// ValidEnvName reports whether s matches [A-Za-z_][A-Za-z0-9_]*.
+func ValidEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '_', ch >= 'A' && ch <= 'Z', ch >= 'a' && ch <= 'z':
+		case ch >= '0' && ch <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func checkEnv(prefix string, vars []EnvVar) (key, msg string) {
+	for i, e := range vars {
+		if !ValidEnvName(e.Name) {
+			return fmt.Sprintf("%s[%d].name", prefix, i+1),
+				fmt.Sprintf("invalid environment variable name %q (want [A-Za-z_][A-Za-z0-9_]*)", e.Name)
+		}
+	}
+	return "", ""
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q (want e.g. \"5s\", \"500ms\", \"1m30s\")", s)
+	}
+	return d, nil
+}
+
+func validClassifier(s string) bool {
+	for _, c := range Classifiers {
+		if s == c {
+			return true
+		}
+	}
+	return false
+}
+
+func classifierList() string {
+	q := make([]string, len(Classifiers))
+	for i, c := range Classifiers {
+		q[i] = fmt.Sprintf("%q", c)
+	}
+	return strings.Join(q, " or ")
+}
+
+// tomlError turns a decode error into an *Error naming the file and, where
+// known, the line, column and key.
+func tomlError(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &Error{Path: path, Line: pe.Position.Line, Col: pe.Position.Col,
+			LastKey: pe.LastKey, Msg: pe.Message, Err: err}
+	}
+	// Type mismatches are plain errors: `toml: line N (last key "k"): msg`.
+	msg := strings.TrimPrefix(err.Error(), "toml: ")
+	return &Error{Path: path, Msg: msg, Err: err}
+}
+
+// unknownKeys formats one warning per undecoded key. A key below an unknown
+// table is not reported again, and repeated keys (from several entries of an
+// array of tables) are reported once.
+func unknownKeys(path string, keys []toml.Key) []string {
+	var (
+		warnings []string
+		seen     = make(map[string]bool)
+		parents  []string
+	)
+outer:
+	for _, k := range keys {
+		s := k.String()
+		if seen[s] {
+			continue
+		}
+		for _, p := range parents {
+			if strings.HasPrefix(s, p+".") {
+				continue outer
+			}
+		}
+		seen[s] = true
+		parents = append(parents, s)
+		warnings = append(warnings, fmt.Sprintf("config %s: unknown key %q", path, s))
+	}
+	return warnings
+}
