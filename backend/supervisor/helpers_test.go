@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,7 +40,9 @@ type served struct {
 	dir  string
 }
 
-func startServed(t testing.TB, cfg Config) *served {
+// startServed starts cfg under a Server on DIR/ID.sock. opts adjust the
+// Server before it starts serving (e.g. its QueueLen).
+func startServed(t testing.TB, cfg Config, opts ...func(*Server)) *served {
 	t.Helper()
 	dir := shortDir(t)
 	if cfg.ID == "" {
@@ -52,9 +58,14 @@ func startServed(t testing.TB, cfg Config) *served {
 		t.Fatal(err)
 	}
 	srv := &Server{Session: sess}
+	for _, o := range opts {
+		o(srv)
+	}
 	go srv.Serve(claim.Listener)
 	t.Cleanup(func() {
-		sess.Signal(9)
+		// Straight to the group, not through Signal: that takes the
+		// session's lock, which a broken session may never release.
+		syscall.Kill(-sess.PID(), syscall.SIGKILL)
 		select {
 		case <-sess.Done():
 		case <-time.After(10 * time.Second):
@@ -140,4 +151,221 @@ func writeScript(t testing.TB, body string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// withQueue sets the Server's subscriber queue length (for startServed).
+func withQueue(n int) func(*Server) { return func(srv *Server) { srv.QueueLen = n } }
+
+// serveAgain serves sess with a second Server (own socket, own QueueLen) in
+// a fresh short dir, closed when the test ends.
+func serveAgain(t testing.TB, sess *Session, queueLen int) string {
+	t.Helper()
+	dir := shortDir(t)
+	claim, err := ClaimID(dir, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &Server{Session: sess, QueueLen: queueLen}
+	go srv.Serve(claim.Listener)
+	t.Cleanup(func() {
+		srv.Close()
+		claim.Release()
+	})
+	return SocketPath(dir, "b")
+}
+
+// subscribeSync sends SUBSCRIBE then STATUS on c and reads until the
+// STATUS_RESP: frames on one connection are handled in order, so once it
+// returns the subscription is registered and every later pty byte reaches c.
+// It returns the OUTPUT (replay) read meanwhile.
+func subscribeSync(t testing.TB, c *frame.Client) []byte {
+	t.Helper()
+	if err := c.Subscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(frame.Status, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	defer c.Conn().SetReadDeadline(time.Time{})
+	var out bytes.Buffer
+	for {
+		f, err := c.Next()
+		if err != nil {
+			t.Fatalf("subscribe: waiting for STATUS_RESP: %v", err)
+		}
+		switch f.Type {
+		case frame.Output:
+			out.Write(f.Payload)
+		case frame.StatusResp:
+			return out.Bytes()
+		case frame.Exit:
+			t.Fatalf("subscribe: EXIT before STATUS_RESP")
+		}
+	}
+}
+
+// statusOf asks for STATUS on a fresh connection.
+func statusOf(t testing.TB, sock string) frame.StatusInfo {
+	t.Helper()
+	c, err := frame.Dial(sock, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Conn().SetDeadline(time.Now().Add(5 * time.Second))
+	st, err := c.Status()
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	return st
+}
+
+// gate is a file a child's script waits for (wait()), opened by the test.
+type gate struct{ path string }
+
+func newGate(t testing.TB) gate { return gate{filepath.Join(shortDir(t), "g")} }
+
+// wait is the shell snippet that blocks until open is called.
+func (g gate) wait() string {
+	return fmt.Sprintf("until [ -e %s ]; do sleep 0.01; done", g.path)
+}
+
+func (g gate) open(t testing.TB) {
+	t.Helper()
+	if err := os.WriteFile(g.path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// crlf is s as a pty with the default ONLCR output flag sends it.
+func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+
+// processGone reports whether pid no longer runs. A zombie counts as gone:
+// orphans are reparented to pid 1, which on some machines (containers,
+// microVMs) never reaps them, so kill(pid, 0) keeps succeeding.
+func processGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	// "pid (comm) S ...": the state follows the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	st := b[i+2]
+	return st == 'Z' || st == 'X'
+}
+
+// waitGone waits up to timeout for pid to be gone.
+func waitGone(t testing.TB, pid int, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !processGone(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still alive after %v", pid, timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// readPidFile waits for a child to write its pid into path.
+func readPidFile(t testing.TB, path string, timeout time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && bytes.HasSuffix(b, []byte("\n")) {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil || pid <= 0 {
+				t.Fatalf("pid file %s: %q", path, b)
+			}
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid in %s after %v", path, timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitDone waits for the session to finish.
+func waitDone(t testing.TB, s *Session, timeout time.Duration) int {
+	t.Helper()
+	select {
+	case <-s.Done():
+		return s.ExitCode()
+	case <-time.After(timeout):
+		t.Fatalf("session %s not done after %v", s.ID(), timeout)
+		return 0
+	}
+}
+
+// startSession starts cfg without a server; cleanup SIGKILLs the group and
+// waits, so no child outlives the test.
+func startSession(t testing.TB, cfg Config) *Session {
+	t.Helper()
+	s, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-s.PID(), syscall.SIGKILL) // see startServed
+		select {
+		case <-s.Done():
+		case <-time.After(10 * time.Second):
+			t.Errorf("session %s did not exit after SIGKILL", s.ID())
+		}
+	})
+	return s
+}
+
+// collector is a thread-safe buffer for listeners.
+type collector struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	n   int // calls
+}
+
+func (c *collector) add(p []byte) {
+	c.mu.Lock()
+	c.buf.Write(p)
+	c.n++
+	c.mu.Unlock()
+}
+
+func (c *collector) calls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+func (c *collector) bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]byte(nil), c.buf.Bytes()...)
+}
+
+// waitFor polls cond every 5ms until it holds or timeout passes.
+func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// scrollback returns the session's current scrollback (through the public
+// Subscribe, closing the subscription at once).
+func scrollback(s *Session) []byte {
+	b, sub := s.Subscribe(1)
+	sub.Close()
+	return b
 }

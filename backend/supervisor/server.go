@@ -102,8 +102,11 @@ func (srv *Server) closeListeners() {
 // Shutdown stops accepting, closes connections that are not subscribed, and
 // waits for subscribers to finish: they end after the session's EXIT frame
 // has been written to them. If ctx ends first the rest are closed and
-// ctx's error is returned. Call it once the session is Done to deliver EXIT
-// to everyone before the process goes away.
+// ctx's error is returned at once, as net/http does: a connection blocked in
+// a pty write (INPUT to a raw-mode child that does not read) ends only when
+// the child reads or exits, and Shutdown does not wait for it. Call it once
+// the session is Done to deliver EXIT to everyone before the process goes
+// away.
 func (srv *Server) Shutdown(ctx context.Context) error {
 	srv.mu.Lock()
 	srv.closeListeners()
@@ -120,7 +123,6 @@ func (srv *Server) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		srv.Close()
-		<-finished
 		return ctx.Err()
 	}
 }
@@ -174,7 +176,7 @@ func (c *conn) serve() {
 			c.log = c.log.With("peer_uid", cred.Uid, "peer_pid", cred.Pid)
 		}
 	}
-	c.log.Debug("client connected")
+	c.log.Info("client connected")
 	if _, err := c.nc.Write([]byte{frame.ModeBinary}); err != nil {
 		return
 	}

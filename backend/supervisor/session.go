@@ -135,6 +135,15 @@ func Start(cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %q: %w", cfg.Argv[0], err)
 	}
+	// Check Dir here: a failed chdir in the child is reported by exec as
+	// "fork/exec PROGRAM: no such file or directory", naming the wrong file.
+	if cfg.Dir != "" {
+		if fi, err := os.Stat(cfg.Dir); err != nil {
+			return nil, fmt.Errorf("cannot start %q: working directory: %w", cfg.Argv[0], err)
+		} else if !fi.IsDir() {
+			return nil, fmt.Errorf("cannot start %q: working directory %s is not a directory", cfg.Argv[0], cfg.Dir)
+		}
+	}
 	cmd := exec.Command(path, cfg.Argv[1:]...)
 	cmd.Args[0] = cfg.Argv[0]
 	cmd.Dir = cfg.Dir
@@ -270,7 +279,10 @@ func (s *Session) waitLoop() {
 	s.mu.Lock()
 	s.exited, s.exitCode = true, code
 	s.cls.Exit(now)
-	if s.killTimer != nil {
+	// A pending kill grace still matters when members of the child's
+	// process group outlived it (a grandchild ignoring SIGTERM and the
+	// SIGHUP of its session leader's exit): killAfterGrace SIGKILLs them.
+	if s.killTimer != nil && (s.cfg.KillChildOnly || !groupAlive(s.cmd.Process.Pid)) {
 		s.killTimer.Stop()
 	}
 	s.mu.Unlock()
@@ -367,10 +379,22 @@ func (s *Session) Kill() error {
 func (s *Session) killAfterGrace() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.exited {
+	switch {
+	case !s.exited:
 		s.log.Warn("still alive after kill grace; sending SIGKILL", "grace", s.cfg.KillGrace)
 		s.signalLocked(syscall.SIGKILL)
+	case !s.cfg.KillChildOnly && groupAlive(s.cmd.Process.Pid):
+		// The child is gone but its group is not. While the group has
+		// members its id (the child's pid) cannot be reused.
+		s.log.Warn("process group still alive after kill grace; sending SIGKILL", "grace", s.cfg.KillGrace)
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// groupAlive reports whether the process group pgid has any member left.
+func groupAlive(pgid int) bool {
+	err := syscall.Kill(-pgid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // Signal sends sig to the child's process group (or the child alone with
@@ -395,9 +419,11 @@ func (s *Session) signalLocked(sig syscall.Signal) error {
 	return nil
 }
 
-// Close stops the session: if the child is alive it is killed as by Kill,
-// and Close waits until it has exited or ctxGrace passes, then SIGKILLs the
-// group. It returns the exit code.
+// Close stops the session: if the child is alive it is killed as by Kill;
+// if it has not exited a second after the kill grace, the group is
+// SIGKILLed. Once the child has exited after a requested kill, whatever is
+// left of its process group is SIGKILLed at once (the supervisor is going
+// away and could not enforce the grace later). It returns the exit code.
 func (s *Session) Close() int {
 	s.Kill()
 	select {

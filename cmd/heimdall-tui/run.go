@@ -162,7 +162,11 @@ func (a *app) run(o runOptions) error {
 		}
 	}
 
-	code := sess.Wait()
+	sess.Wait()
+	// Close (the child has exited: no kill, no wait) SIGKILLs what is left
+	// of the process group after a requested kill, so a grandchild that
+	// ignores SIGTERM/SIGHUP does not outlive a killed session.
+	code := sess.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), exitDeliveryTimeout)
 	srv.Shutdown(ctx)
 	cancel()

@@ -1,0 +1,380 @@
+package supervisor
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// staleSocket leaves a socket file at path that nobody listens on, as a
+// crashed owner would.
+func staleSocket(t testing.TB, path string) {
+	t.Helper()
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close()
+	if _, err := net.Dial("unix", path); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("stale socket: dial err %v, want ECONNREFUSED", err)
+	}
+}
+
+func TestClaimReplacesStaleSocket(t *testing.T) {
+	dir := shortDir(t)
+	sock := SocketPath(dir, "x")
+	staleSocket(t, sock)
+	if !SocketStale(sock) {
+		t.Fatal("SocketStale = false for a socket nobody listens on")
+	}
+	c, err := ClaimID(dir, "x")
+	if err != nil {
+		t.Fatalf("ClaimID over a stale socket: %v", err)
+	}
+	defer c.Release()
+	// The socket now answers, and it is ours.
+	go func() {
+		if nc, err := c.Listener.Accept(); err == nil {
+			nc.Write([]byte("ours"))
+			nc.Close()
+		}
+	}()
+	nc, err := net.DialTimeout("unix", sock, 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial the claimed socket: %v", err)
+	}
+	defer nc.Close()
+	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b := make([]byte, 4)
+	if _, err := nc.Read(b); err != nil || string(b) != "ours" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+	if SocketStale(sock) {
+		t.Fatal("SocketStale = true for a live socket")
+	}
+	pid, err := os.ReadFile(PidPath(dir, "x"))
+	if err != nil || strings.TrimSpace(string(pid)) != fmt.Sprint(os.Getpid()) {
+		t.Fatalf("pid file %q, %v; want %d", pid, err, os.Getpid())
+	}
+}
+
+func TestClaimRefusesLiveSocket(t *testing.T) {
+	dir := shortDir(t)
+	sock := SocketPath(dir, "x")
+	l, err := net.Listen("unix", sock) // a live owner that holds no pid lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := ClaimID(dir, "x")
+	if !errors.Is(err, ErrAlreadyRunning) {
+		if c != nil {
+			c.Release()
+		}
+		t.Fatalf("ClaimID over a live socket: %v, want ErrAlreadyRunning", err)
+	}
+	// The live socket was left alone.
+	nc, err := net.DialTimeout("unix", sock, 5*time.Second)
+	if err != nil {
+		t.Fatalf("the live socket is gone: %v", err)
+	}
+	nc.Close()
+}
+
+// A path that exists but is no socket is neither removed nor claimed.
+func TestClaimRefusesNonSocket(t *testing.T) {
+	dir := shortDir(t)
+	sock := SocketPath(dir, "x")
+	if err := os.WriteFile(sock, []byte("precious"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ClaimID(dir, "x"); err == nil {
+		c.Release()
+		t.Fatal("ClaimID over a regular file succeeded")
+	}
+	if b, err := os.ReadFile(sock); err != nil || string(b) != "precious" {
+		t.Fatalf("the file was touched: %q, %v", b, err)
+	}
+}
+
+func TestClaimHeldThenReleased(t *testing.T) {
+	dir := shortDir(t)
+	a, err := ClaimID(dir, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ClaimID(dir, "x"); !errors.Is(err, ErrAlreadyRunning) {
+		if c != nil {
+			c.Release()
+		}
+		t.Fatalf("second claim: %v, want ErrAlreadyRunning", err)
+	}
+	a.Release()
+	for _, p := range []string{SocketPath(dir, "x"), PidPath(dir, "x")} {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s after Release: %v", p, err)
+		}
+	}
+	b, err := ClaimID(dir, "x")
+	if err != nil {
+		t.Fatalf("claim after release: %v", err)
+	}
+	b.Release()
+}
+
+// Of several goroutines claiming one ID at once exactly one wins.
+func TestClaimConcurrentGoroutines(t *testing.T) {
+	for round := range 20 {
+		dir := shortDir(t)
+		const n = 8
+		var (
+			wg     sync.WaitGroup
+			start  = make(chan struct{})
+			claims = make([]*Claim, n)
+			errs   = make([]error, n)
+		)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				claims[i], errs[i] = ClaimID(dir, "dup")
+			}()
+		}
+		close(start)
+		wg.Wait()
+		won := 0
+		for i := range n {
+			if errs[i] == nil {
+				won++
+				defer claims[i].Release()
+			} else if !errors.Is(errs[i], ErrAlreadyRunning) {
+				t.Errorf("round %d: claim %d: %v, want ErrAlreadyRunning", round, i, errs[i])
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d claims won, want exactly 1", round, won)
+		}
+	}
+}
+
+// claimHelperEnv switches the test binary into TestClaimHelperProcess.
+const claimHelperEnv = "HEIMDALL_TEST_CLAIM_HELPER"
+
+// TestClaimHelperProcess is not a test: re-executed with claimHelperEnv=DIR
+// it waits for a line on stdin, claims DIR/dup, prints WON or LOST <is
+// ErrAlreadyRunning> and holds the claim until stdin closes.
+func TestClaimHelperProcess(t *testing.T) {
+	dir := os.Getenv(claimHelperEnv)
+	if dir == "" {
+		t.Skip("helper process only")
+	}
+	in := bufio.NewReader(os.Stdin)
+	in.ReadString('\n')
+	c, err := ClaimID(dir, "dup")
+	if err != nil {
+		fmt.Printf("LOST %v %v\n", errors.Is(err, ErrAlreadyRunning), err)
+	} else {
+		fmt.Println("WON")
+	}
+	in.ReadString('\n') // EOF when the parent closes stdin
+	if c != nil {
+		c.Release()
+	}
+	os.Exit(0)
+}
+
+type claimProc struct {
+	cmd   *exec.Cmd
+	write func(string) error
+	out   *bufio.Reader
+}
+
+func startClaimProc(t *testing.T, dir string) *claimProc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestClaimHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), claimHelperEnv+"="+dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return &claimProc{cmd: cmd, out: bufio.NewReader(stdout),
+		write: func(s string) error { _, err := stdin.Write([]byte(s)); return err }}
+}
+
+// result reads the helper's verdict line, with a bound.
+func (p *claimProc) result(t *testing.T) string {
+	t.Helper()
+	ch := make(chan string, 1)
+	go func() { s, _ := p.out.ReadString('\n'); ch <- strings.TrimSpace(s) }()
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(30 * time.Second):
+		t.Fatal("helper process did not answer")
+		return ""
+	}
+}
+
+// Of two processes claiming one ID at once exactly one wins; when the
+// winner dies without releasing (SIGKILL), its leftovers are stale and the
+// ID can be claimed again.
+func TestClaimTwoProcesses(t *testing.T) {
+	dir := shortDir(t)
+	procs := []*claimProc{startClaimProc(t, dir), startClaimProc(t, dir)}
+	// Both are up (past test binary start-up) once they read the go line;
+	// send it to both back to back.
+	for _, p := range procs {
+		if err := p.write("go\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var winner *claimProc
+	for i, p := range procs {
+		switch r := p.result(t); {
+		case r == "WON":
+			if winner != nil {
+				t.Fatal("both processes won the claim")
+			}
+			winner = p
+		case strings.HasPrefix(r, "LOST true"):
+		default:
+			t.Fatalf("process %d: %q, want WON or LOST true (ErrAlreadyRunning)", i, r)
+		}
+	}
+	if winner == nil {
+		t.Fatal("no process won the claim")
+	}
+	if c, err := ClaimID(dir, "dup"); !errors.Is(err, ErrAlreadyRunning) {
+		if c != nil {
+			c.Release()
+		}
+		t.Fatalf("claim while another process holds it: %v", err)
+	}
+
+	// Crash the winner: its socket and pid file stay behind.
+	winner.cmd.Process.Kill()
+	winner.cmd.Process.Wait()
+	if !SocketStale(SocketPath(dir, "dup")) || !PidFileStale(PidPath(dir, "dup")) {
+		t.Fatal("a crashed owner's socket and pid file should be stale")
+	}
+	c, err := ClaimID(dir, "dup")
+	if err != nil {
+		t.Fatalf("claim after the owner crashed: %v", err)
+	}
+	c.Release()
+}
+
+func TestSocketDirModes(t *testing.T) {
+	dir := filepath.Join(shortDir(t), "d")
+	c, err := ClaimID(dir, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 || !fi.IsDir() {
+		t.Fatalf("dir mode %v, %v; want drwx------", fi.Mode(), err)
+	}
+	fi, err = os.Lstat(SocketPath(dir, "x"))
+	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode %v, %v; want srw-------", fi.Mode(), err)
+	}
+	fi, err = os.Stat(PidPath(dir, "x"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("pid file mode %v, %v; want -rw-------", fi.Mode(), err)
+	}
+}
+
+func TestSocketDirOwnedByAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to chown a directory to another user")
+	}
+	dir := filepath.Join(shortDir(t), "d")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureDir(dir); err == nil {
+		t.Fatal("EnsureDir accepted a dir owned by uid 65534")
+	}
+	if err := CheckDir(dir); err == nil {
+		t.Fatal("CheckDir accepted a dir owned by uid 65534")
+	}
+	if c, err := ClaimID(dir, "x"); err == nil {
+		c.Release()
+		t.Fatal("ClaimID used a dir owned by uid 65534")
+	}
+}
+
+func TestSocketDirNotADirectory(t *testing.T) {
+	base := shortDir(t)
+	f := filepath.Join(base, "f")
+	os.WriteFile(f, nil, 0o600)
+	if err := CheckDir(f); err == nil {
+		t.Fatal("CheckDir accepted a regular file")
+	}
+	l := filepath.Join(base, "l")
+	os.Symlink(base, l)
+	if err := CheckDir(l); err == nil {
+		t.Fatal("CheckDir accepted a symlink")
+	}
+}
+
+func TestValidateID(t *testing.T) {
+	dir := shortDir(t)
+	for _, id := range []string{"", ".", "..", ".hidden", "a/b", "a\x00b", strings.Repeat("x", 120)} {
+		if err := ValidateID(dir, id); err == nil {
+			t.Errorf("ValidateID(%q) = nil", id)
+		}
+	}
+	for _, id := range []string{"a", "claude-1", "x.y"} {
+		if err := ValidateID(dir, id); err != nil {
+			t.Errorf("ValidateID(%q): %v", id, err)
+		}
+	}
+	// The longest allowed path still binds.
+	long := strings.Repeat("y", maxSockPath-len(SocketPath(dir, "")))
+	if len(SocketPath(dir, long)) != maxSockPath {
+		t.Fatalf("path length %d", len(SocketPath(dir, long)))
+	}
+	c, err := ClaimID(dir, long)
+	if err != nil {
+		t.Fatalf("claim with a %d-byte socket path: %v", maxSockPath, err)
+	}
+	c.Release()
+	if err := ValidateID(dir, long+"z"); err == nil {
+		t.Fatal("ValidateID accepted a 108-byte socket path")
+	}
+}

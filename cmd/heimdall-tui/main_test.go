@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Paths of the binaries built once by TestMain for the end-to-end tests.
+var (
+	binPath        string // heimdall-tui
+	seedClientPath string // testdata/seedclient: the wire protocol seed's client
+)
+
+// raceEnabled is set by race_test.go when the tests run with -race; the
+// binary under test is then built with -race too, so a data race in the CLI
+// or the supervisor fails the tests that hit it.
+var raceEnabled bool
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	tmp, err := os.MkdirTemp("", "hmbin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "TestMain:", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+
+	// Keep the developer's own configuration and socket directory out of
+	// the tests: every test passes --socket-dir, and a config only with
+	// --config.
+	cfgHome := filepath.Join(tmp, "config")
+	if err := os.Mkdir(cfgHome, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "TestMain:", err)
+		return 1
+	}
+	os.Setenv("XDG_CONFIG_HOME", cfgHome)
+	os.Unsetenv("HEIMDALL_SOCKET_DIR")
+	os.Unsetenv("TMUX")
+
+	binPath = filepath.Join(tmp, "heimdall-tui")
+	seedClientPath = filepath.Join(tmp, "seedclient")
+	builds := [][]string{
+		{"build", "-o", binPath, "."},
+		{"build", "-o", seedClientPath, "./testdata/seedclient"},
+	}
+	if raceEnabled {
+		builds[0] = []string{"build", "-race", "-o", binPath, "."}
+		// A race-enabled program sleeps 1s at exit (atexit_sleep_ms) so
+		// that late reports get out; that would cost a second per CLI
+		// call. The binary still reports races (on stderr, checked by
+		// the helpers) and exits 66.
+		if os.Getenv("GORACE") == "" {
+			os.Setenv("GORACE", "atexit_sleep_ms=50")
+		}
+	}
+	for _, args := range builds {
+		cmd := exec.Command("go", args...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "TestMain: go %v: %v\n%s", args, err, out)
+			return 1
+		}
+	}
+	return m.Run()
+}
