@@ -30,8 +30,9 @@ type Endpoint interface {
 	Input(p []byte) error
 	// Resize sets the session's pty size.
 	Resize(cols, rows uint16) error
-	// Recv blocks for the next output. When the session has ended it returns
-	// exited=true and the exit code. After Close it returns an error.
+	// Recv blocks for the next output, which is only valid until the next
+	// Recv. When the session has ended it returns exited=true and the exit
+	// code. After Close it returns an error.
 	Recv() (out []byte, exited bool, code int, err error)
 	// Close releases the endpoint and unblocks Recv.
 	Close() error

@@ -38,7 +38,7 @@ func (s *Socket) Close() error                   { return s.c.Close() }
 // Recv implements Endpoint. A connection that ends without EXIT is an error.
 func (s *Socket) Recv() ([]byte, bool, int, error) {
 	for {
-		f, err := s.c.Next()
+		f, err := s.c.NextShared()
 		if err != nil {
 			return nil, false, 0, err
 		}

@@ -1,50 +1,52 @@
 package supervisor
 
 // ring keeps the last size bytes written to it: the session's scrollback.
-// It is not safe for concurrent use; the session guards it.
+// Its buffer grows with what is written, up to size, so a quiet session
+// holds only what it printed. It is not safe for concurrent use; the session
+// guards it.
 type ring struct {
-	buf  []byte
-	head int  // next write position
-	full bool // buf has wrapped at least once
+	size int
+	buf  []byte // len(buf) < size until the ring first fills
+	head int    // next write position once full
+	full bool
 }
 
-func newRing(size int) *ring { return &ring{buf: make([]byte, size)} }
+func newRing(size int) *ring { return &ring{size: size} }
 
 // Write appends p, overwriting the oldest bytes once the ring is full.
 func (r *ring) Write(p []byte) {
-	n := len(r.buf)
-	if n == 0 {
+	if r.size == 0 {
 		return
 	}
+	if !r.full {
+		if len(r.buf)+len(p) < r.size {
+			r.buf = append(r.buf, p...)
+			return
+		}
+		// Fill to size, then continue as a full ring.
+		if cap(r.buf) < r.size {
+			r.buf = append(make([]byte, 0, r.size), r.buf...)
+		}
+		k := r.size - len(r.buf)
+		r.buf = append(r.buf, p[:k]...)
+		r.full, r.head, p = true, 0, p[k:]
+	}
+	n := r.size
 	if len(p) >= n {
 		copy(r.buf, p[len(p)-n:])
-		r.head, r.full = 0, true
+		r.head = 0
 		return
 	}
 	k := copy(r.buf[r.head:], p)
-	if k < len(p) {
-		copy(r.buf, p[k:])
-		r.full = true
-	}
+	copy(r.buf, p[k:])
 	r.head = (r.head + len(p)) % n
-	if r.head == 0 && len(p) > 0 {
-		r.full = true
-	}
 }
 
 // Len is the number of bytes held.
-func (r *ring) Len() int {
-	if r.full {
-		return len(r.buf)
-	}
-	return r.head
-}
+func (r *ring) Len() int { return len(r.buf) }
 
 // Bytes returns a copy of the held bytes, oldest first.
 func (r *ring) Bytes() []byte {
-	if !r.full {
-		return append([]byte(nil), r.buf[:r.head]...)
-	}
 	out := make([]byte, 0, len(r.buf))
 	out = append(out, r.buf[r.head:]...)
 	return append(out, r.buf[:r.head]...)

@@ -180,9 +180,11 @@ func (c *conn) serve() {
 	if _, err := c.nc.Write([]byte{frame.ModeBinary}); err != nil {
 		return
 	}
-	r := frame.NewReader(c.nc)
+	r := frame.NewReaderSize(c.nc, 4<<10)
 	for {
-		f, err := r.Next()
+		// Shared: no payload outlives its iteration (INPUT is written to
+		// the pty before the next read).
+		f, err := r.NextShared()
 		if err != nil {
 			var oe *frame.OversizeError
 			switch {

@@ -12,6 +12,7 @@ package supervisor
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -228,25 +229,65 @@ func (s *Session) Wait() int {
 	return s.ExitCode()
 }
 
+// readBufs are the pty readers' buffers, shared by all sessions: a read
+// borrows one only while the pty has data, so an idle session holds none.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, maxChunk); return &b }}
+
+// maxChunk bounds one published chunk. A pty delivers at most ~4 KiB per
+// read; readLoop coalesces reads while more is immediately available.
+const maxChunk = 32 << 10
+
 // readLoop reads the pty until EOF/EIO or the post-exit drain deadline and
-// publishes each chunk. Chunks are carved from 64 KiB slabs so a burst costs
-// one allocation per ~16 reads; a published chunk is never written again.
+// publishes each chunk. It waits for readability through the netpoller
+// without holding a buffer, then reads into a pooled one for as long as data
+// is immediately available (up to maxChunk: a burst becomes a few large
+// chunks, so subscribers and listeners see fewer, bigger writes at no cost
+// in latency), and publishes an exact-size copy that is never written again.
 func (s *Session) readLoop() {
 	defer close(s.readerDone)
-	const slabSize, minRead = 64 << 10, 4 << 10
-	var slab []byte
+	rc, err := s.ptmx.SyscallConn()
+	if err != nil {
+		s.log.Error("pty: no raw conn", "err", err)
+		return
+	}
+	// Each attempt reads before waiting: RawConn.Read resets the poller's
+	// readiness on entry, so an edge that arrived while a chunk was being
+	// published would be lost if the first attempt skipped the read.
 	for {
-		if len(slab) < minRead {
-			slab = make([]byte, slabSize)
-		}
-		n, err := s.ptmx.Read(slab)
-		if n > 0 {
-			chunk := slab[:n:n]
-			slab = slab[n:]
+		var chunk []byte
+		var rerr error
+		err := rc.Read(func(fd uintptr) bool {
+			bp := readBufs.Get().(*[]byte)
+			defer readBufs.Put(bp)
+			buf, n := *bp, 0
+			for n < len(buf) {
+				k, err := unix.Read(int(fd), buf[n:])
+				if k > 0 {
+					n += k
+					continue
+				}
+				if err == unix.EINTR {
+					continue
+				}
+				if err == unix.EAGAIN {
+					if n == 0 {
+						return false // wait for readability
+					}
+				} else if err != nil {
+					rerr = err
+				} else {
+					rerr = io.EOF
+				}
+				break
+			}
+			chunk = append([]byte(nil), buf[:n]...)
+			return true
+		})
+		if len(chunk) > 0 {
 			s.publish(chunk)
 		}
-		if err != nil {
-			return
+		if err != nil || rerr != nil {
+			return // EIO: the child and every holder of the pty are gone
 		}
 	}
 }

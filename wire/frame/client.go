@@ -55,6 +55,10 @@ func (c *Client) Send(t Type, payload []byte) error {
 // Next reads the next frame from the server.
 func (c *Client) Next() (Frame, error) { return c.r.Next() }
 
+// NextShared reads the next frame into a buffer reused by the following
+// call (see Reader.NextShared).
+func (c *Client) NextShared() (Frame, error) { return c.r.NextShared() }
+
 // Input sends bytes for the session's pty.
 func (c *Client) Input(p []byte) error { return c.Send(Input, p) }
 

@@ -138,11 +138,18 @@ type Reader struct {
 	r   *bufio.Reader
 	max uint32
 	hdr [HeaderSize]byte
+	buf []byte // NextShared's payload buffer
 }
 
 // NewReader returns a Reader over r that refuses payloads above MaxPayload.
-func NewReader(r io.Reader) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 64<<10), max: MaxPayload}
+// It buffers 64 KiB, for streams of OUTPUT frames.
+func NewReader(r io.Reader) *Reader { return NewReaderSize(r, 64<<10) }
+
+// NewReaderSize is NewReader with a read buffer of size bytes. A server
+// reading small client frames needs little; payloads larger than the buffer
+// are read straight into place.
+func NewReaderSize(r io.Reader, size int) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, size), max: MaxPayload}
 }
 
 // SetMaxPayload changes the payload limit (used by clients that trust their
@@ -153,7 +160,14 @@ func (r *Reader) SetMaxPayload(n uint32) { r.max = n }
 // caller. At a clean end of stream it returns io.EOF; a stream that ends
 // inside a frame returns io.ErrUnexpectedEOF; an oversize frame returns
 // *OversizeError without consuming its payload.
-func (r *Reader) Next() (Frame, error) {
+func (r *Reader) Next() (Frame, error) { return r.next(false) }
+
+// NextShared is Next with a payload that is only valid until the next call
+// on r: the Reader reuses one buffer, so a stream of OUTPUT frames that the
+// caller copies on (to a terminal, an emulator) costs no allocation.
+func (r *Reader) NextShared() (Frame, error) { return r.next(true) }
+
+func (r *Reader) next(shared bool) (Frame, error) {
 	if _, err := io.ReadFull(r.r, r.hdr[:]); err != nil {
 		return Frame{}, err
 	}
@@ -164,7 +178,14 @@ func (r *Reader) Next() (Frame, error) {
 	}
 	f := Frame{Type: t}
 	if n > 0 {
-		f.Payload = make([]byte, n)
+		if !shared {
+			f.Payload = make([]byte, n)
+		} else {
+			if uint32(cap(r.buf)) < n {
+				r.buf = make([]byte, max(n, 16<<10))
+			}
+			f.Payload = r.buf[:n]
+		}
 		if _, err := io.ReadFull(r.r, f.Payload); err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF

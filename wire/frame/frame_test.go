@@ -839,3 +839,46 @@ func TestProtocolExample(t *testing.T) {
 		t.Errorf("EXIT = % x", got)
 	}
 }
+
+// NextShared returns the same frames as Next, reusing one payload buffer.
+func TestNextShared(t *testing.T) {
+	var buf bytes.Buffer
+	Write(&buf, Output, []byte("first"))
+	Write(&buf, Status, nil)
+	Write(&buf, Output, bytes.Repeat([]byte("y"), 40<<10)) // larger than the initial buffer
+	Write(&buf, Output, []byte("last"))
+	r := NewReader(&buf)
+	f1, err := r.NextShared()
+	if err != nil || f1.Type != Output || string(f1.Payload) != "first" {
+		t.Fatalf("frame 1: %v %q %v", f1.Type, f1.Payload, err)
+	}
+	if f, err := r.NextShared(); err != nil || f.Type != Status || f.Payload != nil {
+		t.Fatalf("frame 2: %v %q %v", f.Type, f.Payload, err)
+	}
+	if f, err := r.NextShared(); err != nil || len(f.Payload) != 40<<10 || f.Payload[0] != 'y' {
+		t.Fatalf("frame 3: %v len %d %v", f.Type, len(f.Payload), err)
+	}
+	f4, err := r.NextShared()
+	if err != nil || string(f4.Payload) != "last" {
+		t.Fatalf("frame 4: %q %v", f4.Payload, err)
+	}
+	if _, err := r.NextShared(); err != io.EOF {
+		t.Fatalf("end: %v, want io.EOF", err)
+	}
+
+	// Steady state costs no allocation: that is what NextShared is for.
+	var stream bytes.Buffer
+	for i := 0; i < 200; i++ {
+		Write(&stream, Output, bytes.Repeat([]byte("z"), 4000))
+	}
+	r = NewReader(bytes.NewReader(stream.Bytes()))
+	r.NextShared() // first call allocates the buffer
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := r.NextShared(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("NextShared allocates %.1f times per frame", allocs)
+	}
+}
