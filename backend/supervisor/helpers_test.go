@@ -41,7 +41,7 @@ type served struct {
 }
 
 // startServed starts cfg under a Server on DIR/ID.sock. opts adjust the
-// Server before it starts serving (e.g. its QueueLen).
+// Server before it starts serving (e.g. its QueueBytes).
 func startServed(t testing.TB, cfg Config, opts ...func(*Server)) *served {
 	t.Helper()
 	dir := shortDir(t)
@@ -153,19 +153,19 @@ func writeScript(t testing.TB, body string) string {
 	return p
 }
 
-// withQueue sets the Server's subscriber queue length (for startServed).
-func withQueue(n int) func(*Server) { return func(srv *Server) { srv.QueueLen = n } }
+// withQueueBytes sets the Server's subscriber queue bound (for startServed).
+func withQueueBytes(n int) func(*Server) { return func(srv *Server) { srv.QueueBytes = n } }
 
-// serveAgain serves sess with a second Server (own socket, own QueueLen) in
+// serveAgain serves sess with a second Server (own socket, own QueueBytes) in
 // a fresh short dir, closed when the test ends.
-func serveAgain(t testing.TB, sess *Session, queueLen int) string {
+func serveAgain(t testing.TB, sess *Session, queueBytes int) string {
 	t.Helper()
 	dir := shortDir(t)
 	claim, err := ClaimID(dir, "b")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &Server{Session: sess, QueueLen: queueLen}
+	srv := &Server{Session: sess, QueueBytes: queueBytes}
 	go srv.Serve(claim.Listener)
 	t.Cleanup(func() {
 		srv.Close()

@@ -85,7 +85,7 @@ func TestLateSubscribersSeeSuffix(t *testing.T) {
 		Argv: []string{"sh", "-c", g.wait() + `; i=0; while [ $i -lt 100 ]; do
 			seq $((i*1000+1)) $((i*1000+1000)); i=$((i+1)); sleep 0.01; done`},
 		ScrollbackBytes: 4096,
-	}, withQueue(1<<16)) // nothing dropped however slow the test runs
+	}, withQueueBytes(1<<28)) // nothing dropped however slow the test runs
 
 	first := dial(t, s.sock)
 	head := subscribeSync(t, first)
@@ -136,7 +136,7 @@ func TestLateSubscribersSeeSuffix(t *testing.T) {
 func TestThreeSubscribersIdentical(t *testing.T) {
 	g := newGate(t)
 	s := startServed(t, Config{Argv: []string{"sh", "-c", g.wait() + "; seq 1 30000; exit 5"}},
-		withQueue(1<<16))
+		withQueueBytes(1<<28))
 	cs := make([]*frame.Client, 3)
 	heads := make([][]byte, 3)
 	for i := range cs {

@@ -25,8 +25,9 @@ const replayChunk = 16 << 10
 type Server struct {
 	Session *Session
 	Logger  *slog.Logger
-	// QueueLen overrides the session's subscriber queue length (chunks).
-	QueueLen int
+	// QueueBytes bounds each subscriber's pending output (default
+	// DefaultQueueBytes); beyond it chunks are dropped for that subscriber.
+	QueueBytes int
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
@@ -138,34 +139,36 @@ func (srv *Server) Close() error {
 	return nil
 }
 
-// conn is one client connection.
+// conn is one client connection. Until SUBSCRIBE only its read loop writes
+// to it; after, every write goes through its outq.
 type conn struct {
 	srv  *Server
 	nc   net.Conn
 	log  *slog.Logger
-	wmu  sync.Mutex // serialises frame writes (replies and the subscriber writer)
-	sub  *Subscription
 	done chan struct{} // closed when the read loop ends
-	smu  sync.Mutex
+
+	smu sync.Mutex
+	q   *outq // set by SUBSCRIBE
 }
 
-func (c *conn) subscribed() bool {
+func (c *conn) subscribed() bool { return c.outq() != nil }
+
+func (c *conn) outq() *outq {
 	c.smu.Lock()
 	defer c.smu.Unlock()
-	return c.sub != nil
+	return c.q
 }
 
 func (c *conn) serve() {
 	srv, sess := c.srv, c.srv.Session
 	c.log = srv.logger().With("conn", connID())
 	var writer sync.WaitGroup
+	unlisten := func() {}
 	defer func() {
 		close(c.done)
 		c.nc.Close()
+		unlisten()
 		writer.Wait()
-		if c.sub != nil {
-			c.sub.Close()
-		}
 		srv.mu.Lock()
 		delete(srv.conns, c)
 		srv.mu.Unlock()
@@ -202,18 +205,24 @@ func (c *conn) serve() {
 				c.log.Debug("input", "err", err)
 			}
 		case frame.Subscribe:
-			c.smu.Lock()
-			already := c.sub != nil
-			if !already {
-				var replay []byte
-				replay, c.sub = sess.Subscribe(srv.QueueLen)
-				writer.Add(1)
-				go func(sub *Subscription) {
-					defer writer.Done()
-					c.subscriber(replay, sub)
-				}(c.sub)
+			if c.subscribed() {
+				continue
 			}
+			limit := srv.QueueBytes
+			if limit <= 0 {
+				limit = DefaultQueueBytes
+			}
+			q := newOutq(c.nc, limit)
+			c.smu.Lock()
+			c.q = q
 			c.smu.Unlock()
+			var replay []byte
+			replay, unlisten = sess.Listen(q.output)
+			writer.Add(1)
+			go func() {
+				defer writer.Done()
+				c.subscriber(replay, q)
+			}()
 		case frame.Status:
 			if len(f.Payload) != 0 {
 				c.log.Warn("STATUS with a payload ignored", "len", len(f.Payload))
@@ -246,86 +255,63 @@ func (c *conn) serve() {
 	}
 }
 
+// write sends a reply frame: straight to the socket before SUBSCRIBE (only
+// the read loop writes then), through the outq after.
 func (c *conn) write(t frame.Type, p []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	if q := c.outq(); q != nil {
+		q.control(t, p)
+		return nil
+	}
 	return frame.Write(c.nc, t, p)
 }
 
-// writeChunks writes one OUTPUT frame per chunk with a single writev.
-func (c *conn) writeChunks(chunks [][]byte) error {
-	bufs := make(net.Buffers, 0, 2*len(chunks))
-	hdrs := make([]byte, frame.HeaderSize*len(chunks))
-	for i, p := range chunks {
-		h := frame.Header(frame.Output, len(p))
-		hb := hdrs[i*frame.HeaderSize : (i+1)*frame.HeaderSize]
-		copy(hb, h[:])
-		bufs = append(bufs, hb, p)
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err := bufs.WriteTo(c.nc)
-	return err
-}
-
-// subscriber replays the scrollback, streams live chunks and finally writes
-// EXIT, then closes the connection. It batches whatever is queued into one
-// writev so a fast child costs few syscalls.
-func (c *conn) subscriber(replay []byte, sub *Subscription) {
+// subscriber replays the scrollback, then flushes whatever the pty reader
+// could not write directly, and finally writes EXIT and closes the
+// connection.
+func (c *conn) subscriber(replay []byte, q *outq) {
 	sess := c.srv.Session
 	for len(replay) > 0 {
 		n := min(len(replay), replayChunk)
-		if err := c.write(frame.Output, replay[:n]); err != nil {
+		if err := frame.Write(c.nc, frame.Output, replay[:n]); err != nil {
 			return
 		}
 		replay = replay[n:]
 	}
-	const maxBatch = 64
-	batch := make([][]byte, 0, maxBatch)
+	q.replayDone()
 	for {
+		if !c.flush(q) {
+			return
+		}
 		select {
-		case p := <-sub.C():
-			batch = append(batch[:0], p)
-		fill:
-			for len(batch) < maxBatch {
-				select {
-				case p := <-sub.C():
-					batch = append(batch, p)
-				default:
-					break fill
-				}
-			}
-			if err := c.writeChunks(batch); err != nil {
-				return
-			}
+		case <-q.wake:
 		case <-sess.Done():
-			// No chunk arrives after Done: drain what is queued, then EXIT.
-			for {
-				batch = batch[:0]
-			drain:
-				for len(batch) < maxBatch {
-					select {
-					case p := <-sub.C():
-						batch = append(batch, p)
-					default:
-						break drain
-					}
-				}
-				if len(batch) == 0 {
-					break
-				}
-				if err := c.writeChunks(batch); err != nil {
-					return
-				}
-			}
-			if d := sub.Dropped(); d > 0 {
+			// The pty reader has finished: nothing more is delivered
+			// directly, so flushing here sends everything, then EXIT.
+			if d := q.Dropped(); d > 0 {
 				c.log.Info("slow subscriber missed output", "chunks", d)
 			}
-			c.write(frame.Exit, frame.ExitPayload(int32(sess.ExitCode())))
+			q.control(frame.Exit, frame.ExitPayload(int32(sess.ExitCode())))
+			c.flush(q)
 			c.nc.Close()
 			return
 		case <-c.done:
 			return
+		}
+	}
+}
+
+// flush writes pending segments until none are left or the reader holds the
+// socket (it signals when it leaves some). It reports false on a write error.
+func (c *conn) flush(q *outq) bool {
+	for {
+		bufs := q.take()
+		if bufs == nil {
+			return true
+		}
+		_, err := bufs.WriteTo(c.nc)
+		q.release()
+		if err != nil {
+			return false
 		}
 	}
 }

@@ -235,7 +235,7 @@ var readBufs = sync.Pool{New: func() any { b := make([]byte, maxChunk); return &
 
 // maxChunk bounds one published chunk. A pty delivers at most ~4 KiB per
 // read; readLoop coalesces reads while more is immediately available.
-const maxChunk = 32 << 10
+const maxChunk = 64 << 10
 
 // readLoop reads the pty until EOF/EIO or the post-exit drain deadline and
 // publishes each chunk. It waits for readability through the netpoller
@@ -525,6 +525,10 @@ func millis(d time.Duration) uint32 {
 func (s *Session) AddListener(fn func(chunk []byte)) (remove func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.addListenerLocked(fn)
+}
+
+func (s *Session) addListenerLocked(fn func(chunk []byte)) (remove func()) {
 	s.nextLID++
 	id := s.nextLID
 	s.listeners = append(append([]listener(nil), s.listeners...), listener{id, fn})
@@ -539,6 +543,16 @@ func (s *Session) AddListener(fn func(chunk []byte)) (remove func()) {
 		}
 		s.listeners = ls
 	}
+}
+
+// Listen is AddListener that also returns the current scrollback, with no
+// gap or overlap between the two: fn gets exactly the chunks read after it.
+func (s *Session) Listen(fn func(chunk []byte)) (replay []byte, remove func()) {
+	// publish writes the ring and snapshots the listeners under s.mu, so
+	// taking both here under the same lock is what makes this exact.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ring.Bytes(), s.addListenerLocked(fn)
 }
 
 // Subscription is one subscriber's bounded queue of output chunks.

@@ -21,8 +21,8 @@ func TestStalledSubscriberDoesNotBlock(t *testing.T) {
 	g := newGate(t)
 	s := startServed(t, Config{
 		Argv: []string{"sh", "-c", g.wait() + "; head -c 20000000 /dev/zero | tr '\\0' x; exit 4"},
-	}, withQueue(4))
-	readerSock := serveAgain(t, s.sess, 1<<15) // 32768 chunks > 20 MB / 4 KiB
+	}, withQueueBytes(16<<10))
+	readerSock := serveAgain(t, s.sess, 1<<28) // 256 MiB > 20 MB
 
 	stalled := dial(t, s.sock)
 	subscribeSync(t, stalled) // subscribed, and never read from again
@@ -68,8 +68,8 @@ func TestStalledSubscriberDoesNotBlock(t *testing.T) {
 	s.srv.mu.Lock()
 	for c := range s.srv.conns {
 		c.smu.Lock()
-		if c.sub != nil {
-			dropped += c.sub.Dropped()
+		if c.q != nil {
+			dropped += c.q.Dropped()
 		}
 		c.smu.Unlock()
 	}
@@ -135,5 +135,58 @@ loop:
 	}
 	if all.calls() != 2+int(stuck.Dropped()) {
 		t.Fatalf("listener saw %d chunks; the stuck queue kept 2 and dropped %d", all.calls(), stuck.Dropped())
+	}
+}
+
+// Replies on a subscribed connection share its stream with output that the
+// pty reader writes directly: under a flood, every STATUS_RESP arrives
+// whole and every output byte arrives once, in order.
+func TestRepliesInterleaveWithOutputWhole(t *testing.T) {
+	const total, asks = 4_000_000, 200
+	g := newGate(t)
+	s := startServed(t, Config{
+		Argv: []string{"sh", "-c", g.wait() + "; head -c 4000000 /dev/zero | tr '\\0' x"},
+	}, withQueueBytes(1<<28))
+	c := dial(t, s.sock)
+	subscribeSync(t, c)
+	g.open(t)
+	go func() {
+		for i := 0; i < asks; i++ {
+			if c.Send(frame.Status, nil) != nil {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	c.Conn().SetReadDeadline(time.Now().Add(30 * time.Second))
+	n, replies := 0, 0
+	for {
+		f, err := c.Next()
+		if err != nil {
+			t.Fatalf("after %d bytes, %d replies: %v", n, replies, err)
+		}
+		switch f.Type {
+		case frame.Output:
+			if i := bytes.IndexFunc(f.Payload, func(r rune) bool { return r != 'x' }); i >= 0 {
+				t.Fatalf("byte %q at %d: frames interleaved", f.Payload[i], n+i)
+			}
+			n += len(f.Payload)
+		case frame.StatusResp:
+			var st frame.StatusInfo
+			if err := st.UnmarshalBinary(f.Payload); err != nil || st.PID != uint32(s.sess.PID()) {
+				t.Fatalf("reply %d: %+v %v", replies, st, err)
+			}
+			replies++
+		case frame.Exit:
+			if n != total {
+				t.Fatalf("got %d output bytes, want %d", n, total)
+			}
+			if replies == 0 {
+				t.Fatal("no STATUS_RESP arrived")
+			}
+			return
+		default:
+			t.Fatalf("unexpected frame %v", f.Type)
+		}
 	}
 }

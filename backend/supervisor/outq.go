@@ -1,0 +1,153 @@
+package supervisor
+
+import (
+	"net"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// DefaultQueueBytes bounds the output a socket subscriber may have pending
+// before further chunks are dropped for it.
+const DefaultQueueBytes = 4 << 20
+
+// outq is a subscribed connection's outbound stream. Exactly one party owns
+// the socket for writing at a time (busy):
+//
+//   - the pty reader, delivering a chunk as an OUTPUT frame with one
+//     non-blocking writev when nothing is pending: the common case of a
+//     client that keeps up costs no goroutine hand-off;
+//   - otherwise the connection's writer goroutine, which flushes whatever is
+//     pending with blocking writes.
+//
+// Whatever a non-blocking write leaves (EAGAIN, or part of a frame) is
+// pending and goes out first, so frames never interleave. Output beyond
+// limit pending bytes is dropped whole, chunk by chunk, for this connection
+// only; control frames (STATUS_RESP, EXIT) are never dropped.
+type outq struct {
+	raw   syscall.RawConn
+	limit int
+	wake  chan struct{} // cap 1: pending data for the writer
+
+	mu        sync.Mutex
+	pending   net.Buffers
+	n         int // pending bytes
+	busy      bool
+	replaying bool // the writer is sending the scrollback: queue everything
+	dropped   uint64
+}
+
+func newOutq(nc net.Conn, limit int) *outq {
+	q := &outq{limit: limit, wake: make(chan struct{}, 1), replaying: true}
+	if sc, ok := nc.(syscall.Conn); ok {
+		q.raw, _ = sc.SyscallConn()
+	}
+	return q
+}
+
+func (q *outq) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// appendLocked queues segments; q.mu is held.
+func (q *outq) appendLocked(segs ...[]byte) {
+	for _, s := range segs {
+		if len(s) > 0 {
+			q.pending = append(q.pending, s)
+			q.n += len(s)
+		}
+	}
+}
+
+// output delivers chunk as an OUTPUT frame. It runs on the pty reader's
+// goroutine and never blocks on the client.
+func (q *outq) output(chunk []byte) {
+	hdr := frame.Header(frame.Output, len(chunk))
+	q.mu.Lock()
+	if q.busy || q.replaying || len(q.pending) > 0 || q.raw == nil {
+		if q.n+len(chunk) > q.limit {
+			q.dropped++
+		} else {
+			q.appendLocked(hdr[:], chunk)
+		}
+		q.mu.Unlock()
+		q.signal()
+		return
+	}
+	q.busy = true
+	q.mu.Unlock()
+
+	var n int
+	var werr error
+	q.raw.Write(func(fd uintptr) bool {
+		n, werr = unix.Writev(int(fd), [][]byte{hdr[:], chunk})
+		return true // one attempt: never wait for the client
+	})
+	if n < 0 {
+		n = 0
+	}
+	q.mu.Lock()
+	q.busy = false
+	if total := len(hdr) + len(chunk); n < total && (werr == nil || werr == unix.EAGAIN || werr == unix.EINTR) {
+		// The rest goes first, whatever the limit: a frame is never cut.
+		if n < len(hdr) {
+			q.appendLocked(hdr[n:], chunk)
+		} else {
+			q.appendLocked(chunk[n-len(hdr):])
+		}
+	}
+	// Another error: the socket is broken; the read loop will see it too.
+	more := len(q.pending) > 0
+	q.mu.Unlock()
+	if more {
+		q.signal()
+	}
+}
+
+// control queues a frame that must not be dropped.
+func (q *outq) control(t frame.Type, payload []byte) {
+	hdr := frame.Header(t, len(payload))
+	q.mu.Lock()
+	q.appendLocked(hdr[:], append([]byte(nil), payload...))
+	q.mu.Unlock()
+	q.signal()
+}
+
+// take hands the pending segments to the writer goroutine, or returns nil if
+// there are none or the reader is writing.
+func (q *outq) take() net.Buffers {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.busy || len(q.pending) == 0 {
+		return nil
+	}
+	bufs := q.pending
+	q.pending, q.n, q.busy = nil, 0, true
+	return bufs
+}
+
+func (q *outq) release() {
+	q.mu.Lock()
+	q.busy = false
+	q.mu.Unlock()
+}
+
+// replayDone lets the pty reader write directly from now on.
+func (q *outq) replayDone() {
+	q.mu.Lock()
+	q.replaying = false
+	q.mu.Unlock()
+}
+
+// Dropped returns how many chunks were dropped for this connection.
+func (q *outq) Dropped() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.dropped
+}
