@@ -14,6 +14,17 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
+// Screen is what the terminal emulator shows at one instant: the visible
+// rows as plain text with trailing spaces trimmed (row 0 at the top), the
+// window title, and the cursor row (carried for future rules; the built-in
+// profiles do not use it). Classifiers must not keep references to Lines
+// beyond the Screen call; the caller may reuse the slice.
+type Screen struct {
+	Lines   []string
+	Title   string
+	CursorY int
+}
+
 // Classifier derives a session's state from its activity.
 type Classifier interface {
 	// Name is the classifier's name as given on the command line.
@@ -22,25 +33,34 @@ type Classifier interface {
 	Output(t time.Time, n int)
 	// Exit records the child's exit at time t.
 	Exit(t time.Time)
+	// Screen records that the emulated screen shows s from time t on.
+	// Timing-only classifiers ignore it.
+	Screen(t time.Time, s Screen)
 	// State returns the state at now and when that state began.
 	State(now time.Time) (frame.State, time.Time)
+	// NeedsInput reports whether, at now, the agent is waiting for the user
+	// to answer a question (a permission or confirmation prompt). It is a
+	// dashboard-only flag: the wire keeps reporting such a session as Idle.
+	NeedsInput(now time.Time) bool
 }
 
 // DefaultIdleThreshold is how long a session must be quiet before the simple
 // classifier calls it Idle.
 const DefaultIdleThreshold = 2 * time.Second
 
-// New returns the named classifier ("simple"; "claude" arrives with the
-// terminal emulator it reads). idle is the quiet threshold (0: default).
+// New returns the named classifier: "simple" (output timing; also ""), or a
+// screen-rule classifier for an agent profile ("claude", "codex", "aider").
+// idle is the simple classifier's quiet threshold (0: default); the rule
+// classifiers do not use it, they read the screen instead.
 func New(name string, idle time.Duration, start time.Time) (Classifier, error) {
 	switch name {
 	case "", "simple":
 		return NewSimple(idle, start), nil
-	case "claude":
-		return nil, fmt.Errorf("classifier %q is not available yet: it needs the terminal emulator (use --classifier simple)", name)
-	default:
-		return nil, fmt.Errorf("unknown classifier %q (want simple or claude)", name)
 	}
+	if p, ok := Profiles[name]; ok {
+		return NewRules(p, start), nil
+	}
+	return nil, fmt.Errorf("unknown classifier %q (want simple, %s)", name, profileNames())
 }
 
 // Simple reports Active while output keeps arriving, Idle once the session
@@ -81,6 +101,12 @@ func (s *Simple) Exit(t time.Time) {
 		s.dead = t
 	}
 }
+
+// Screen implements Classifier: the simple classifier ignores the screen.
+func (s *Simple) Screen(time.Time, Screen) {}
+
+// NeedsInput implements Classifier: output timing cannot tell, so never.
+func (s *Simple) NeedsInput(time.Time) bool { return false }
 
 // State implements Classifier.
 func (s *Simple) State(now time.Time) (frame.State, time.Time) {

@@ -68,9 +68,27 @@ func TestNew(t *testing.T) {
 			t.Errorf("New(%q) = %v, %v", name, c, err)
 		}
 	}
-	for _, name := range []string{"claude", "bogus"} {
+	for _, name := range []string{"claude", "codex", "aider"} {
+		c, err := New(name, 0, time.Now())
+		if err != nil || c.Name() != name {
+			t.Errorf("New(%q) = %v, %v", name, c, err)
+		}
+	}
+	for _, name := range []string{"bogus", "Claude"} {
 		if _, err := New(name, 0, time.Now()); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("New(%q): err = %v, want an error naming it", name, err)
 		}
+	}
+}
+
+func TestSimpleIgnoresScreen(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	c := NewSimple(time.Second, t0)
+	c.Screen(t0, Screen{Lines: []string{"Do you want to proceed?", "❯ 1. Yes"}, Title: "⠂ x"})
+	if st, since := c.State(t0.Add(time.Hour)); st != frame.StateIdle || !since.Equal(t0) {
+		t.Errorf("after a screen: %v since %v", st, since)
+	}
+	if c.NeedsInput(t0.Add(time.Hour)) {
+		t.Error("simple NeedsInput = true")
 	}
 }

@@ -66,7 +66,7 @@ const (
 )
 
 // Classifiers lists the accepted values of the classifier keys.
-var Classifiers = []string{"simple", "claude"}
+var Classifiers = []string{"simple", "claude", "codex", "aider"}
 
 // EnvVar is one NAME=value pair from an [[env]] table (or an agent's env).
 type EnvVar struct {
