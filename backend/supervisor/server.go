@@ -232,6 +232,16 @@ func (c *conn) serve() {
 			if err := c.write(frame.StatusResp, b); err != nil {
 				return
 			}
+		case frame.Screen:
+			if len(f.Payload) > 1 {
+				c.log.Warn("SCREEN with a bad payload ignored", "len", len(f.Payload))
+				continue
+			}
+			ansi := len(f.Payload) == 1 && f.Payload[0]&frame.ScreenANSI != 0
+			b, _ := sess.ScreenInfo(ansi).MarshalBinary()
+			if err := c.write(frame.ScreenResp, b); err != nil {
+				return
+			}
 		case frame.Resize:
 			cols, rows, err := frame.ParseResize(f.Payload)
 			if err == nil {

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
@@ -115,7 +117,11 @@ type Session struct {
 	exited    bool
 	exitCode  int
 	killTimer *time.Timer
-	killed    bool // a kill was requested
+	killed    bool  // a kill was requested
+	total     int64 // bytes published so far (stream offset of the next chunk)
+
+	scr  *screen      // the terminal emulator's feeder
+	snap *vt.Snapshot // the emulator's latest screen (set by the feeder)
 
 	readerDone chan struct{}
 	done       chan struct{} // closed once the exit is recorded and all output delivered
@@ -182,7 +188,10 @@ func Start(cfg Config) (*Session, error) {
 	if s.cls == nil {
 		s.cls = classify.NewSimple(cfg.IdleThreshold, now)
 	}
+	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
+	s.snap = s.scr.emu.Snapshot()
 	s.log.Info("session started", "pid", cmd.Process.Pid, "argv", cfg.Argv, "dir", cfg.Dir)
+	go s.scr.run()
 	go s.readLoop()
 	go s.waitLoop()
 	return s, nil
@@ -296,6 +305,8 @@ func (s *Session) publish(chunk []byte) {
 	now := time.Now()
 	s.mu.Lock()
 	s.ring.Write(chunk)
+	off := s.total
+	s.total += int64(len(chunk))
 	s.lastOut = now
 	s.cls.Output(now, len(chunk))
 	for sub := range s.subs {
@@ -303,6 +314,7 @@ func (s *Session) publish(chunk []byte) {
 	}
 	ls := s.listeners
 	s.mu.Unlock()
+	s.scr.push(off, chunk)
 	for _, l := range ls {
 		l.fn(chunk)
 	}
@@ -386,7 +398,41 @@ func (s *Session) Resize(cols, rows uint16) error {
 	s.mu.Lock()
 	s.cols, s.rows = cols, rows
 	s.mu.Unlock()
+	s.scr.resize(int(cols), int(rows))
 	return nil
+}
+
+// Screen returns the session's current screen as its terminal emulator
+// shows it (updated as output is processed; never nil).
+func (s *Session) Screen() *vt.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snap
+}
+
+// ScreenInfo is the SCREEN_RESP payload for the session's current screen,
+// as plain text or with SGR colours.
+func (s *Session) ScreenInfo(ansi bool) frame.ScreenInfo {
+	snap := s.Screen()
+	text := snap.Text()
+	if ansi {
+		text = strings.TrimRight(snap.ANSI(), "\n")
+	}
+	return frame.ScreenInfo{
+		Cols: snap.Cols, Rows: snap.Rows,
+		CursorX: snap.Cursor.X, CursorY: snap.Cursor.Y, CursorVisible: snap.Cursor.Visible,
+		AltScreen: snap.Modes.AltScreen, Title: snap.Title,
+		NeedsInput: s.NeedsInput(), Screen: text,
+	}
+}
+
+// NeedsInput reports whether the classifier sees the session waiting for
+// the user (a permission prompt, a question). The wire reports such a
+// session as Idle; the dashboard highlights it.
+func (s *Session) NeedsInput() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cls.NeedsInput(time.Now())
 }
 
 // Size returns the pty's current size.

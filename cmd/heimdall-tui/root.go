@@ -77,7 +77,7 @@ func newRoot(a *app) *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.configPath, "config", "", "config file (TOML; default ~/.config/heimdall/config.toml if present)")
 	pf.StringVar(&a.socketDir, "socket-dir", "", "directory of session sockets (default $XDG_RUNTIME_DIR/heimdall or /tmp/heimdall-$UID)")
-	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newAttachCmd(a), newCleanCmd(a))
+	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newAttachCmd(a), newCleanCmd(a), newScreenCmd(a))
 	return root
 }
 

@@ -177,7 +177,14 @@ type statusJSON struct {
 	StateByte uint8  `json:"state_byte"`
 	StateMS   uint32 `json:"state_ms"`
 	IdleMS    uint32 `json:"idle_ms"`
+	// From the SCREEN extension; absent when the server lacks it.
+	Title      *string `json:"title,omitempty"`
+	NeedsInput *bool   `json:"needs_input,omitempty"`
 }
+
+// screenTimeout bounds the wait for a SCREEN_RESP: a server without the
+// extension ignores the request.
+const screenTimeout = 2 * time.Second
 
 func newStatusCmd(a *app) *cobra.Command {
 	var asJSON bool
@@ -197,17 +204,50 @@ func newStatusCmd(a *app) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("status of %q: %w", id, err)
 			}
+			out := statusJSON{ID: id, PID: st.PID, Alive: st.Alive, State: st.State.String(),
+				StateByte: uint8(st.State), StateMS: st.StateMS, IdleMS: st.IdleMS}
+			c.Conn().SetDeadline(time.Now().Add(screenTimeout))
+			if si, err := c.Screen(false); err == nil {
+				out.Title, out.NeedsInput = &si.Title, &si.NeedsInput
+			}
 			if asJSON {
-				enc := json.NewEncoder(a.stdout)
-				return enc.Encode(statusJSON{ID: id, PID: st.PID, Alive: st.Alive, State: st.State.String(),
-					StateByte: uint8(st.State), StateMS: st.StateMS, IdleMS: st.IdleMS})
+				return json.NewEncoder(a.stdout).Encode(out)
 			}
 			fmt.Fprintf(a.stdout, "id:       %s\npid:      %d\nalive:    %v\nstate:    %s\nstate_ms: %d\nidle_ms:  %d\n",
 				id, st.PID, st.Alive, st.State, st.StateMS, st.IdleMS)
+			if out.Title != nil {
+				fmt.Fprintf(a.stdout, "title:    %s\nneeds_input: %v\n", *out.Title, *out.NeedsInput)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newScreenCmd(a *app) *cobra.Command {
+	var ansi bool
+	cmd := &cobra.Command{
+		Use:   "screen ID",
+		Short: "Print a session's current screen as its terminal emulator shows it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			c, err := a.dialSession(id)
+			if err != nil {
+				return a.noSession(id, err)
+			}
+			defer c.Close()
+			c.Conn().SetDeadline(time.Now().Add(screenTimeout))
+			si, err := c.Screen(ansi)
+			if err != nil {
+				return fmt.Errorf("screen of %q (does its server support SCREEN?): %w", id, err)
+			}
+			fmt.Fprintln(a.stdout, si.Screen)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&ansi, "ansi", false, "keep colours and attributes (SGR sequences)")
 	return cmd
 }
 

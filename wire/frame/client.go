@@ -96,3 +96,26 @@ func (c *Client) Status() (StatusInfo, error) {
 
 // String describes the client for logs.
 func (c *Client) String() string { return fmt.Sprintf("frame.Client(%s)", c.conn.RemoteAddr()) }
+
+// Screen requests the session's screen (SCREEN, an extension of this
+// implementation). A server without the extension never replies: set a
+// deadline on Conn first. Like Status, not for subscribed connections.
+func (c *Client) Screen(ansi bool) (ScreenInfo, error) {
+	var flags []byte
+	if ansi {
+		flags = []byte{ScreenANSI}
+	}
+	if err := c.Send(Screen, flags); err != nil {
+		return ScreenInfo{}, err
+	}
+	for {
+		f, err := c.Next()
+		if err != nil {
+			return ScreenInfo{}, err
+		}
+		if f.Type == ScreenResp {
+			var si ScreenInfo
+			return si, si.UnmarshalBinary(f.Payload)
+		}
+	}
+}

@@ -54,6 +54,19 @@ const (
 	Exit       Type = 0x83 // [code i32 BE]
 )
 
+// Extensions of this implementation (see PROTOCOL.md). A server that does
+// not know them ignores them, as the protocol requires, so clients bound
+// their wait for the reply.
+const (
+	Screen     Type = 0x40 // [flags u8]?: request a ScreenResp; flag 0x01: with SGR colours
+	ScreenResp Type = 0xC0 // JSON ScreenInfo
+)
+
+// ScreenANSI is the Screen request flag asking for colours (SGR sequences).
+const ScreenANSI = 0x01
+
+var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP"}
+
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",
 	Kill: "KILL", Output: "OUTPUT", StatusResp: "STATUS_RESP", Exit: "EXIT",
@@ -65,11 +78,17 @@ func (t Type) String() string {
 	if n, ok := typeNames[t]; ok {
 		return n
 	}
+	if n, ok := extNames[t]; ok {
+		return n
+	}
 	return fmt.Sprintf("Type(0x%02x)", uint8(t))
 }
 
 // Known reports whether t is one of the eight protocol types.
 func (t Type) Known() bool { _, ok := typeNames[t]; return ok }
+
+// Extension reports whether t is one of this implementation's extensions.
+func (t Type) Extension() bool { _, ok := extNames[t]; return ok }
 
 // Frame is one decoded frame.
 type Frame struct {

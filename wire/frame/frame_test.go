@@ -882,3 +882,26 @@ func TestNextShared(t *testing.T) {
 		t.Fatalf("NextShared allocates %.1f times per frame", allocs)
 	}
 }
+
+// The SCREEN extension: names, not counted among the protocol's types, and
+// a JSON payload that round-trips.
+func TestScreenExtension(t *testing.T) {
+	if Screen.String() != "SCREEN" || ScreenResp.String() != "SCREEN_RESP" {
+		t.Fatalf("names %q %q", Screen, ScreenResp)
+	}
+	if Screen.Known() || ScreenResp.Known() || !Screen.Extension() || !ScreenResp.Extension() || Input.Extension() {
+		t.Fatal("extension types must not count as protocol types")
+	}
+	in := ScreenInfo{Cols: 80, Rows: 24, CursorX: 3, CursorY: 4, CursorVisible: true, Title: "✳ t", NeedsInput: true, Screen: "a\nb"}
+	b, err := in.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out ScreenInfo
+	if err := out.UnmarshalBinary(b); err != nil || out != in {
+		t.Fatalf("round trip: %+v %v", out, err)
+	}
+	if err := out.UnmarshalBinary([]byte("{")); err == nil {
+		t.Fatal("bad JSON accepted")
+	}
+}

@@ -2,6 +2,7 @@ package frame
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 )
 
@@ -107,4 +108,31 @@ func ParseExit(b []byte) (int32, error) {
 		return 0, fmt.Errorf("frame: EXIT payload is %d bytes, want 4", len(b))
 	}
 	return int32(binary.BigEndian.Uint32(b)), nil
+}
+
+// ScreenInfo is the SCREEN_RESP payload (JSON): the session's screen as its
+// terminal emulator shows it, and what the classifier makes of it.
+type ScreenInfo struct {
+	Cols          int    `json:"cols"`
+	Rows          int    `json:"rows"`
+	CursorX       int    `json:"cursor_x"`
+	CursorY       int    `json:"cursor_y"`
+	CursorVisible bool   `json:"cursor_visible"`
+	AltScreen     bool   `json:"alt_screen"`
+	Title         string `json:"title"`
+	NeedsInput    bool   `json:"needs_input"`
+	// Screen is the visible rows joined by "\n" (trailing blank rows
+	// dropped), with SGR sequences if the request asked for them.
+	Screen string `json:"screen"`
+}
+
+// MarshalBinary encodes s as the SCREEN_RESP payload.
+func (s ScreenInfo) MarshalBinary() ([]byte, error) { return json.Marshal(s) }
+
+// UnmarshalBinary decodes a SCREEN_RESP payload.
+func (s *ScreenInfo) UnmarshalBinary(b []byte) error {
+	if err := json.Unmarshal(b, s); err != nil {
+		return fmt.Errorf("frame: SCREEN_RESP: %w", err)
+	}
+	return nil
 }

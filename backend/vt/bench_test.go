@@ -1,0 +1,54 @@
+package vt
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// BenchmarkASCIILog measures the fast path: plain log lines ending in
+// CRLF on an 80x24 screen, scrolling into a full scrollback ring.
+func BenchmarkASCIILog(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 64<<10; i++ {
+		fmt.Fprintf(&sb, "2026-11-22T21:29:51.%03dZ INFO  server: handled request id=%d path=/api/v1/items status=200 dur=%dms\r\n", i%1000, i, i%97)
+	}
+	data := []byte(sb.String())
+	e := New(80, 24, Options{})
+	e.Write(data) // warm up: fill scrollback so its storage is reused
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		e.Write(data)
+	}
+}
+
+// BenchmarkColorRedraw measures a full-screen redraw like htop: cursor
+// positioning per row and 256-colour / truecolor SGR per cell.
+func BenchmarkColorRedraw(b *testing.B) {
+	const cols, rows = 120, 40
+	var sb strings.Builder
+	sb.WriteString("\x1b[H")
+	for y := 0; y < rows; y++ {
+		fmt.Fprintf(&sb, "\x1b[%d;1H", y+1)
+		for x := 0; x < cols; x++ {
+			if x%2 == 0 {
+				fmt.Fprintf(&sb, "\x1b[38;5;%d;48;2;%d;%d;%dm", (x+y)%256, x%8*32, y%8*32, 40)
+			} else {
+				fmt.Fprintf(&sb, "\x1b[1;38;2;%d;%d;%dm", y%4*64, x%4*64, 200)
+			}
+			sb.WriteByte(byte('a' + (x+y)%26))
+		}
+		sb.WriteString("\x1b[0m")
+	}
+	data := []byte(sb.String())
+	e := New(cols, rows, Options{})
+	e.Write(data)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		e.Write(data)
+	}
+}

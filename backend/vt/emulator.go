@@ -1,0 +1,233 @@
+package vt
+
+import (
+	"image/color"
+	"sync"
+	"sync/atomic"
+
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/parser"
+)
+
+// defaultScrollback is the scrollback bound used when
+// Options.ScrollbackLines is zero.
+const defaultScrollback = 1000
+
+// Emulator is a virtual terminal. Write must be called from a single
+// goroutine; Snapshot, Seq and Scrollback may be called from any goroutine.
+//
+// All mutable state below mu is guarded by mu. Write holds mu for a whole
+// call so a Snapshot never observes half of a Write.
+type Emulator struct {
+	mu  sync.Mutex
+	seq atomic.Uint64
+	// dirty records that the current Write changed visible state; Write
+	// turns it into one seq increment at the end.
+	dirty bool
+
+	parser  *ansi.Parser
+	osc     oscState // an OSC string being collected (see osc.go)
+	reply   func([]byte)
+	replies [][]byte // queued replies, delivered after mu is released
+
+	cols, rows int
+	main, alt  *screen
+	scr        *screen // the active screen: main or alt
+
+	x, y int
+	// wrapNext is DECAWM's pending-wrap flag: the last column was just
+	// written and the next printable character wraps first.
+	wrapNext bool
+	style    uv.Style
+	link     uv.Link
+
+	top, bottom int // scroll region, inclusive, 0-based
+	tabs        []bool
+	modes       Modes
+	cursorShown bool
+	title       string
+
+	charsets [4]byte // G0..G3 designations: 'B' ASCII, '0' DEC special graphics
+	gl       int     // which of G0/G1 is invoked into GL (SI/SO)
+
+	// lastContent/lastWidth is the last graphic character printed, for REP.
+	lastContent string
+	lastWidth   int
+
+	sb      scrollback
+	scratch [][]uv.Cell // reused by scroll operations
+	rgb     [256]rgbEntry
+}
+
+type rgbEntry struct {
+	key uint32
+	c   color.Color
+}
+
+// New returns an emulator with a cols x rows screen (each at least 1).
+func New(cols, rows int, opts Options) *Emulator {
+	cols, rows = max(cols, 1), max(rows, 1)
+	e := &Emulator{reply: opts.Reply}
+	switch {
+	case opts.ScrollbackLines == 0:
+		e.sb.max = defaultScrollback
+	case opts.ScrollbackLines > 0:
+		e.sb.max = opts.ScrollbackLines
+	}
+	e.parser = ansi.NewParser()
+	e.parser.SetHandler(ansi.Handler{
+		Print:     e.print,
+		Execute:   e.execute,
+		HandleCsi: e.handleCSI,
+		HandleEsc: e.handleESC,
+		HandleOsc: e.handleOSC,
+		HandleDcs: e.handleDCS,
+	})
+	e.cols, e.rows = cols, rows
+	e.reset()
+	return e
+}
+
+// reset puts the terminal in its power-on state (RIS). Scrollback is kept,
+// like xterm.
+func (e *Emulator) reset() {
+	e.main = newScreen(e.cols, e.rows)
+	e.alt = newScreen(e.cols, e.rows)
+	e.scr = e.main
+	e.x, e.y, e.wrapNext = 0, 0, false
+	e.style, e.link = uv.Style{}, uv.Link{}
+	e.top, e.bottom = 0, e.rows-1
+	e.tabs = make([]bool, e.cols)
+	for i := 8; i < e.cols; i += 8 {
+		e.tabs[i] = true
+	}
+	e.modes = Modes{Autowrap: true}
+	e.cursorShown = true
+	e.title = ""
+	e.charsets = [4]byte{'B', 'B', 'B', 'B'}
+	e.gl = 0
+	e.lastContent, e.lastWidth = "", 0
+	e.dirty = true
+}
+
+// Write feeds pty output to the emulator. It always consumes all of p;
+// sequences split across calls are resumed on the next call.
+func (e *Emulator) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	for i := 0; i < len(p); {
+		b := p[i]
+		if e.osc.on {
+			if e.oscByte(b) {
+				i++
+			}
+			continue
+		}
+		// Fast path: in the ground state, runs of printable ASCII and
+		// CR/LF bypass the generic per-byte parser.
+		if e.parser.State() == parser.GroundState {
+			switch {
+			case b >= 0x20 && b < 0x7f && e.charsets[e.gl] == 'B':
+				j := i + 1
+				for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+					j++
+				}
+				e.printASCII(p[i:j])
+				i = j
+				continue
+			case b == '\n':
+				e.index()
+				i++
+				continue
+			case b == '\r':
+				e.carriageReturn()
+				i++
+				continue
+			}
+		}
+		e.parser.Advance(b)
+		if e.parser.State() == parser.OscStringState {
+			e.beginOSC()
+		}
+		i++
+	}
+	if e.dirty {
+		e.dirty = false
+		e.seq.Add(1)
+	}
+	replies := e.replies
+	e.replies = nil
+	e.mu.Unlock()
+	if e.reply != nil {
+		for _, r := range replies {
+			e.reply(r)
+		}
+	}
+	return len(p), nil
+}
+
+// queueReply schedules a query answer for delivery once Write releases mu,
+// so a Reply callback may safely call Snapshot.
+func (e *Emulator) queueReply(b []byte) {
+	if e.reply != nil {
+		e.replies = append(e.replies, b)
+	}
+}
+
+// Seq returns the damage counter: it increases whenever cells, cursor,
+// title or modes change.
+func (e *Emulator) Seq() uint64 { return e.seq.Load() }
+
+// Scrollback returns the plain-text lines that scrolled off the top of the
+// main screen, oldest first.
+func (e *Emulator) Scrollback() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sb.strings()
+}
+
+// Resize changes the screen size (each dimension at least 1). Content is
+// not reflowed: rows and columns are truncated or extended. When the main
+// screen loses rows below the cursor's row, top rows go to scrollback so
+// the cursor's line stays visible.
+func (e *Emulator) Resize(cols, rows int) {
+	cols, rows = max(cols, 1), max(rows, 1)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if cols == e.cols && rows == e.rows {
+		return
+	}
+	drop := 0
+	if e.y >= rows {
+		drop = e.y - rows + 1
+	}
+	for _, s := range []*screen{e.main, e.alt} {
+		d := 0
+		if s == e.scr {
+			d = drop
+		}
+		if s == e.main {
+			for i := 0; i < d; i++ {
+				e.sb.push(s.lines[i])
+			}
+		}
+		s.resize(cols, rows, d)
+		s.saved.x = min(s.saved.x, cols-1)
+		s.saved.y = min(s.saved.y, rows-1)
+	}
+	e.y -= drop
+	old := e.tabs
+	e.tabs = make([]bool, cols)
+	copy(e.tabs, old)
+	for i := (len(old) + 7) / 8 * 8; i < cols; i += 8 {
+		if i > 0 {
+			e.tabs[i] = true
+		}
+	}
+	e.cols, e.rows = cols, rows
+	e.top, e.bottom = 0, rows-1
+	e.x = min(e.x, cols-1)
+	e.y = min(max(e.y, 0), rows-1)
+	e.wrapNext = false
+	e.seq.Add(1)
+}

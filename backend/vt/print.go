@@ -1,0 +1,167 @@
+package vt
+
+import (
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/mattn/go-runewidth"
+)
+
+// widthCond measures runes with East Asian ambiguous characters as narrow,
+// independent of the process locale, so every emulator agrees.
+var widthCond = &runewidth.Condition{EastAsianWidth: false}
+
+// asciiStr holds one-byte strings so printing ASCII never allocates.
+var asciiStr [128]string
+
+// decGraphics maps 0x5f..0x7e to the DEC special graphics (line drawing)
+// set selected by ESC ( 0.
+var decGraphics [32]string
+
+func init() {
+	for i := range asciiStr {
+		asciiStr[i] = string(rune(i))
+	}
+	const dec = "\u00a0◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·"
+	i := 0
+	for _, r := range dec {
+		decGraphics[i] = string(r)
+		i++
+	}
+}
+
+// printASCII writes a run of printable ASCII bytes (charset ASCII) straight
+// into the cells: the hot path for log output.
+func (e *Emulator) printASCII(run []byte) {
+	e.dirty = true
+	for k := 0; k < len(run); {
+		if e.wrapNext {
+			e.wrapNext = false
+			if e.modes.Autowrap {
+				e.carriageReturn()
+				e.index()
+			}
+		}
+		if e.modes.Insert {
+			e.putGlyph(asciiStr[run[k]], 1)
+			k++
+			continue
+		}
+		line := e.scr.lines[e.y]
+		x := e.x
+		n := min(len(run)-k, e.cols-x)
+		if x > 0 && line[x].Width == 0 {
+			line[x-1] = e.blank()
+		}
+		if end := x + n; end < e.cols && line[end].Width == 0 {
+			line[end] = e.blank()
+		}
+		st, lk := e.style, e.link
+		seg := line[x : x+n]
+		src := run[k : k+n]
+		for t, ch := range src {
+			c := &seg[t]
+			c.Content = asciiStr[ch&0x7f]
+			c.Width = 1
+			c.Style = st
+			c.Link = lk
+		}
+		k += n
+		e.x = x + n
+		if e.x >= e.cols {
+			e.x = e.cols - 1
+			e.wrapNext = e.modes.Autowrap
+		}
+		e.lastContent, e.lastWidth = asciiStr[run[k-1]], 1
+	}
+}
+
+// print handles a printable rune from the parser (non-ASCII, or ASCII
+// outside the fast path).
+func (e *Emulator) print(r rune) {
+	e.dirty = true
+	if r >= 0x5f && r <= 0x7e && e.charsets[e.gl] == '0' {
+		e.putGlyph(decGraphics[r-0x5f], 1)
+		return
+	}
+	if r < 0x80 {
+		e.putGlyph(asciiStr[r], 1)
+		return
+	}
+	w := widthCond.RuneWidth(r)
+	if w == 0 {
+		e.combine(r)
+		return
+	}
+	e.putGlyph(string(r), min(w, 2))
+}
+
+// combine appends a zero-width rune (combining mark, ZWJ, variation
+// selector) to the character before the cursor.
+func (e *Emulator) combine(r rune) {
+	x := e.x - 1
+	if e.wrapNext {
+		x = e.x
+	}
+	line := e.scr.lines[e.y]
+	if x >= 0 && line[x].Width == 0 && x > 0 {
+		x--
+	}
+	if x < 0 || line[x].Width == 0 {
+		return
+	}
+	line[x].Content += string(r)
+}
+
+// putGlyph writes one character of width w (1 or 2) at the cursor with
+// pending-wrap, insert mode and wide-character bookkeeping.
+func (e *Emulator) putGlyph(content string, w int) {
+	if w > e.cols {
+		return // a wide char cannot fit a 1-column screen
+	}
+	if e.wrapNext {
+		e.wrapNext = false
+		if e.modes.Autowrap {
+			e.carriageReturn()
+			e.index()
+		}
+	}
+	if e.x+w > e.cols {
+		// A wide character does not fit in the last column.
+		if e.modes.Autowrap {
+			fill(e.scr.lines[e.y], e.x, e.cols, e.blank())
+			e.carriageReturn()
+			e.index()
+		} else {
+			e.x = e.cols - w
+		}
+	}
+	line := e.scr.lines[e.y]
+	if e.modes.Insert {
+		copy(line[e.x+w:], line[e.x:])
+	}
+	fill(line, e.x, e.x+w, e.blank())
+	line[e.x] = uv.Cell{Content: content, Width: w, Style: e.style, Link: e.link}
+	if w == 2 {
+		line[e.x+1] = uv.Cell{Width: 0, Style: e.style, Link: e.link}
+	}
+	if e.modes.Insert {
+		normalize(line)
+	}
+	e.x += w
+	if e.x >= e.cols {
+		e.x = e.cols - 1
+		e.wrapNext = e.modes.Autowrap
+	}
+	e.lastContent, e.lastWidth = content, w
+}
+
+// repeat implements REP: the last graphic character n more times.
+func (e *Emulator) repeat(n int) {
+	if e.lastWidth == 0 {
+		return
+	}
+	e.dirty = true
+	n = min(n, e.cols*e.rows)
+	for range n {
+		e.putGlyph(e.lastContent, e.lastWidth)
+	}
+}

@@ -1,0 +1,234 @@
+package vt
+
+import (
+	uv "github.com/charmbracelet/ultraviolet"
+)
+
+// screen is one of the two buffers (main, alternate). Every line is exactly
+// cols cells long; scroll operations rotate line slices instead of
+// allocating, so steady-state output reuses the same cell storage.
+type screen struct {
+	lines [][]uv.Cell
+	saved savedCursor // DECSC state, kept per screen like xterm
+}
+
+// savedCursor is what DECSC / CSI s save and DECRC / CSI u restore.
+type savedCursor struct {
+	x, y     int
+	wrapNext bool
+	style    uv.Style
+	origin   bool
+	charsets [4]byte
+	gl       int
+	valid    bool
+}
+
+func newScreen(cols, rows int) *screen {
+	s := &screen{lines: make([][]uv.Cell, rows)}
+	backing := make([]uv.Cell, cols*rows)
+	for i := range backing {
+		backing[i] = uv.EmptyCell
+	}
+	for y := range s.lines {
+		s.lines[y] = backing[y*cols : (y+1)*cols : (y+1)*cols]
+	}
+	return s
+}
+
+// resize truncates or extends the screen to cols x rows after dropping the
+// first drop lines (which the caller has already saved if needed).
+func (s *screen) resize(cols, rows, drop int) {
+	lines := make([][]uv.Cell, 0, rows)
+	lines = append(lines, s.lines[min(drop, len(s.lines)):]...)
+	if len(lines) > rows {
+		lines = lines[:rows]
+	}
+	for len(lines) < rows {
+		lines = append(lines, nil)
+	}
+	for y, l := range lines {
+		switch {
+		case len(l) > cols:
+			l = l[:cols]
+			if l[cols-1].Width > 1 {
+				l[cols-1] = uv.EmptyCell
+			}
+		case len(l) < cols:
+			n := make([]uv.Cell, cols)
+			copy(n, l)
+			for x := len(l); x < cols; x++ {
+				n[x] = uv.EmptyCell
+			}
+			l = n
+		}
+		lines[y] = l
+	}
+	s.lines = lines
+}
+
+// blank returns the cell erase operations fill with: a space carrying only
+// the current background colour (xterm's background colour erase).
+func (e *Emulator) blank() uv.Cell {
+	if e.style.Bg == nil {
+		return uv.EmptyCell
+	}
+	return uv.Cell{Content: " ", Width: 1, Style: uv.Style{Bg: e.style.Bg}}
+}
+
+// fill sets line[from:to] to c, first blanking the halves of wide
+// characters cut by either boundary.
+func fill(line []uv.Cell, from, to int, c uv.Cell) {
+	from, to = max(from, 0), min(to, len(line))
+	if from >= to {
+		return
+	}
+	if from > 0 && line[from].Width == 0 {
+		line[from-1] = c
+	}
+	if to < len(line) && line[to].Width == 0 {
+		line[to] = c
+	}
+	if c == uv.EmptyCell && to-from <= len(blankRow) {
+		// One bulk copy beats a per-cell loop of write-barriered stores.
+		copy(line[from:to], blankRow[:to-from])
+		return
+	}
+	for i := from; i < to; i++ {
+		line[i] = c
+	}
+}
+
+// blankRow is a row of empty cells used as a copy source by fill.
+var blankRow = func() []uv.Cell {
+	r := make([]uv.Cell, 512)
+	for i := range r {
+		r[i] = uv.EmptyCell
+	}
+	return r
+}()
+
+// normalize blanks orphaned wide-character halves after cells were shifted
+// (ICH, DCH, insert mode).
+func normalize(line []uv.Cell) {
+	for i := range line {
+		switch line[i].Width {
+		case 0:
+			if i == 0 || line[i-1].Width != 2 {
+				line[i] = uv.EmptyCell
+			}
+		case 2:
+			if i+1 >= len(line) || line[i+1].Width != 0 {
+				line[i] = uv.EmptyCell
+			}
+		}
+	}
+}
+
+// scrollUp moves lines top..bottom up by n, filling the bottom with blank
+// lines. Lines leaving the top of a full-screen region of the main screen
+// go to scrollback.
+func (e *Emulator) scrollUp(top, bottom, n int) {
+	n = min(n, bottom-top+1)
+	if n <= 0 {
+		return
+	}
+	e.dirty = true
+	lines := e.scr.lines
+	if e.scr == e.main && top == 0 && bottom == e.rows-1 {
+		for i := 0; i < n; i++ {
+			e.sb.push(lines[i])
+		}
+	}
+	e.scratch = append(e.scratch[:0], lines[top:top+n]...)
+	copy(lines[top:], lines[top+n:bottom+1])
+	copy(lines[bottom+1-n:], e.scratch)
+	b := e.blank()
+	for y := bottom + 1 - n; y <= bottom; y++ {
+		fill(lines[y], 0, e.cols, b)
+	}
+}
+
+// scrollDown moves lines top..bottom down by n, filling the top with blank
+// lines. Nothing goes to scrollback.
+func (e *Emulator) scrollDown(top, bottom, n int) {
+	n = min(n, bottom-top+1)
+	if n <= 0 {
+		return
+	}
+	e.dirty = true
+	lines := e.scr.lines
+	e.scratch = append(e.scratch[:0], lines[bottom+1-n:bottom+1]...)
+	copy(lines[top+n:], lines[top:bottom+1-n])
+	copy(lines[top:], e.scratch)
+	b := e.blank()
+	for y := top; y < top+n; y++ {
+		fill(lines[y], 0, e.cols, b)
+	}
+}
+
+// eraseDisplay implements ED.
+func (e *Emulator) eraseDisplay(mode int) {
+	e.dirty = true
+	b := e.blank()
+	lines := e.scr.lines
+	switch mode {
+	case 0:
+		fill(lines[e.y], e.x, e.cols, b)
+		for y := e.y + 1; y < e.rows; y++ {
+			fill(lines[y], 0, e.cols, b)
+		}
+	case 1:
+		for y := 0; y < e.y; y++ {
+			fill(lines[y], 0, e.cols, b)
+		}
+		fill(lines[e.y], 0, e.x+1, b)
+	case 2:
+		for y := range lines {
+			fill(lines[y], 0, e.cols, b)
+		}
+	case 3:
+		e.sb.clear()
+	}
+}
+
+// eraseLine implements EL.
+func (e *Emulator) eraseLine(mode int) {
+	e.dirty = true
+	line := e.scr.lines[e.y]
+	switch mode {
+	case 0:
+		fill(line, e.x, e.cols, e.blank())
+	case 1:
+		fill(line, 0, e.x+1, e.blank())
+	case 2:
+		fill(line, 0, e.cols, e.blank())
+	}
+}
+
+// insertChars implements ICH: n blanks at the cursor, shifting the rest of
+// the line right; cells pushed past the margin are lost.
+func (e *Emulator) insertChars(n int) {
+	e.dirty = true
+	line := e.scr.lines[e.y]
+	n = min(n, e.cols-e.x)
+	copy(line[e.x+n:], line[e.x:])
+	b := e.blank()
+	for i := e.x; i < e.x+n; i++ {
+		line[i] = b
+	}
+	normalize(line)
+}
+
+// deleteChars implements DCH: removes n cells at the cursor, shifting the
+// rest left and filling the end with blanks.
+func (e *Emulator) deleteChars(n int) {
+	e.dirty = true
+	line := e.scr.lines[e.y]
+	n = min(n, e.cols-e.x)
+	copy(line[e.x:], line[e.x+n:])
+	b := e.blank()
+	for i := e.cols - n; i < e.cols; i++ {
+		line[i] = b
+	}
+	normalize(line)
+}

@@ -1,0 +1,96 @@
+package vt
+
+import (
+	"strings"
+
+	uv "github.com/charmbracelet/ultraviolet"
+)
+
+// Snapshot returns a deep copy of the visible screen. It is safe to call
+// concurrently with Write.
+func (e *Emulator) Snapshot() *Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := &Snapshot{
+		Cols:   e.cols,
+		Rows:   e.rows,
+		Cells:  make([][]uv.Cell, e.rows),
+		Cursor: Cursor{X: e.x, Y: e.y, Visible: e.cursorShown},
+		Title:  e.title,
+		Modes:  e.modes,
+		Seq:    e.seq.Load(),
+	}
+	backing := make([]uv.Cell, e.cols*e.rows)
+	for y, l := range e.scr.lines {
+		row := backing[y*e.cols : (y+1)*e.cols : (y+1)*e.cols]
+		copy(row, l)
+		s.Cells[y] = row
+	}
+	return s
+}
+
+// Lines returns each row's text with trailing spaces trimmed; a wide
+// character appears once.
+func (s *Snapshot) Lines() []string {
+	out := make([]string, len(s.Cells))
+	var buf []byte
+	for y, row := range s.Cells {
+		buf = appendRowText(buf[:0], row)
+		out[y] = string(buf)
+	}
+	return out
+}
+
+// Text returns Lines joined with newlines, trailing empty lines dropped.
+func (s *Snapshot) Text() string {
+	lines := s.Lines()
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ANSI returns the rows with SGR sequences, like `tmux capture-pane -p -e`:
+// each style change resets and sets the full new style, each row ends in
+// the default style, trailing unstyled blanks are trimmed.
+func (s *Snapshot) ANSI() string {
+	var b strings.Builder
+	for y, row := range s.Cells {
+		if y > 0 {
+			b.WriteByte('\n')
+		}
+		last := len(row) - 1
+		for last >= 0 && isPlainBlank(&row[last]) {
+			last--
+		}
+		var prev uv.Style
+		for x := 0; x <= last; x++ {
+			c := &row[x]
+			if c.Width == 0 {
+				continue
+			}
+			if !c.Style.Equal(&prev) {
+				if !prev.IsZero() {
+					b.WriteString("\x1b[0m")
+				}
+				if !c.Style.IsZero() {
+					b.WriteString(c.Style.String())
+				}
+				prev = c.Style
+			}
+			if c.Content == "" {
+				b.WriteByte(' ')
+			} else {
+				b.WriteString(c.Content)
+			}
+		}
+		if !prev.IsZero() {
+			b.WriteString("\x1b[0m")
+		}
+	}
+	return b.String()
+}
+
+func isPlainBlank(c *uv.Cell) bool {
+	return c.Width == 1 && c.Content == " " && c.Style.IsZero()
+}

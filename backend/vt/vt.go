@@ -1,0 +1,65 @@
+// Package vt is heimdall-tui's terminal emulator: it turns a session's pty
+// output into the screen a terminal would show, built on the
+// github.com/charmbracelet/x/ansi parser and github.com/charmbracelet/ultraviolet
+// cells.
+//
+// An Emulator is fed by one goroutine (Write) and read by any number of
+// others through Snapshot and Seq. It answers the queries programs send at
+// start-up (DA1, DA2, DSR/CPR, DECRQM, XTVERSION, OSC 10/11) through
+// Options.Reply, so they never hang waiting when no terminal is attached.
+package vt
+
+import (
+	uv "github.com/charmbracelet/ultraviolet"
+)
+
+// Options configure an Emulator. Zero values take the defaults.
+type Options struct {
+	// ScrollbackLines bounds the lines kept after they scroll off the top
+	// of the main screen (default 1000; negative: none).
+	ScrollbackLines int
+	// Reply receives the answers to queries (DA1, DSR, ...), to be written
+	// to the pty. It is called on the Write goroutine and must not block
+	// for long; nil drops the answers.
+	Reply func(p []byte)
+}
+
+// Modes are the terminal modes programs set that a client attaching later,
+// or the dashboard, needs to know.
+type Modes struct {
+	BracketedPaste bool // ?2004
+	CursorKeys     bool // DECCKM ?1 (application cursor keys)
+	MouseX10       bool // ?9
+	MouseNormal    bool // ?1000
+	MouseButton    bool // ?1002
+	MouseAny       bool // ?1003
+	MouseSGR       bool // ?1006
+	Focus          bool // ?1004
+	SyncOutput     bool // ?2026
+	AltScreen      bool // ?1047 / ?1049 in effect
+	Origin         bool // DECOM ?6
+	Autowrap       bool // DECAWM ?7 (on by default)
+	Insert         bool // IRM (SM 4)
+}
+
+// Cursor is the cursor's position (0-based, X column, Y row) and visibility.
+type Cursor struct {
+	X, Y    int
+	Visible bool
+}
+
+// Snapshot is a consistent copy of the visible screen, safe to keep and read
+// on any goroutine.
+type Snapshot struct {
+	Cols, Rows int
+	// Cells is Rows rows of Cols cells. A wide character occupies its cell
+	// (Width 2) and the next one, which has Width 0 and empty Content. An
+	// empty cell has Content " " and Width 1 (uv.EmptyCell).
+	Cells  [][]uv.Cell
+	Cursor Cursor
+	Title  string // OSC 0/2
+	Modes  Modes
+	// Seq is the emulator's damage sequence number when the snapshot was
+	// taken: equal Seqs mean identical screens.
+	Seq uint64
+}
