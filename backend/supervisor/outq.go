@@ -11,8 +11,10 @@ import (
 )
 
 // DefaultQueueBytes bounds the output a socket subscriber may have pending
-// before further chunks are dropped for it.
-const DefaultQueueBytes = 4 << 20
+// before further chunks are dropped for it. Memory is only used while a
+// client is behind; 16 MiB rides out a full-speed burst on a 2-core machine
+// where the client competes for CPU with the child and the emulator.
+const DefaultQueueBytes = 16 << 20
 
 // outq is a subscribed connection's outbound stream. Exactly one party owns
 // the socket for writing at a time (busy):
