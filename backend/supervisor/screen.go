@@ -11,7 +11,8 @@ import (
 // screenBacklog bounds the output waiting for the emulator. Past it the
 // emulator is reset and fed the scrollback ring instead (counted and
 // logged): bytes are never dropped silently, and the pty reader never waits.
-const screenBacklog = 16 << 20
+// A variable so tests can force the rebuild path.
+var screenBacklog = 16 << 20
 
 // screen keeps a session's terminal emulator up to date on its own
 // goroutine. The pty reader only appends chunks (with their offset in the
@@ -136,6 +137,8 @@ func (sc *screen) rebuild(skipTo *int64) {
 	n := sc.resets
 	sc.mu.Unlock()
 	s.log.Warn("screen fell behind; rebuilt from scrollback", "resets", n)
+	// Modes and title set before the ring's window are lost: the rebuilt
+	// screen is what those bytes draw on a fresh terminal.
 	sc.emu = vt.New(cols, rows, vt.Options{Reply: sc.reply})
 	sc.emu.Write(tail)
 	*skipTo = end
@@ -154,4 +157,11 @@ func (sc *screen) observe(seq *uint64) {
 	sc.s.snap = snap
 	sc.s.cls.Screen(now, in)
 	sc.s.mu.Unlock()
+}
+
+// Resets returns how many times the emulator fell behind and was rebuilt.
+func (sc *screen) Resets() uint64 {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.resets
 }
