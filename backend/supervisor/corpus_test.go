@@ -1,0 +1,147 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// The classifier corpus (backend/classify/testdata/<profile>/*.txt) replayed
+// as pty recordings: a fake agent draws each case's screens into a real pty
+// (clear, rows, OSC 0 title; 100 ms apart), the session's emulator turns the
+// bytes into screens and the profile's classifier reads them. This checks
+// the whole path the dashboard relies on, not only the rules.
+
+type ptyCase struct {
+	profile, name, expect string
+	frames                []ptyFrame
+}
+
+type ptyFrame struct {
+	title string
+	rows  []string
+}
+
+func loadPtyCorpus(t *testing.T) []ptyCase {
+	t.Helper()
+	files, err := filepath.Glob("../classify/testdata/*/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	var cs []ptyCase
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := ptyCase{profile: filepath.Base(filepath.Dir(f)), name: strings.TrimSuffix(filepath.Base(f), ".txt")}
+		for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			switch {
+			case len(c.frames) == 0 && strings.HasPrefix(line, "# expect: "):
+				c.expect = strings.TrimPrefix(line, "# expect: ")
+			case len(c.frames) == 0 && strings.HasPrefix(line, "#"):
+			case strings.HasPrefix(line, "=== title:"):
+				c.frames = append(c.frames, ptyFrame{title: strings.TrimSpace(strings.TrimPrefix(line, "=== title:"))})
+			case len(c.frames) > 0:
+				fr := &c.frames[len(c.frames)-1]
+				fr.rows = append(fr.rows, strings.TrimRight(line, " "))
+			}
+		}
+		if c.expect == "" || len(c.frames) == 0 {
+			t.Fatalf("%s: no expect header or no screen", f)
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// script is the fake agent: it draws the frames, then sleeps.
+func (c ptyCase) script() string {
+	var sb strings.Builder
+	for i, fr := range c.frames {
+		if i > 0 {
+			sb.WriteString("sleep 0.1\n")
+		}
+		out := "\x1b]0;" + fr.title + "\x07\x1b[H\x1b[2J" + strings.Join(fr.rows, "\r\n")
+		fmt.Fprintf(&sb, "printf '%%s' '%s'\n", strings.ReplaceAll(out, "'", `'\''`))
+	}
+	sb.WriteString("exec sleep 30\n")
+	return sb.String()
+}
+
+func TestPtyCorpus(t *testing.T) {
+	cases := loadPtyCorpus(t)
+	type key struct{ profile, state string }
+	total, right := map[key]int{}, map[key]int{}
+	for _, c := range cases {
+		t.Run(c.profile+"/"+c.name, func(t *testing.T) {
+			t.Parallel()
+			cls, err := classify.New(c.profile, 0, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := startSession(t, Config{
+				Argv: []string{"sh", "-c", c.script()},
+				Cols: 100, Rows: 30, Classifier: cls,
+			})
+			last := c.frames[len(c.frames)-1]
+			want := strings.TrimRight(strings.Join(last.rows, "\n"), "\n")
+			waitFor(t, "the last frame on screen", 10*time.Second, func() bool {
+				sn := s.Screen()
+				return sn.Title == last.title && sn.Text() == want
+			})
+			// The classifier saw the last screen no later than now: ask for
+			// the state once the debounce has settled, at a fixed offset from
+			// here, so a slow machine cannot age a Streaming verdict.
+			at := time.Now().Add(350 * time.Millisecond)
+			s.mu.Lock()
+			st, _ := s.cls.State(at)
+			needs := s.cls.NeedsInput(at)
+			s.mu.Unlock()
+			got := st.String()
+			if needs {
+				if st != frame.StateIdle {
+					t.Errorf("NeedsInput with wire state %v, want Idle", st)
+				}
+				got = "NeedsInput"
+			}
+			if got != c.expect {
+				t.Errorf("state %s, want %s; screen:\n%s", got, c.expect, s.Screen().Text())
+			}
+			t.Cleanup(func() {
+				mu.Lock()
+				defer mu.Unlock()
+				total[key{c.profile, c.expect}]++
+				if got == c.expect {
+					right[key{c.profile, c.expect}]++
+				}
+			})
+		})
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		keys := make([]key, 0, len(total))
+		for k := range total {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			return keys[i].profile+keys[i].state < keys[j].profile+keys[j].state
+		})
+		var tab strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&tab, "%-7s %-10s %2d/%2d\n", k.profile, k.state, right[k], total[k])
+		}
+		t.Logf("accuracy over pty recordings:\n%s", tab.String())
+	})
+}
+
+var mu sync.Mutex
