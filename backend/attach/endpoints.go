@@ -22,9 +22,15 @@ func Dial(path string) (*Socket, error) {
 	return NewSocket(c)
 }
 
-// NewSocket subscribes on c and returns it as an Endpoint.
+// NewSocket subscribes on c, says it is an interactive terminal (the ATTACH
+// extension: the session's emulator then leaves queries to this terminal;
+// servers without it ignore the frame) and returns it as an Endpoint.
 func NewSocket(c *frame.Client) (*Socket, error) {
 	if err := c.Subscribe(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.Send(frame.Attach, nil); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -58,6 +64,7 @@ type Local struct {
 	s      *supervisor.Session
 	sub    *supervisor.Subscription
 	replay []byte
+	detach func()
 	once   sync.Once
 	closed chan struct{}
 }
@@ -65,7 +72,7 @@ type Local struct {
 // NewLocal subscribes to s; the scrollback is delivered first.
 func NewLocal(s *supervisor.Session) *Local {
 	replay, sub := s.Subscribe(0)
-	return &Local{s: s, sub: sub, replay: replay, closed: make(chan struct{})}
+	return &Local{s: s, sub: sub, replay: replay, detach: s.TerminalAttached(), closed: make(chan struct{})}
 }
 
 func (l *Local) Input(p []byte) error {
@@ -79,6 +86,7 @@ func (l *Local) Close() error {
 	l.once.Do(func() {
 		close(l.closed)
 		l.sub.Close()
+		l.detach()
 	})
 	return nil
 }

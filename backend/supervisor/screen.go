@@ -42,8 +42,12 @@ func newScreen(s *Session, cols, rows int) *screen {
 	return sc
 }
 
-// reply writes the emulator's answers to queries (DA1, CPR, ...) to the pty.
+// reply writes the emulator's answers to queries (DA1, CPR, ...) to the
+// pty, unless an interactive terminal is attached and answers them itself.
 func (sc *screen) reply(p []byte) {
+	if sc.s.terminals.Load() > 0 {
+		return
+	}
 	sc.s.Write(append([]byte(nil), p...))
 }
 

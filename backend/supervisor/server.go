@@ -163,11 +163,12 @@ func (c *conn) serve() {
 	srv, sess := c.srv, c.srv.Session
 	c.log = srv.logger().With("conn", connID())
 	var writer sync.WaitGroup
-	unlisten := func() {}
+	unlisten, detach := func() {}, func() {}
 	defer func() {
 		close(c.done)
 		c.nc.Close()
 		unlisten()
+		detach()
 		writer.Wait()
 		srv.mu.Lock()
 		delete(srv.conns, c)
@@ -232,6 +233,14 @@ func (c *conn) serve() {
 			if err := c.write(frame.StatusResp, b); err != nil {
 				return
 			}
+		case frame.Attach:
+			if len(f.Payload) != 0 {
+				c.log.Warn("ATTACH with a payload ignored", "len", len(f.Payload))
+				continue
+			}
+			detach() // a repeated ATTACH counts once
+			detach = sess.TerminalAttached()
+			c.log.Info("interactive terminal attached")
 		case frame.Screen:
 			if len(f.Payload) > 1 {
 				c.log.Warn("SCREEN with a bad payload ignored", "len", len(f.Payload))

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -119,6 +120,8 @@ type Session struct {
 	killTimer *time.Timer
 	killed    bool  // a kill was requested
 	total     int64 // bytes published so far (stream offset of the next chunk)
+
+	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
 
 	scr  *screen      // the terminal emulator's feeder
 	snap *vt.Snapshot // the emulator's latest screen (set by the feeder)
@@ -400,6 +403,16 @@ func (s *Session) Resize(cols, rows uint16) error {
 	s.mu.Unlock()
 	s.scr.resize(int(cols), int(rows))
 	return nil
+}
+
+// TerminalAttached records that an interactive terminal is attached (a
+// user's attach, in-process or over the socket) until release is called.
+// While one is, the emulator leaves queries (DA1, CPR, ...) to it: answering
+// too would type a second reply into the program.
+func (s *Session) TerminalAttached() (release func()) {
+	s.terminals.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { s.terminals.Add(-1) }) }
 }
 
 // Screen returns the session's current screen as its terminal emulator

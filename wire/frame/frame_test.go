@@ -886,8 +886,8 @@ func TestNextShared(t *testing.T) {
 // The SCREEN extension: names, not counted among the protocol's types, and
 // a JSON payload that round-trips.
 func TestScreenExtension(t *testing.T) {
-	if Screen.String() != "SCREEN" || ScreenResp.String() != "SCREEN_RESP" {
-		t.Fatalf("names %q %q", Screen, ScreenResp)
+	if Screen.String() != "SCREEN" || ScreenResp.String() != "SCREEN_RESP" || Attach.String() != "ATTACH" {
+		t.Fatalf("names %q %q %q", Screen, ScreenResp, Attach)
 	}
 	if Screen.Known() || ScreenResp.Known() || !Screen.Extension() || !ScreenResp.Extension() || Input.Extension() {
 		t.Fatal("extension types must not count as protocol types")
