@@ -336,10 +336,6 @@ var oracleKnownDiffs = map[string][]knownDiff{
 		"tmux capture-pane does not report cells erased with a background colour (EL after SGR 44): " +
 			"tmux does BCE but the cleared cells lie past the line's used width, which capture-pane " +
 			"treats as default; ours report bg=4 there, as xterm shows"}},
-	"top": {{5, 79, 79,
-		"top writes the reverse header up to column 80 (pending wrap) and then EL: " +
-			"tmux keeps its cursor past the margin and EL erases nothing, xterm (and ours) erase " +
-			"the cell under the cursor, so column 80 loses reverse video"}},
 }
 
 func knownAt(name string, y, x int) string {

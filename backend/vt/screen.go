@@ -197,7 +197,12 @@ func (e *Emulator) eraseLine(mode int) {
 	line := e.scr.lines[e.y]
 	switch mode {
 	case 0:
-		fill(line, e.x, e.cols, e.blank())
+		// With a wrap pending the cursor is past the last column, as tmux
+		// keeps it: there is nothing to its right, so nothing is erased
+		// (top draws its reverse header to the margin, then sends EL).
+		if !e.wrapNext {
+			fill(line, e.x, e.cols, e.blank())
+		}
 	case 1:
 		fill(line, 0, e.x+1, e.blank())
 	case 2:
