@@ -3,6 +3,7 @@ package vt
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 //
 //	go test ./backend/vt -run TestRecord -record
 var recordFlag = flag.Bool("record", false, "record testdata/*.rec from real programs in a pty")
+var recordOnly = flag.String("record-only", "", "with -record: re-record only the named recording")
 
 const recCols, recRows = 80, 24
 
@@ -95,7 +97,25 @@ func recordings(dir string) []recording {
 	viFile := filepath.Join(dir, "edit.txt")
 	os.WriteFile(viFile, []byte("first line\nsecond line\n\tindented with tab\nlast\n"), 0o644)
 
+	// A Bubble Tea v2 program: its own module under testdata (so the main
+	// module does not depend on it), built only when recording.
+	demo := filepath.Join(dir, "bubbledemo")
+	build := exec.Command("go", "build", "-o", demo, ".")
+	build.Dir = filepath.Join("testdata", "bubbledemo")
+	if out, err := build.CombinedOutput(); err != nil {
+		panic(fmt.Sprintf("build bubbledemo: %v\n%s", err, out))
+	}
+
 	return []recording{
+		{name: "bubbletea", argv: []string{demo}, kill: true, steps: []recStep{
+			{1000 * time.Millisecond, ""},
+			{200 * time.Millisecond, "j"},
+			{200 * time.Millisecond, "j"},
+			{200 * time.Millisecond, " "},
+			{200 * time.Millisecond, " "},
+			{200 * time.Millisecond, "k"},
+			{500 * time.Millisecond, ""},
+		}},
 		{name: "colors", argv: []string{"bash", "--norc", "--noprofile", "-c", colorsScript}},
 		{name: "scroll", argv: []string{"sh", "-c", scrollScript}},
 		{name: "less_cjk", argv: []string{"less", cjkFile}, kill: true, steps: []recStep{
@@ -134,6 +154,9 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range recordings(dir) {
+		if *recordOnly != "" && r.name != *recordOnly {
+			continue
+		}
 		t.Run(r.name, func(t *testing.T) {
 			out := record(t, r, home)
 			if len(out) > 200<<10 {
