@@ -94,9 +94,9 @@ func TestPtyCorpus(t *testing.T) {
 			})
 			last := c.frames[len(c.frames)-1]
 			want := strings.TrimRight(strings.Join(last.rows, "\n"), "\n")
-			waitFor(t, "the last frame on screen", 10*time.Second, func() bool {
+			waitFor(t, "the classifier to see the last frame", 10*time.Second, func() bool {
 				sn := s.Screen()
-				return sn.Title == last.title && sn.Text() == want
+				return sn.Title == last.title && sn.Text() == want && s.scr.seen.Load() >= sn.Seq
 			})
 			// The classifier saw the last screen no later than now: ask for
 			// the state once the debounce has settled, at a fixed offset from

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
@@ -29,6 +30,8 @@ type screen struct {
 	resets  uint64
 	size    [2]int // a pending resize (cols, rows), applied by the feeder
 	wake    chan struct{}
+
+	seen atomic.Uint64 // the emulator Seq the classifier has last seen
 }
 
 type offChunk struct {
@@ -133,7 +136,6 @@ func (sc *screen) rebuild(skipTo *int64) {
 	s := sc.s
 	s.mu.Lock()
 	tail, end := s.ring.Bytes(), s.total
-	cols, rows := int(s.cols), int(s.rows)
 	s.mu.Unlock()
 	sc.mu.Lock()
 	sc.reset = false
@@ -143,24 +145,24 @@ func (sc *screen) rebuild(skipTo *int64) {
 	s.log.Warn("screen fell behind; rebuilt from scrollback", "resets", n)
 	// Modes and title set before the ring's window are lost: the rebuilt
 	// screen is what those bytes draw on a fresh terminal.
-	sc.emu = vt.New(cols, rows, vt.Options{Reply: sc.reply})
+	sc.emu.Reset()
 	sc.emu.Write(tail)
 	*skipTo = end
 }
 
-// observe hands a changed screen to the classifier.
+// observe hands a changed screen to the classifier, as text: a full
+// Snapshot (cells) is only taken when someone asks for one.
 func (sc *screen) observe(seq *uint64) {
 	if sc.emu.Seq() == *seq {
 		return
 	}
-	snap := sc.emu.Snapshot()
-	*seq = snap.Seq
-	in := classify.Screen{Lines: snap.Lines(), Title: snap.Title, CursorY: snap.Cursor.Y}
+	p := sc.emu.Plain()
+	*seq = p.Seq
 	now := time.Now()
 	sc.s.mu.Lock()
-	sc.s.snap = snap
-	sc.s.cls.Screen(now, in)
+	sc.s.cls.Screen(now, classify.Screen{Lines: p.Lines, Title: p.Title, CursorY: p.Cursor.Y})
 	sc.s.mu.Unlock()
+	sc.seen.Store(p.Seq)
 }
 
 // Resets returns how many times the emulator fell behind and was rebuilt.

@@ -123,8 +123,7 @@ type Session struct {
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
 
-	scr  *screen      // the terminal emulator's feeder
-	snap *vt.Snapshot // the emulator's latest screen (set by the feeder)
+	scr *screen // the terminal emulator and its feeder
 
 	readerDone chan struct{}
 	done       chan struct{} // closed once the exit is recorded and all output delivered
@@ -192,7 +191,6 @@ func Start(cfg Config) (*Session, error) {
 		s.cls = classify.NewSimple(cfg.IdleThreshold, now)
 	}
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
-	s.snap = s.scr.emu.Snapshot()
 	s.log.Info("session started", "pid", cmd.Process.Pid, "argv", cfg.Argv, "dir", cfg.Dir)
 	go s.scr.run()
 	go s.readLoop()
@@ -415,13 +413,10 @@ func (s *Session) TerminalAttached() (release func()) {
 	return func() { once.Do(func() { s.terminals.Add(-1) }) }
 }
 
-// Screen returns the session's current screen as its terminal emulator
-// shows it (updated as output is processed; never nil).
-func (s *Session) Screen() *vt.Snapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.snap
-}
+// Screen returns a copy of the session's current screen as its terminal
+// emulator shows it (output is processed on the feeder's goroutine, so it
+// may trail the pty by a batch).
+func (s *Session) Screen() *vt.Snapshot { return s.scr.emu.Snapshot() }
 
 // ScreenInfo is the SCREEN_RESP payload for the session's current screen,
 // as plain text or with SGR colours.

@@ -29,6 +29,34 @@ func (e *Emulator) Snapshot() *Snapshot {
 	return s
 }
 
+// Plain is the visible screen as text: what classifiers read. Taking it
+// copies no cells, so it is much cheaper than a Snapshot.
+type Plain struct {
+	Lines  []string // each row, trailing spaces trimmed; a wide character once
+	Title  string
+	Cursor Cursor
+	Seq    uint64
+}
+
+// Plain returns the visible screen as text. It is safe to call
+// concurrently with Write.
+func (e *Emulator) Plain() Plain {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := Plain{
+		Lines:  make([]string, len(e.scr.lines)),
+		Title:  e.title,
+		Cursor: Cursor{X: e.x, Y: e.y, Visible: e.cursorShown},
+		Seq:    e.seq.Load(),
+	}
+	var buf []byte
+	for y, row := range e.scr.lines {
+		buf = appendRowText(buf[:0], row)
+		p.Lines[y] = string(buf)
+	}
+	return p
+}
+
 // Lines returns each row's text with trailing spaces trimmed; a wide
 // character appears once.
 func (s *Snapshot) Lines() []string {
