@@ -40,12 +40,19 @@ func (a *app) dialSession(id string) (*frame.Client, error) {
 	return c, nil
 }
 
-func (a *app) noSession(id string, err error) error {
+// withSession runs fn on a connection to session id and closes it after.
+// A missing session prints "No session found" and exits 1, as hm does.
+func (a *app) withSession(id string, fn func(c *frame.Client) error) error {
+	c, err := a.dialSession(id)
 	if errors.Is(err, errNoSession) {
 		fmt.Fprintf(a.stderr, "No session found: %s\n", id)
 		return exitCode(1)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(c)
 }
 
 // sessionIDs lists the ids that have a socket or pid file in dir, sorted.
@@ -194,31 +201,28 @@ func newStatusCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
-			c, err := a.dialSession(id)
-			if err != nil {
-				return a.noSession(id, err)
-			}
-			defer c.Close()
-			c.Conn().SetDeadline(time.Now().Add(dialTimeout))
-			st, err := c.Status()
-			if err != nil {
-				return fmt.Errorf("status of %q: %w", id, err)
-			}
-			out := statusJSON{ID: id, PID: st.PID, Alive: st.Alive, State: st.State.String(),
-				StateByte: uint8(st.State), StateMS: st.StateMS, IdleMS: st.IdleMS}
-			c.Conn().SetDeadline(time.Now().Add(screenTimeout))
-			if si, err := c.Screen(false); err == nil {
-				out.Title, out.NeedsInput = &si.Title, &si.NeedsInput
-			}
-			if asJSON {
-				return json.NewEncoder(a.stdout).Encode(out)
-			}
-			fmt.Fprintf(a.stdout, "id:       %s\npid:      %d\nalive:    %v\nstate:    %s\nstate_ms: %d\nidle_ms:  %d\n",
-				id, st.PID, st.Alive, st.State, st.StateMS, st.IdleMS)
-			if out.Title != nil {
-				fmt.Fprintf(a.stdout, "title:    %s\nneeds_input: %v\n", *out.Title, *out.NeedsInput)
-			}
-			return nil
+			return a.withSession(id, func(c *frame.Client) error {
+				c.Conn().SetDeadline(time.Now().Add(dialTimeout))
+				st, err := c.Status()
+				if err != nil {
+					return fmt.Errorf("status of %q: %w", id, err)
+				}
+				out := statusJSON{ID: id, PID: st.PID, Alive: st.Alive, State: st.State.String(),
+					StateByte: uint8(st.State), StateMS: st.StateMS, IdleMS: st.IdleMS}
+				c.Conn().SetDeadline(time.Now().Add(screenTimeout))
+				if si, err := c.Screen(false); err == nil {
+					out.Title, out.NeedsInput = &si.Title, &si.NeedsInput
+				}
+				if asJSON {
+					return json.NewEncoder(a.stdout).Encode(out)
+				}
+				fmt.Fprintf(a.stdout, "id:       %s\npid:      %d\nalive:    %v\nstate:    %s\nstate_ms: %d\nidle_ms:  %d\n",
+					id, st.PID, st.Alive, st.State, st.StateMS, st.IdleMS)
+				if out.Title != nil {
+					fmt.Fprintf(a.stdout, "title:    %s\nneeds_input: %v\n", *out.Title, *out.NeedsInput)
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -233,18 +237,15 @@ func newScreenCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
-			c, err := a.dialSession(id)
-			if err != nil {
-				return a.noSession(id, err)
-			}
-			defer c.Close()
-			c.Conn().SetDeadline(time.Now().Add(screenTimeout))
-			si, err := c.Screen(ansi)
-			if err != nil {
-				return fmt.Errorf("screen of %q (does its server support SCREEN?): %w", id, err)
-			}
-			fmt.Fprintln(a.stdout, si.Screen)
-			return nil
+			return a.withSession(id, func(c *frame.Client) error {
+				c.Conn().SetDeadline(time.Now().Add(screenTimeout))
+				si, err := c.Screen(ansi)
+				if err != nil {
+					return fmt.Errorf("screen of %q (does its server support SCREEN?): %w", id, err)
+				}
+				fmt.Fprintln(a.stdout, si.Screen)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&ansi, "ansi", false, "keep colours and attributes (SGR sequences)")
@@ -258,16 +259,13 @@ func newKillCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
-			c, err := a.dialSession(id)
-			if err != nil {
-				return a.noSession(id, err)
-			}
-			defer c.Close()
-			if err := c.Kill(); err != nil {
-				return fmt.Errorf("kill %q: %w", id, err)
-			}
-			fmt.Fprintf(a.stdout, "Sent KILL to %s\n", id)
-			return nil
+			return a.withSession(id, func(c *frame.Client) error {
+				if err := c.Kill(); err != nil {
+					return fmt.Errorf("kill %q: %w", id, err)
+				}
+				fmt.Fprintf(a.stdout, "Sent KILL to %s\n", id)
+				return nil
+			})
 		},
 	}
 }
@@ -279,25 +277,23 @@ func newAttachCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
-			c, err := a.dialSession(id)
-			if err != nil {
-				return a.noSession(id, err)
-			}
-			ep, err := attach.NewSocket(c)
-			if err != nil {
-				return fmt.Errorf("attach %q: %w", id, err)
-			}
-			res, err := attach.Run(ep, attach.Options{In: a.stdin, Out: outFile(a)})
-			switch {
-			case err != nil:
-				return fmt.Errorf("attach %q: %w", id, err)
-			case res.Detached:
-				fmt.Fprintln(a.stderr, "detached")
-				return nil
-			default:
-				fmt.Fprintf(a.stderr, "session exited (code %d)\n", res.Code)
-				return exitCode(res.Code)
-			}
+			return a.withSession(id, func(c *frame.Client) error {
+				ep, err := attach.NewSocket(c)
+				if err != nil {
+					return fmt.Errorf("attach %q: %w", id, err)
+				}
+				res, err := attach.Run(ep, attach.Options{In: a.stdin, Out: outFile(a)})
+				switch {
+				case err != nil:
+					return fmt.Errorf("attach %q: %w", id, err)
+				case res.Detached:
+					fmt.Fprintln(a.stderr, "detached")
+					return nil
+				default:
+					fmt.Fprintf(a.stderr, "session exited (code %d)\n", res.Code)
+					return exitCode(res.Code)
+				}
+			})
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"encoding"
 	"fmt"
 	"net"
 	"sync"
@@ -75,22 +76,24 @@ func (c *Client) Subscribe() error { return c.Send(Subscribe, nil) }
 // Status requests and returns the session's status. It must not be used on a
 // subscribed connection, where OUTPUT frames interleave with the reply.
 func (c *Client) Status() (StatusInfo, error) {
-	if err := c.Send(Status, nil); err != nil {
-		return StatusInfo{}, err
+	var s StatusInfo
+	return s, c.request(Status, nil, StatusResp, &s)
+}
+
+// request sends t and decodes the next frame of type reply into v, skipping
+// other frames (a subscribed connection interleaves OUTPUT).
+func (c *Client) request(t Type, payload []byte, reply Type, v encoding.BinaryUnmarshaler) error {
+	if err := c.Send(t, payload); err != nil {
+		return err
 	}
 	for {
 		f, err := c.Next()
 		if err != nil {
-			return StatusInfo{}, err
+			return err
 		}
-		if f.Type != StatusResp {
-			continue
+		if f.Type == reply {
+			return v.UnmarshalBinary(f.Payload)
 		}
-		var s StatusInfo
-		if err := s.UnmarshalBinary(f.Payload); err != nil {
-			return StatusInfo{}, err
-		}
-		return s, nil
 	}
 }
 
@@ -105,17 +108,6 @@ func (c *Client) Screen(ansi bool) (ScreenInfo, error) {
 	if ansi {
 		flags = []byte{ScreenANSI}
 	}
-	if err := c.Send(Screen, flags); err != nil {
-		return ScreenInfo{}, err
-	}
-	for {
-		f, err := c.Next()
-		if err != nil {
-			return ScreenInfo{}, err
-		}
-		if f.Type == ScreenResp {
-			var si ScreenInfo
-			return si, si.UnmarshalBinary(f.Payload)
-		}
-	}
+	var si ScreenInfo
+	return si, c.request(Screen, flags, ScreenResp, &si)
 }
