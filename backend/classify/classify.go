@@ -9,6 +9,7 @@ package classify
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
@@ -60,7 +61,7 @@ func New(name string, idle time.Duration, start time.Time) (Classifier, error) {
 	if p, ok := Profiles[name]; ok {
 		return NewRules(p, start), nil
 	}
-	return nil, fmt.Errorf("unknown classifier %q (want simple, %s)", name, profileNames())
+	return nil, fmt.Errorf("unknown classifier %q (want %s)", name, strings.Join(Names(), ", "))
 }
 
 // Simple reports Active while output keeps arriving, Idle once the session

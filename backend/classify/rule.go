@@ -151,13 +151,15 @@ func compile(p Profile) (*compiledProfile, error) {
 	return cp, nil
 }
 
-func profileNames() string {
+// Names lists the classifier names New accepts: "simple", then the agent
+// profiles in alphabetical order.
+func Names() []string {
 	var ns []string
 	for n := range Profiles {
 		ns = append(ns, n)
 	}
 	sort.Strings(ns)
-	return strings.Join(ns, ", ")
+	return append([]string{"simple"}, ns...)
 }
 
 // view is one screen prepared for matching.

@@ -54,6 +54,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 )
 
 // Built-in default values.
@@ -66,7 +68,7 @@ const (
 )
 
 // Classifiers lists the accepted values of the classifier keys.
-var Classifiers = []string{"simple", "claude", "codex", "aider"}
+var Classifiers = classify.Names()
 
 // EnvVar is one NAME=value pair from an [[env]] table (or an agent's env).
 type EnvVar struct {

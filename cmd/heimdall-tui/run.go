@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -54,7 +55,7 @@ func newRunCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&detach, "detach", false, "do not attach the current terminal")
 	f.StringVar(&id, "id", "", "session id (names DIR/ID.sock) (required)")
-	f.StringVar(&classifier, "classifier", "", "state classifier: simple, claude, codex or aider (default from config, else simple)")
+	f.StringVar(&classifier, "classifier", "", "state classifier: "+strings.Join(classify.Names(), ", ")+" (default from config, else simple)")
 	f.StringVar(&workdir, "workdir", "", "working directory of the program (default: current)")
 	f.Uint16Var(&cols, "cols", supervisor.DefaultCols, "initial pty columns")
 	f.Uint16Var(&rows, "rows", supervisor.DefaultRows, "initial pty rows")
