@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -51,7 +52,8 @@ func gatedCat(g gate, file string) []string {
 
 // rawPtyRead runs argv in a pty (as Start does) and reads it to the end
 // with a plain 32 KiB read loop: the baseline a supervisor cannot beat.
-func rawPtyRead(b *testing.B, argv []string, g gate) (int, time.Duration) {
+// With a sink, each read is written to it at once (see forwardRead).
+func rawPtyRead(b *testing.B, argv []string, g gate, sink io.Writer) (int, time.Duration) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	ptmx, err := pty.StartWithAttrs(cmd, &pty.Winsize{Cols: 80, Rows: 24},
 		&syscall.SysProcAttr{Setsid: true, Setctty: true})
@@ -66,6 +68,9 @@ func rawPtyRead(b *testing.B, argv []string, g gate) (int, time.Duration) {
 	for {
 		k, err := ptmx.Read(buf)
 		n += k
+		if k > 0 && sink != nil {
+			sink.Write(buf[:k])
+		}
 		if err != nil { // EIO once the child has exited and the pty drained
 			break
 		}
@@ -87,41 +92,14 @@ func forwardRead(b *testing.B, argv []string, g gate) (int, time.Duration) {
 	defer r.Close()
 	got := make(chan int)
 	go func() {
-		buf := make([]byte, 64<<10)
-		n := 0
-		for {
-			k, err := r.Read(buf)
-			n += k
-			if err != nil {
-				got <- n
-				return
-			}
-		}
+		n, _ := io.Copy(io.Discard, r)
+		got <- int(n)
 	}()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	ptmx, err := pty.StartWithAttrs(cmd, &pty.Winsize{Cols: 80, Rows: 24},
-		&syscall.SysProcAttr{Setsid: true, Setctty: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ptmx.Close()
-	begin := time.Now()
-	g.open(b)
-	buf := make([]byte, 32<<10)
-	for {
-		k, err := ptmx.Read(buf)
-		if k > 0 {
-			w.Write(buf[:k])
-		}
-		if err != nil {
-			break
-		}
-	}
+	_, took := rawPtyRead(b, argv, g, w)
+	end := time.Now()
 	w.Close()
-	n := <-got
-	took := time.Since(begin)
-	cmd.Wait()
-	return n, took
+	n := <-got // the reader's tail, after the pty is drained
+	return n, took + time.Since(end)
 }
 
 // socketRead runs argv as a served session and reads its output as a
@@ -162,7 +140,7 @@ func BenchmarkThroughput(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		g := newGate(b)
 		c0 := selfCPU()
-		n, d := rawPtyRead(b, gatedCat(g, file), g)
+		n, d := rawPtyRead(b, gatedCat(g, file), g, nil)
 		rawCPU += selfCPU() - c0
 		if n != want {
 			b.Fatalf("raw pty: %d bytes, want %d", n, want)

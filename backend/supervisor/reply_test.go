@@ -17,42 +17,34 @@ func daQuery(g gate) []string {
 // interactive terminal is attached (in-process, or ATTACH over the socket)
 // it leaves them to that terminal, so the program never gets two replies.
 func TestQueryRepliesOnlyWithoutTerminal(t *testing.T) {
-	t.Run("unattached", func(t *testing.T) {
-		g := newGate(t)
-		s := startServed(t, Config{Argv: daQuery(g)})
-		c := dial(t, s.sock)
-		subscribeSync(t, c)
-		g.open(t)
-		out := readUntil(t, c, "]\r\n", 10*time.Second)
-		if !strings.Contains(string(out), `reply[$'\E[?`) {
-			t.Fatalf("no DA1 reply reached the program: %q", out)
-		}
-	})
-	t.Run("attached over the socket", func(t *testing.T) {
-		g := newGate(t)
-		s := startServed(t, Config{Argv: daQuery(g)})
-		c := dial(t, s.sock)
-		subscribeSync(t, c)
-		if err := c.Send(frame.Attach, nil); err != nil {
-			t.Fatal(err)
-		}
-		subscribeSync(t, c) // frames are handled in order: ATTACH is in effect
-		g.open(t)
-		out := readUntil(t, c, "]\r\n", 10*time.Second)
-		if !strings.Contains(string(out), "reply['']") {
-			t.Fatalf("the emulator answered although a terminal is attached: %q", out)
-		}
-	})
-	t.Run("released", func(t *testing.T) {
-		g := newGate(t)
-		s := startServed(t, Config{Argv: daQuery(g)})
-		s.sess.TerminalAttached()() // attached, then gone
-		c := dial(t, s.sock)
-		subscribeSync(t, c)
-		g.open(t)
-		out := readUntil(t, c, "]\r\n", 10*time.Second)
-		if !strings.Contains(string(out), `reply[$'\E[?`) {
-			t.Fatalf("no reply after the terminal detached: %q", out)
-		}
-	})
+	const answered, unanswered = `reply[$'\E[?`, "reply['']"
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, s *served, c *frame.Client)
+		want  string
+	}{
+		{"unattached", func(*testing.T, *served, *frame.Client) {}, answered},
+		{"attached over the socket", func(t *testing.T, _ *served, c *frame.Client) {
+			if err := c.Send(frame.Attach, nil); err != nil {
+				t.Fatal(err)
+			}
+			subscribeSync(t, c) // frames are handled in order: ATTACH is in effect
+		}, unanswered},
+		{"released", func(_ *testing.T, s *served, _ *frame.Client) {
+			s.sess.TerminalAttached()() // attached, then gone
+		}, answered},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGate(t)
+			s := startServed(t, Config{Argv: daQuery(g)})
+			c := dial(t, s.sock)
+			subscribeSync(t, c)
+			tc.setup(t, s, c)
+			g.open(t)
+			if out := readUntil(t, c, "]\r\n", 10*time.Second); !strings.Contains(string(out), tc.want) {
+				t.Fatalf("program read %q, want %s", out, tc.want)
+			}
+		})
+	}
 }
