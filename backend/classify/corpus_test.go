@@ -2,24 +2,16 @@ package classify
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/classify/classifytest"
 )
 
-// A corpus case is one file testdata/<profile>/<name>.txt:
-//
-//	# expect: <Idle|Thinking|Streaming|ToolUse|NeedsInput>
-//	# free comment lines
-//	=== title: <window title>
-//	<screen rows>
-//	=== title: <next screen, 100 ms later>
-//	...
-//
-// The expected state is the raw state after the last screen.
+// corpusCase is a classifytest.Case as the rules see it (see that package
+// for the file format): screens, and the raw state after the last one.
 type corpusCase struct {
 	profile, name string
 	expect        Raw
@@ -30,56 +22,27 @@ const corpusStep = 100 * time.Millisecond
 
 func loadCorpus(t *testing.T) []corpusCase {
 	t.Helper()
-	files, err := filepath.Glob("testdata/*/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus: %v", err)
+	raw, err := classifytest.Load("testdata")
+	if err != nil {
+		t.Fatal(err)
 	}
-	var cs []corpusCase
-	for _, f := range files {
-		c, err := parseCase(f)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+	cs := make([]corpusCase, 0, len(raw))
+	for _, rc := range raw {
+		c := corpusCase{profile: rc.Profile, name: rc.Name, expect: 255}
+		for i, n := range rawNames {
+			if n == rc.Expect {
+				c.expect = Raw(i)
+			}
+		}
+		if c.expect > RawNeedsInput {
+			t.Fatalf("%s/%s: unknown expected state %q", rc.Profile, rc.Name, rc.Expect)
+		}
+		for _, fr := range rc.Frames {
+			c.screens = append(c.screens, Screen{Title: fr.Title, Lines: fr.Rows, CursorY: len(fr.Rows) - 1})
 		}
 		cs = append(cs, c)
 	}
 	return cs
-}
-
-func parseCase(path string) (corpusCase, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return corpusCase{}, err
-	}
-	c := corpusCase{
-		profile: filepath.Base(filepath.Dir(path)),
-		name:    strings.TrimSuffix(filepath.Base(path), ".txt"),
-		expect:  255,
-	}
-	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-		line = strings.TrimRight(line, " ")
-		switch {
-		case len(c.screens) == 0 && strings.HasPrefix(line, "# expect: "):
-			want := strings.TrimPrefix(line, "# expect: ")
-			for i, n := range rawNames {
-				if n == want {
-					c.expect = Raw(i)
-				}
-			}
-		case len(c.screens) == 0 && strings.HasPrefix(line, "#"):
-		case strings.HasPrefix(line, "=== title:"):
-			c.screens = append(c.screens, Screen{Title: strings.TrimSpace(strings.TrimPrefix(line, "=== title:"))})
-		case len(c.screens) == 0:
-			return c, fmt.Errorf("row %q before the first === title line", line)
-		default:
-			s := &c.screens[len(c.screens)-1]
-			s.Lines = append(s.Lines, line)
-			s.CursorY = len(s.Lines) - 1
-		}
-	}
-	if c.expect > RawNeedsInput || len(c.screens) == 0 {
-		return c, fmt.Errorf("missing or bad '# expect:' header, or no screen")
-	}
-	return c, nil
 }
 
 // runCase feeds the case's screens and returns the raw state and deciding

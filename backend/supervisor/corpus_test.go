@@ -2,8 +2,6 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/classify/classifytest"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
@@ -20,57 +19,30 @@ import (
 // bytes into screens and the profile's classifier reads them. This checks
 // the whole path the dashboard relies on, not only the rules.
 
-type ptyCase struct {
-	profile, name, expect string
-	frames                []ptyFrame
-}
-
-type ptyFrame struct {
-	title string
-	rows  []string
-}
+// ptyCase is a corpus case replayed through a pty.
+type ptyCase struct{ classifytest.Case }
 
 func loadPtyCorpus(t *testing.T) []ptyCase {
 	t.Helper()
-	files, err := filepath.Glob("../classify/testdata/*/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus: %v", err)
+	cs, err := classifytest.Load("../classify/testdata")
+	if err != nil {
+		t.Fatal(err)
 	}
-	var cs []ptyCase
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := ptyCase{profile: filepath.Base(filepath.Dir(f)), name: strings.TrimSuffix(filepath.Base(f), ".txt")}
-		for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-			switch {
-			case len(c.frames) == 0 && strings.HasPrefix(line, "# expect: "):
-				c.expect = strings.TrimPrefix(line, "# expect: ")
-			case len(c.frames) == 0 && strings.HasPrefix(line, "#"):
-			case strings.HasPrefix(line, "=== title:"):
-				c.frames = append(c.frames, ptyFrame{title: strings.TrimSpace(strings.TrimPrefix(line, "=== title:"))})
-			case len(c.frames) > 0:
-				fr := &c.frames[len(c.frames)-1]
-				fr.rows = append(fr.rows, strings.TrimRight(line, " "))
-			}
-		}
-		if c.expect == "" || len(c.frames) == 0 {
-			t.Fatalf("%s: no expect header or no screen", f)
-		}
-		cs = append(cs, c)
+	out := make([]ptyCase, len(cs))
+	for i, c := range cs {
+		out[i] = ptyCase{c}
 	}
-	return cs
+	return out
 }
 
 // script is the fake agent: it draws the frames, then sleeps.
 func (c ptyCase) script() string {
 	var sb strings.Builder
-	for i, fr := range c.frames {
+	for i, fr := range c.Frames {
 		if i > 0 {
 			sb.WriteString("sleep 0.1\n")
 		}
-		out := "\x1b]0;" + fr.title + "\x07\x1b[H\x1b[2J" + strings.Join(fr.rows, "\r\n")
+		out := "\x1b]0;" + fr.Title + "\x07\x1b[H\x1b[2J" + strings.Join(fr.Rows, "\r\n")
 		fmt.Fprintf(&sb, "printf '%%s' '%s'\n", strings.ReplaceAll(out, "'", `'\''`))
 	}
 	sb.WriteString("exec sleep 30\n")
@@ -82,9 +54,9 @@ func TestPtyCorpus(t *testing.T) {
 	type key struct{ profile, state string }
 	total, right := map[key]int{}, map[key]int{}
 	for _, c := range cases {
-		t.Run(c.profile+"/"+c.name, func(t *testing.T) {
+		t.Run(c.Profile+"/"+c.Name, func(t *testing.T) {
 			t.Parallel()
-			cls, err := classify.New(c.profile, 0, time.Now())
+			cls, err := classify.New(c.Profile, 0, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,11 +64,11 @@ func TestPtyCorpus(t *testing.T) {
 				Argv: []string{"sh", "-c", c.script()},
 				Cols: 100, Rows: 30, Classifier: cls,
 			})
-			last := c.frames[len(c.frames)-1]
-			want := strings.TrimRight(strings.Join(last.rows, "\n"), "\n")
+			last := c.Frames[len(c.Frames)-1]
+			want := strings.TrimRight(strings.Join(last.Rows, "\n"), "\n")
 			waitFor(t, "the classifier to see the last frame", 10*time.Second, func() bool {
 				sn := s.Screen()
-				return sn.Title == last.title && sn.Text() == want && s.scr.seen.Load() >= sn.Seq
+				return sn.Title == last.Title && sn.Text() == want && s.scr.seen.Load() >= sn.Seq
 			})
 			// The classifier saw the last screen no later than now: ask for
 			// the state once the debounce has settled, at a fixed offset from
@@ -113,15 +85,15 @@ func TestPtyCorpus(t *testing.T) {
 				}
 				got = "NeedsInput"
 			}
-			if got != c.expect {
-				t.Errorf("state %s, want %s; screen:\n%s", got, c.expect, s.Screen().Text())
+			if got != c.Expect {
+				t.Errorf("state %s, want %s; screen:\n%s", got, c.Expect, s.Screen().Text())
 			}
 			t.Cleanup(func() {
 				mu.Lock()
 				defer mu.Unlock()
-				total[key{c.profile, c.expect}]++
-				if got == c.expect {
-					right[key{c.profile, c.expect}]++
+				total[key{c.Profile, c.Expect}]++
+				if got == c.Expect {
+					right[key{c.Profile, c.Expect}]++
 				}
 			})
 		})

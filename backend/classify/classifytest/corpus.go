@@ -1,0 +1,82 @@
+// Package classifytest reads the classifier corpus (backend/classify/testdata)
+// for the tests that replay it: against the rules directly (classify) and as
+// pty recordings through the emulator (supervisor).
+package classifytest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A Case is one file DIR/<profile>/<name>.txt:
+//
+//	# expect: <Idle|Thinking|Streaming|ToolUse|NeedsInput>
+//	# free comment lines
+//	=== title: <window title>
+//	<screen rows>
+//	=== title: <next screen, 100 ms later>
+//	...
+//
+// Expect is the state after the last frame.
+type Case struct {
+	Profile, Name, Expect string
+	Frames                []Frame
+}
+
+// Frame is one screen: its window title and rows (trailing spaces trimmed).
+type Frame struct {
+	Title string
+	Rows  []string
+}
+
+// Load reads every case under dir (dir/*/*.txt).
+func Load(dir string) ([]Case, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.txt"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no corpus under %s", dir)
+	}
+	cs := make([]Case, 0, len(files))
+	for _, f := range files {
+		c, err := parse(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		cs = append(cs, c)
+	}
+	return cs, nil
+}
+
+func parse(path string) (Case, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Case{}, err
+	}
+	c := Case{
+		Profile: filepath.Base(filepath.Dir(path)),
+		Name:    strings.TrimSuffix(filepath.Base(path), ".txt"),
+	}
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		line = strings.TrimRight(line, " ")
+		switch {
+		case len(c.Frames) == 0 && strings.HasPrefix(line, "# expect: "):
+			c.Expect = strings.TrimPrefix(line, "# expect: ")
+		case len(c.Frames) == 0 && strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "=== title:"):
+			c.Frames = append(c.Frames, Frame{Title: strings.TrimSpace(strings.TrimPrefix(line, "=== title:"))})
+		case len(c.Frames) == 0:
+			return c, fmt.Errorf("row %q before the first === title line", line)
+		default:
+			fr := &c.Frames[len(c.Frames)-1]
+			fr.Rows = append(fr.Rows, line)
+		}
+	}
+	if c.Expect == "" || len(c.Frames) == 0 {
+		return c, fmt.Errorf("missing '# expect:' header, or no screen")
+	}
+	return c, nil
+}
