@@ -89,8 +89,8 @@ func TestPtyCorpus(t *testing.T) {
 				t.Errorf("state %s, want %s; screen:\n%s", got, c.Expect, s.Screen().Text())
 			}
 			t.Cleanup(func() {
-				mu.Lock()
-				defer mu.Unlock()
+				corpusMu.Lock()
+				defer corpusMu.Unlock()
 				total[key{c.Profile, c.Expect}]++
 				if got == c.Expect {
 					right[key{c.Profile, c.Expect}]++
@@ -99,8 +99,8 @@ func TestPtyCorpus(t *testing.T) {
 		})
 	}
 	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
+		corpusMu.Lock()
+		defer corpusMu.Unlock()
 		keys := make([]key, 0, len(total))
 		for k := range total {
 			keys = append(keys, k)
@@ -116,4 +116,4 @@ func TestPtyCorpus(t *testing.T) {
 	})
 }
 
-var mu sync.Mutex
+var corpusMu sync.Mutex // guards TestPtyCorpus's tallies
