@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -69,4 +70,23 @@ func deref(s *string) string {
 		return "<absent>"
 	}
 	return *s
+}
+
+// Every command refuses a socket dir owned by someone else, not only run, ls
+// and clean: a session command would otherwise talk to a stranger's socket.
+func TestSessionCommandsRefuseForeignDir(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the dir to another uid")
+	}
+	dir := newSockDir(t)
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"status", "screen", "kill", "attach"} {
+		r := hmIn(t, dir, sub, "x")
+		if r.code == 0 || !strings.Contains(r.stderr, "not by you") {
+			t.Errorf("%s in a foreign dir:\n%s", sub, r)
+		}
+	}
 }

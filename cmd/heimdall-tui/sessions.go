@@ -23,10 +23,26 @@ const dialTimeout = 2 * time.Second
 // errNoSession is printed as "No session found" and exits 1.
 var errNoSession = errors.New("no session")
 
+// checkedDir returns the socket dir after refusing one that is not ours
+// (owner, mode; see supervisor.CheckDir). A dir that does not exist yet is
+// fine: it simply has no sessions.
+func (a *app) checkedDir() (string, error) {
+	dir := a.dir()
+	if _, err := os.Stat(dir); err == nil {
+		if err := supervisor.CheckDir(dir); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
 // dialSession connects to session id, mapping a missing or dead socket to
 // errNoSession.
 func (a *app) dialSession(id string) (*frame.Client, error) {
-	dir := a.dir()
+	dir, err := a.checkedDir()
+	if err != nil {
+		return nil, err
+	}
 	if err := supervisor.ValidateID(dir, id); err != nil {
 		return nil, err
 	}
@@ -100,11 +116,9 @@ func newLsCmd(a *app) *cobra.Command {
 		Short: "List live sessions (and remove stale sockets and pid files)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := a.dir()
-			if _, err := os.Stat(dir); err == nil {
-				if err := supervisor.CheckDir(dir); err != nil {
-					return err
-				}
+			dir, err := a.checkedDir()
+			if err != nil {
+				return err
 			}
 			ids, err := sessionIDs(dir)
 			if err != nil {
@@ -308,11 +322,9 @@ func newCleanCmd(a *app) *cobra.Command {
 		Short: "List (or with --force remove) stale sockets, pid files and session logs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := a.dir()
-			if _, err := os.Stat(dir); err == nil {
-				if err := supervisor.CheckDir(dir); err != nil {
-					return err
-				}
+			dir, err := a.checkedDir()
+			if err != nil {
+				return err
 			}
 			ids, err := sessionIDs(dir)
 			if err != nil {
