@@ -1,0 +1,41 @@
+package app
+
+import (
+	"context"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+)
+
+// Backend is everything the dashboard needs from the sessions. It is defined
+// here, by its user; *fleet.Fleet implements it and tests use a stub.
+//
+// Methods may be called from Update (they are in-memory or do one quick
+// syscall/socket write) except Next, which blocks and is only called from a
+// tea.Cmd.
+type Backend interface {
+	// Sessions returns every known session, in a stable order.
+	Sessions() []fleet.Info
+	// Screen returns a copy of the session's screen, or nil if the ID is unknown.
+	Screen(id string) *vt.Snapshot
+	// Next blocks until at least one event is pending (or ctx ends) and
+	// returns every pending event: must-deliver ones first, in order, then
+	// the latest lossy event per session.
+	Next(ctx context.Context) ([]fleet.Event, error)
+
+	Presets() []fleet.Preset
+	Spawn(spec fleet.Spec) (id string, err error)
+	Write(id string, p []byte) error
+	Resize(id string, cols, rows uint16) error
+	// Kill stops the session: SIGTERM to its process group and SIGKILL after
+	// the grace, or SIGKILL at once with force.
+	Kill(id string, force bool) error
+	// Remove forgets a dead session.
+	Remove(id string) error
+	// Restart starts a session again with the same spec and ID (killing it
+	// first if it is alive).
+	Restart(id string) error
+	// Endpoint opens an interactive attachment to the session.
+	Endpoint(id string) (attach.Endpoint, error)
+}
