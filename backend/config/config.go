@@ -31,13 +31,18 @@
 //	classifier         = "simple"               # "simple" or "claude"
 //	idle_threshold     = "2s"                   # duration string, > 0
 //	socket_dir         = ""                     # "" = caller decides
-//	theme              = ""                     # kept for the dashboard
+//	theme              = ""                     # dashboard theme: dark, light, high-contrast
+//	detach_key         = "ctrl-\\"               # leaves a full-screen attach (checked by the dashboard)
+//	bell               = false                  # ring the bell when a session starts needing input
+//
+//	[keys]                                      # dashboard key overrides by action name
+//	kill = ["x", "ctrl+k"]                      # (names and keys checked by the dashboard)
 //
 //	[[env]]                                     # extra session environment,
 //	name  = "FOO"                               # in file order
 //	value = "bar"
 //
-//	[[agent]]                                   # kept for the dashboard
+//	[[agent]]                                   # spawn presets (override built-ins by name)
 //	name       = "claude"                       # required, unique
 //	command    = ["claude", "--resume"]
 //	classifier = "claude"                       # "", "simple" or "claude"
@@ -76,8 +81,7 @@ type EnvVar struct {
 	Value string `toml:"value"`
 }
 
-// Agent is one [[agent]] table. It is parsed and validated but otherwise
-// unused until the dashboard consumes it.
+// Agent is one [[agent]] table: a spawn preset in the dashboard.
 type Agent struct {
 	Name       string   `toml:"name"`
 	Command    []string `toml:"command"`
@@ -96,6 +100,9 @@ type Config struct {
 	SocketDir        string // "" = caller decides
 	Env              []EnvVar
 	Theme            string
+	DetachKey        string              // "" = Ctrl-\
+	Bell             bool                // bell when a session starts needing input
+	Keys             map[string][]string // action name → keys
 	Agents           []Agent
 	Path             string // file loaded; "" if built-in defaults
 }
@@ -143,16 +150,19 @@ func (c Config) EnvList() []string {
 // fileConfig mirrors the TOML document. Durations are strings, parsed after
 // decoding so that errors can name the key.
 type fileConfig struct {
-	ScrollbackBytes  int      `toml:"scrollback_bytes"`
-	KillProcessGroup bool     `toml:"kill_process_group"`
-	KillGrace        string   `toml:"kill_grace"`
-	SessionEnvVar    string   `toml:"session_env_var"`
-	Classifier       string   `toml:"classifier"`
-	IdleThreshold    string   `toml:"idle_threshold"`
-	SocketDir        string   `toml:"socket_dir"`
-	Env              []EnvVar `toml:"env"`
-	Theme            string   `toml:"theme"`
-	Agents           []Agent  `toml:"agent"`
+	ScrollbackBytes  int                 `toml:"scrollback_bytes"`
+	KillProcessGroup bool                `toml:"kill_process_group"`
+	KillGrace        string              `toml:"kill_grace"`
+	SessionEnvVar    string              `toml:"session_env_var"`
+	Classifier       string              `toml:"classifier"`
+	IdleThreshold    string              `toml:"idle_threshold"`
+	SocketDir        string              `toml:"socket_dir"`
+	Env              []EnvVar            `toml:"env"`
+	Theme            string              `toml:"theme"`
+	DetachKey        string              `toml:"detach_key"`
+	Bell             bool                `toml:"bell"`
+	Keys             map[string][]string `toml:"keys"`
+	Agents           []Agent             `toml:"agent"`
 }
 
 // Load reads the config file at path and returns the effective
@@ -246,6 +256,9 @@ func parse(path, data string) (Config, []string, error) {
 		SocketDir:        fc.SocketDir,
 		Env:              fc.Env,
 		Theme:            fc.Theme,
+		DetachKey:        fc.DetachKey,
+		Bell:             fc.Bell,
+		Keys:             fc.Keys,
 		Agents:           fc.Agents,
 		Path:             path,
 	}

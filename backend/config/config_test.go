@@ -178,6 +178,12 @@ classifier         = "claude"
 idle_threshold     = "750ms"
 socket_dir         = "/run/heimdall-test"
 theme              = "nord"
+detach_key         = "ctrl-]"
+bell               = true
+
+[keys]
+kill  = ["x", "ctrl+k"]
+quit  = ["q"]
 
 [[env]]
 name  = "FOO"
@@ -218,6 +224,9 @@ value = "$ "
 		SocketDir:        "/run/heimdall-test",
 		Env:              []EnvVar{{"FOO", "bar"}, {"_EMPTY", ""}},
 		Theme:            "nord",
+		DetachKey:        "ctrl-]",
+		Bell:             true,
+		Keys:             map[string][]string{"kill": {"x", "ctrl+k"}, "quit": {"q"}},
 		Agents: []Agent{
 			{Name: "claude", Command: []string{"claude", "--resume"}, Classifier: "claude",
 				Env: []EnvVar{{"ANTHROPIC_LOG", "debug"}}},

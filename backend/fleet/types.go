@@ -31,7 +31,10 @@ type Info struct {
 	State      frame.State
 	NeedsInput bool      // the classifier sees the agent waiting for the user
 	StateSince time.Time // when State (or NeedsInput) last changed
-	LastOutput time.Time // last pty output; zero if none yet
+	// LastOutput is when output last reached the fleet's view of the
+	// screen (owned: the emulator applied it; external: it arrived over
+	// the socket); zero if none yet.
+	LastOutput time.Time
 	Started    time.Time
 	Alive      bool
 	ExitCode   int // the child's exit code once !Alive (128+signal if killed by one)

@@ -31,7 +31,8 @@ type screen struct {
 	size    [2]int // a pending resize (cols, rows), applied by the feeder
 	wake    chan struct{}
 
-	seen atomic.Uint64 // the emulator Seq the classifier has last seen
+	seen  atomic.Uint64          // the emulator Seq the classifier has last seen
+	title atomic.Pointer[string] // the title as of seen (Session.Title)
 }
 
 type offChunk struct {
@@ -150,8 +151,10 @@ func (sc *screen) rebuild(skipTo *int64) {
 	*skipTo = end
 }
 
-// observe hands a changed screen to the classifier, as text: a full
-// Snapshot (cells) is only taken when someone asks for one.
+// observe hands a changed screen to the classifier, as text (a full
+// Snapshot (cells) is only taken when someone asks for one), then tells
+// Config.OnScreen: after the classifier, so that Status and NeedsInput
+// called from the hook already see this screen.
 func (sc *screen) observe(seq *uint64) {
 	if sc.emu.Seq() == *seq {
 		return
@@ -162,7 +165,14 @@ func (sc *screen) observe(seq *uint64) {
 	sc.s.mu.Lock()
 	sc.s.cls.Screen(now, classify.Screen{Lines: p.Lines, Title: p.Title, CursorY: p.Cursor.Y})
 	sc.s.mu.Unlock()
+	if old := sc.title.Load(); old == nil || *old != p.Title {
+		t := p.Title
+		sc.title.Store(&t)
+	}
 	sc.seen.Store(p.Seq)
+	if fn := sc.s.cfg.OnScreen; fn != nil {
+		fn(p.Seq)
+	}
 }
 
 // Resets returns how many times the emulator fell behind and was rebuilt.

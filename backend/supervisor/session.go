@@ -70,6 +70,14 @@ type Config struct {
 	// QueueLen is each subscriber's queue length in chunks.
 	QueueLen int
 	Logger   *slog.Logger
+	// OnScreen, if set, is called after the emulator has applied a batch of
+	// output (or a resize) that changed the screen, with the emulator's new
+	// Seq; Screen, Title, Status and NeedsInput already reflect that batch.
+	// It runs on the screen feeder's goroutine: it must return quickly and
+	// must not block (the feeder applies nothing while it runs), and it may
+	// call those accessors but not Close or Wait. The dashboard uses it to
+	// publish "screen dirty" only once the screen can be read.
+	OnScreen func(seq uint64)
 }
 
 func (c *Config) fill() {
@@ -417,6 +425,15 @@ func (s *Session) TerminalAttached() (release func()) {
 // emulator shows it (output is processed on the feeder's goroutine, so it
 // may trail the pty by a batch).
 func (s *Session) Screen() *vt.Snapshot { return s.scr.emu.Snapshot() }
+
+// Title returns the window title the program last set (OSC 0/2), as of the
+// last batch the emulator applied. It is cheaper than Screen().Title.
+func (s *Session) Title() string {
+	if t := s.scr.title.Load(); t != nil {
+		return *t
+	}
+	return ""
+}
 
 // ScreenInfo is the SCREEN_RESP payload for the session's current screen,
 // as plain text or with SGR colours.

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/themes"
 )
 
 // exitCode is an error that carries a process exit status. Its message, if
@@ -47,12 +49,18 @@ func (a *app) errorf(format string, args ...any) {
 }
 
 func newRoot(a *app) *cobra.Command {
+	var dash dashboardOptions
 	root := &cobra.Command{
 		Use:   "heimdall-tui",
 		Short: "Supervise AI coding agents and shells in ptys",
 		Long: "heimdall-tui supervises programs (Claude Code, aider, codex, shells) in its own ptys,\n" +
 			"serves each on a Unix socket with the Heimdall frame protocol and tells what each is doing.\n\n" +
-			"The dashboard (heimdall-tui with no arguments) is not built yet; use the subcommands below.",
+			"With no arguments it opens the dashboard: every session in the socket dir, live screens,\n" +
+			"states, attach (enter), spawn (n), kill (x), send a line (i); ? lists the keys.",
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return a.dashboard(dash)
+		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -76,6 +84,8 @@ func newRoot(a *app) *cobra.Command {
 	root.SetErr(a.stderr)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.configPath, "config", "", "config file (TOML; default ~/.config/heimdall/config.toml if present)")
+	root.Flags().StringVar(&dash.theme, "theme", "", "dashboard theme: "+strings.Join(themes.Names(), ", ")+" (default from config, else dark)")
+	root.Flags().StringVar(&dash.logPath, "log", "", "dashboard log file (slog JSON; default $XDG_STATE_HOME/heimdall/dashboard.log)")
 	pf.StringVar(&a.socketDir, "socket-dir", "", "directory of session sockets (default $XDG_RUNTIME_DIR/heimdall or /tmp/heimdall-$UID)")
 	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newAttachCmd(a), newCleanCmd(a), newScreenCmd(a))
 	return root

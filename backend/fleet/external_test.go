@@ -1,0 +1,290 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// A session another process starts in the directory after New appears:
+// Added, its screen (fed over its socket), its title and state, input,
+// and a Kill through the fleet that ends it with its code.
+func TestExternalAfterNew(t *testing.T) {
+	dir := shortDir(t)
+	f := newFleet(t, dir)
+	r := record(t, f)
+	g := newGate(t)
+	script := g.wait() + `; printf '\033]0;TT\007hello\n'; i=0; while [ $i -lt 15 ]; do echo tick$i; sleep 0.05; i=$((i+1)); done; read x; echo got:$x; exec sleep 30`
+	x := startExternal(t, dir, "ext", "sh", "-c", script)
+	r.wait(t, Added, "ext")
+	in := mustInfo(t, f, "ext")
+	if in.Owned || !in.Alive || in.PID != x.sess.PID() || in.Cols != 80 || in.Rows != 24 {
+		t.Fatalf("external info %+v", in)
+	}
+	if !slices.Equal(in.Argv, []string{"sh", "-c", script}) || in.Agent != "sh" {
+		t.Fatalf("argv %q agent %q", in.Argv, in.Agent)
+	}
+	if wd, _ := os.Getwd(); in.Dir != wd {
+		t.Fatalf("dir %q, want %q", in.Dir, wd)
+	}
+	if in.State != frame.StateIdle {
+		t.Fatalf("state before any output: %v", in.State)
+	}
+	g.open(t)
+	waitFor(t, "Active state from the external's classifier", 10*time.Second, func() bool {
+		return mustInfo(t, f, "ext").State == frame.StateActive
+	})
+	waitFor(t, "hello and ticks on the screen", 10*time.Second, func() bool {
+		return screenHas(f, "ext", "hello") && screenHas(f, "ext", "tick14")
+	})
+	waitFor(t, "title", 10*time.Second, func() bool { return mustInfo(t, f, "ext").Title == "TT" })
+	if err := f.Write("ext", []byte("abc\r")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "got:abc", 10*time.Second, func() bool { return screenHas(f, "ext", "got:abc") })
+	// The fleet's screen is the external's own screen.
+	if got, want := f.Screen("ext").Lines(), x.sess.Screen().Lines(); !slices.Equal(got, want) {
+		t.Fatalf("screen differs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	waitFor(t, "Idle after quiet", 10*time.Second, func() bool { return mustInfo(t, f, "ext").State == frame.StateIdle })
+	if r.count(Changed, "ext") == 0 || r.count(Dirty, "ext") == 0 {
+		t.Fatalf("events %v", r)
+	}
+	if err := f.Resize("ext", 100, 30); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "external resized", 10*time.Second, func() bool {
+		c, rr := x.sess.Size()
+		return c == 100 && rr == 30
+	})
+	if in := mustInfo(t, f, "ext"); in.Cols != 100 || in.Rows != 30 {
+		t.Fatalf("info size %dx%d", in.Cols, in.Rows)
+	}
+	if err := f.Kill("ext", false); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t, Exited, "ext")
+	if in := mustInfo(t, f, "ext"); in.Alive || in.ExitCode != 128+15 || in.State != frame.StateDead {
+		t.Fatalf("after kill %+v", in)
+	}
+	if err := f.Remove("ext"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Sessions already served when the fleet opens are adopted at once; stale
+// socket files are ignored; a socket whose server goes away without EXIT
+// is Removed.
+func TestExternalBeforeNewAndStale(t *testing.T) {
+	dir := shortDir(t)
+	x := startExternal(t, dir, "pre", "sh", "-c", "printf early; exec sleep 30")
+	waitFor(t, "early", 10*time.Second, func() bool { return strings.Contains(x.sess.Screen().Text(), "early") })
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: supervisor.SocketPath(dir, "stale"), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close()
+	f := newFleet(t, dir)
+	r := record(t, f)
+	ss := f.Sessions()
+	if len(ss) != 1 || ss[0].ID != "pre" || ss[0].Owned {
+		t.Fatalf("sessions %+v", ss)
+	}
+	waitFor(t, "early in the adopted screen", 10*time.Second, func() bool { return screenHas(f, "pre", "early") })
+	// A new stale socket is ignored too.
+	l2, err := net.ListenUnix("unix", &net.UnixAddr{Name: supervisor.SocketPath(dir, "stale2"), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2.SetUnlinkOnClose(false)
+	l2.Close()
+	// The server vanishes without EXIT (its process crashed).
+	x.srv.Close()
+	r.wait(t, Removed, "pre")
+	if _, ok := info(f, "pre"); ok {
+		t.Fatal("vanished session still listed")
+	}
+	if len(f.Sessions()) != 0 {
+		t.Fatalf("sessions %+v", f.Sessions())
+	}
+}
+
+// The fleet never adopts its own sockets: every owned session is listed
+// once, as owned.
+func TestOwnSocketsNotAdopted(t *testing.T) {
+	f := newFleet(t, "")
+	for range 5 {
+		spawn(t, f, Spec{Agent: "shell", Argv: []string{"sh", "-c", "exec sleep 30"}})
+	}
+	time.Sleep(200 * time.Millisecond) // let the watcher see every Create and Chmod
+	ss := f.Sessions()
+	if len(ss) != 5 {
+		t.Fatalf("%d sessions", len(ss))
+	}
+	for _, in := range ss {
+		if !in.Owned {
+			t.Fatalf("own session adopted: %+v", in)
+		}
+	}
+}
+
+// Restarting an external session starts its argv again as an owned
+// session with the same ID once the old one has exited.
+func TestRestartExternal(t *testing.T) {
+	dir := shortDir(t)
+	f := newFleet(t, dir)
+	r := record(t, f)
+	x := startExternal(t, dir, "rx", "sh", "-c", "printf up; sleep 30") // no exec: /proc keeps the sh command line
+	r.wait(t, Added, "rx")
+	if err := f.Restart("rx"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "owned again", 15*time.Second, func() bool {
+		in, ok := info(f, "rx")
+		return ok && in.Owned && in.Alive
+	})
+	if !processGone(x.sess.PID()) {
+		t.Fatal("old external still running")
+	}
+	waitFor(t, "up", 10*time.Second, func() bool { return screenHas(f, "rx", "up") })
+}
+
+// Close kills the owned sessions and removes their sockets, leaves the
+// external ones running, and stops every goroutine the fleet started.
+func TestCloseStopsEverything(t *testing.T) {
+	dir := shortDir(t)
+	x := startExternal(t, dir, "keep", "sh", "-c", "printf on; exec sleep 30")
+	time.Sleep(50 * time.Millisecond)
+	base := runtime.NumGoroutine()
+	f, err := New(Options{Dir: dir, Config: testConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, argv := range [][]string{
+		{"sh", "-c", "printf a; exec sleep 30"},
+		{"sh", "-c", `trap "" TERM; printf b; while :; do sleep 0.05; done`},
+	} {
+		id, err := f.Spawn(Spec{Argv: argv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, mustInfo(t, f, id).PID)
+	}
+	waitFor(t, "output", 10*time.Second, func() bool {
+		return screenHas(f, "sh-1", "a") && screenHas(f, "sh-2", "b") && screenHas(f, "keep", "on")
+	})
+	f.Resize("keep", 90, 20) // the external's connections are busy
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, pid := range pids {
+		if !processGone(pid) {
+			t.Errorf("owned pid %d still running after Close", pid)
+		}
+	}
+	for _, id := range []string{"sh-1", "sh-2"} {
+		if _, err := os.Lstat(supervisor.SocketPath(dir, id)); !os.IsNotExist(err) {
+			t.Errorf("socket of %s left: %v", id, err)
+		}
+	}
+	select {
+	case <-x.sess.Done():
+		t.Fatal("Close stopped an external session")
+	default:
+	}
+	// Pending events are drained, then ErrClosed.
+	for {
+		_, err := f.Next(context.Background())
+		if errors.Is(err, ErrClosed) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines after Close, %d before New:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := f.Spawn(Spec{Argv: []string{"true"}}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Spawn after Close: %v", err)
+	}
+}
+
+// An idle fleet publishes nothing: once the owned and external sessions
+// have settled (their classifier deadlines passed), Next waits out a
+// whole second.
+func TestIdleFleetIsQuiet(t *testing.T) {
+	dir := shortDir(t)
+	startExternal(t, dir, "x1", "sh", "-c", "printf ext; exec sleep 30")
+	f := newFleet(t, dir)
+	spawn(t, f, Spec{Argv: []string{"sh", "-c", "printf own; exec sleep 30"}})
+	waitFor(t, "output", 10*time.Second, func() bool { return screenHas(f, "sh-1", "own") && screenHas(f, "x1", "ext") })
+	waitFor(t, "both idle", 10*time.Second, func() bool {
+		for _, in := range f.Sessions() {
+			if in.State != frame.StateIdle {
+				return false
+			}
+		}
+		return true
+	})
+	// Settle: the last timers fire at lastOutput + idle + hold + margin.
+	time.Sleep(testIdle + 500*time.Millisecond)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		evs, err := f.Next(ctx)
+		cancel()
+		if err != nil {
+			break
+		}
+		_ = evs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	evs, err := f.Next(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("idle fleet published %v (err %v)", evs, err)
+	}
+}
+
+// BenchmarkOnScreen is the fleet's work per applied screen batch of an
+// owned session: state read, Info update, Dirty published, and its
+// consumption by Next.
+func BenchmarkOnScreen(b *testing.B) {
+	f, err := New(Options{Dir: shortDir(b), Config: testConfig()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	id, err := f.Spawn(Spec{Argv: []string{"sh", "-c", "printf x; exec sleep 30"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.mu.Lock()
+	e := f.sessions[id]
+	f.mu.Unlock()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		f.onOwnedScreen(e, uint64(i))
+		if _, err := f.Next(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

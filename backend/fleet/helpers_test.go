@@ -1,0 +1,252 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+)
+
+// testIdle is the idle threshold of the tests' fleets and external
+// sessions: short, so that settling takes a fraction of a second.
+const testIdle = 300 * time.Millisecond
+
+// shortDir returns a temp dir short enough for Unix socket paths.
+func shortDir(t testing.TB) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "hf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func testConfig() config.Config {
+	c := config.Default()
+	c.IdleThreshold = testIdle
+	c.KillGrace = time.Second
+	c.Classifier = "simple"
+	return c
+}
+
+// newFleet opens a fleet on dir (a new short dir if ""); cleanup closes it,
+// which kills its owned sessions.
+func newFleet(t testing.TB, dir string) *Fleet {
+	t.Helper()
+	if dir == "" {
+		dir = shortDir(t)
+	}
+	f, err := New(Options{Dir: dir, Config: testConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// recorder collects a fleet's events on a goroutine.
+type recorder struct {
+	mu   sync.Mutex
+	evs  []Event
+	done chan struct{}
+}
+
+func record(t testing.TB, f *Fleet) *recorder {
+	r := &recorder{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		for {
+			evs, err := f.Next(context.Background())
+			if err != nil {
+				return
+			}
+			r.mu.Lock()
+			r.evs = append(r.evs, evs...)
+			r.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		f.Close()
+		select {
+		case <-r.done:
+		case <-time.After(10 * time.Second):
+			t.Error("Next did not return ErrClosed after Close")
+		}
+	})
+	return r
+}
+
+func (r *recorder) has(kind EventKind, id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.evs {
+		if e.Kind == kind && e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *recorder) count(kind EventKind, id string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.evs {
+		if e.Kind == kind && e.ID == id {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for _, e := range r.evs {
+		fmt.Fprintf(&b, "%v(%s) ", e.Kind, e.ID)
+	}
+	return b.String()
+}
+
+func (r *recorder) wait(t testing.TB, kind EventKind, id string) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%v event for %s (have %v)", kind, id, r), 10*time.Second, func() bool { return r.has(kind, id) })
+}
+
+func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func info(f *Fleet, id string) (Info, bool) {
+	for _, in := range f.Sessions() {
+		if in.ID == id {
+			return in, true
+		}
+	}
+	return Info{}, false
+}
+
+func mustInfo(t testing.TB, f *Fleet, id string) Info {
+	t.Helper()
+	in, ok := info(f, id)
+	if !ok {
+		t.Fatalf("no session %q in %v", id, f.Sessions())
+	}
+	return in
+}
+
+func screenHas(f *Fleet, id, s string) bool {
+	sn := f.Screen(id)
+	return sn != nil && strings.Contains(sn.Text(), s)
+}
+
+func spawn(t testing.TB, f *Fleet, spec Spec) string {
+	t.Helper()
+	id, err := f.Spawn(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// processGone reports whether pid no longer runs (a zombie counts as gone).
+func processGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] == 'Z'
+	}
+	return false
+}
+
+// gate is a file a child's script waits for.
+type gate struct{ path string }
+
+func newGate(t testing.TB) gate { return gate{filepath.Join(shortDir(t), "g")} }
+
+func (g gate) wait() string {
+	return fmt.Sprintf("until [ -e %s ]; do sleep 0.01; done", g.path)
+}
+
+func (g gate) open(t testing.TB) {
+	t.Helper()
+	if err := os.WriteFile(g.path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// extSession is a session served in dir the way another process's
+// `heimdall-tui run` serves it.
+type extSession struct {
+	sess  *supervisor.Session
+	srv   *supervisor.Server
+	claim *supervisor.Claim
+	once  sync.Once
+}
+
+func startExternal(t testing.TB, dir, id string, argv ...string) *extSession {
+	t.Helper()
+	claim, err := supervisor.ClaimID(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := supervisor.Start(supervisor.Config{
+		ID: id, Argv: argv, KillGrace: time.Second,
+		Classifier: classify.NewSimple(testIdle, time.Now()),
+	})
+	if err != nil {
+		claim.Release()
+		t.Fatal(err)
+	}
+	x := &extSession{sess: sess, srv: &supervisor.Server{Session: sess}, claim: claim}
+	go x.srv.Serve(claim.Listener)
+	// What run does once the child has exited.
+	go func() {
+		sess.Wait()
+		x.stop()
+	}()
+	t.Cleanup(func() {
+		syscall.Kill(-sess.PID(), syscall.SIGKILL)
+		select {
+		case <-sess.Done():
+		case <-time.After(10 * time.Second):
+			t.Errorf("external %s did not exit", id)
+		}
+		x.stop()
+	})
+	return x
+}
+
+func (x *extSession) stop() {
+	x.once.Do(func() {
+		x.sess.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		x.srv.Shutdown(ctx)
+		cancel()
+		x.claim.Release()
+	})
+}

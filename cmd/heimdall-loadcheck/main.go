@@ -1,0 +1,323 @@
+// Command heimdall-loadcheck measures the dashboard under load, as a user
+// would run it: the real heimdall-tui binary in a 120×35 pty whose other end
+// is a terminal emulator (backend/vt, answering the program's queries), keys
+// typed into the pty, the screen read back from the emulator.
+//
+// Scenarios (each on a fresh dashboard and socket dir):
+//
+//	idle   N sessions running `sleep`, dashboard CPU over a window (goal < 1% of a core)
+//	busy   N sessions writing as fast as they can, grid mode: frames/s written,
+//	       dashboard CPU, and keypress → frame-showing-its-effect delay (goal p99 < 50 ms)
+//	mem    N idle sessions: the dashboard's RSS before and after
+//
+// CPU is the dashboard process's utime+stime from /proc (its sessions'
+// programs are separate processes; their emulators and classifiers run in the
+// dashboard and are counted). A "frame" is a burst of output separated from
+// the next by at least 4 ms of quiet (Bubble Tea writes one burst per frame).
+//
+// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-idle 20] [-idle-for 30s]
+// [-busy 16] [-busy-for 10s] [-keys 100] [-mem 100]
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+)
+
+const cols, rows = 120, 35
+
+func main() {
+	var (
+		bin     = flag.String("bin", "", "heimdall-tui binary (default: go build ./cmd/heimdall-tui)")
+		idleN   = flag.Int("idle", 20, "idle sessions")
+		idleFor = flag.Duration("idle-for", 30*time.Second, "idle measurement window")
+		busyN   = flag.Int("busy", 16, "busy sessions")
+		busyFor = flag.Duration("busy-for", 10*time.Second, "busy measurement window")
+		keysN   = flag.Int("keys", 100, "keypresses timed in the busy scenario")
+		memN    = flag.Int("mem", 100, "idle sessions for the memory scenario")
+		only    = flag.String("only", "", "run one scenario: idle, busy or mem")
+	)
+	flag.Parse()
+	if err := run(*bin, *idleN, *idleFor, *busyN, *busyFor, *keysN, *memN, *only); err != nil {
+		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin string, idleN int, idleFor time.Duration, busyN int, busyFor time.Duration, keysN, memN int, only string) error {
+	tmp, err := os.MkdirTemp("", "hlc")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if bin == "" {
+		bin = filepath.Join(tmp, "heimdall-tui")
+		out, err := exec.Command("go", "build", "-o", bin, "./cmd/heimdall-tui").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	}
+	cfg := filepath.Join(tmp, "config.toml")
+	if err := os.WriteFile(cfg, []byte(`kill_grace = "1s"
+[[agent]]
+name = "idle"
+command = ["sleep", "3600"]
+[[agent]]
+name = "busy"
+command = ["sh", "-c", "base64 -w 110 /dev/urandom"]
+`), 0o600); err != nil {
+		return err
+	}
+	fmt.Printf("heimdall-loadcheck: %s, %d×%d pty, %d CPUs\n", bin, cols, rows, numCPU())
+	if only == "" || only == "idle" {
+		if err := idleScenario(bin, cfg, tmp, idleN, idleFor); err != nil {
+			return fmt.Errorf("idle: %w", err)
+		}
+	}
+	if only == "" || only == "busy" {
+		if err := busyScenario(bin, cfg, tmp, busyN, busyFor, keysN); err != nil {
+			return fmt.Errorf("busy: %w", err)
+		}
+	}
+	if only == "" || only == "mem" {
+		if err := memScenario(bin, cfg, tmp, memN); err != nil {
+			return fmt.Errorf("mem: %w", err)
+		}
+	}
+	return nil
+}
+
+func idleScenario(bin, cfg, tmp string, n int, window time.Duration) error {
+	d, err := startDashboard(bin, cfg, tmp, "idle")
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	if err := d.spawn("idle", n); err != nil {
+		return err
+	}
+	time.Sleep(3 * time.Second) // classifiers settle to Idle
+	cpu0, t0, frames0 := d.cpu(), time.Now(), d.frames()
+	time.Sleep(window)
+	cpu := (d.cpu() - cpu0).Seconds() / time.Since(t0).Seconds()
+	fmt.Printf("idle: %d sessions, %v: dashboard CPU %.3f%% of a core, %d frames written\n",
+		n, window, 100*cpu, d.frames()-frames0)
+	return nil
+}
+
+func busyScenario(bin, cfg, tmp string, n int, window time.Duration, keys int) error {
+	d, err := startDashboard(bin, cfg, tmp, "busy")
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	if err := d.spawn("busy", n); err != nil {
+		return err
+	}
+	d.type_("g") // grid: every session on screen
+	time.Sleep(2 * time.Second)
+	cpu0, t0, frames0 := d.cpu(), time.Now(), d.frames()
+	time.Sleep(window)
+	el := time.Since(t0).Seconds()
+	fmt.Printf("busy: %d sessions writing, grid, %v: %.1f frames/s, dashboard CPU %.0f%% of a core\n",
+		n, window, float64(d.frames()-frames0)/el, 100*(d.cpu()-cpu0).Seconds()/el)
+
+	// Keypress → frame: '?' opens the help screen, '?' closes it; each
+	// is timed until the emulated screen shows the change.
+	var lat []time.Duration
+	for i := 0; i < keys; i++ {
+		want := i%2 == 0 // help shown after this key
+		t := time.Now()
+		d.type_("?")
+		if !d.waitFor(5*time.Second, func(s string) bool { return strings.Contains(s, helpMarker) == want }) {
+			return fmt.Errorf("key %d: help did not %s", i, map[bool]string{true: "open", false: "close"}[want])
+		}
+		lat = append(lat, time.Since(t))
+	}
+	slices.Sort(lat)
+	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	fmt.Printf("busy: keypress → frame over %d keys: p50 %v, p90 %v, p99 %v, max %v\n",
+		len(lat), q(0.5).Round(100*time.Microsecond), q(0.9).Round(100*time.Microsecond),
+		q(0.99).Round(100*time.Microsecond), lat[len(lat)-1].Round(100*time.Microsecond))
+	return nil
+}
+
+func memScenario(bin, cfg, tmp string, n int) error {
+	d, err := startDashboard(bin, cfg, tmp, "mem")
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	time.Sleep(time.Second)
+	before := d.rss()
+	if err := d.spawn("idle", n); err != nil {
+		return err
+	}
+	time.Sleep(3 * time.Second)
+	after := d.rss()
+	fmt.Printf("mem: RSS %.1f MiB with no sessions, %.1f MiB with %d idle sessions (%.0f KiB/session)\n",
+		float64(before)/(1<<20), float64(after)/(1<<20), n, float64(after-before)/1024/float64(n))
+	return nil
+}
+
+// helpMarker is text only the full help screen shows.
+const helpMarker = "Key reference"
+
+// dashboard is a heimdall-tui process in a pty with an emulated terminal.
+type dashboard struct {
+	cmd  *exec.Cmd
+	ptmx *os.File
+	emu  *vt.Emulator
+	dir  string
+
+	mu       sync.Mutex
+	bursts   int
+	lastData time.Time
+	done     chan struct{}
+}
+
+func startDashboard(bin, cfg, tmp, name string) (*dashboard, error) {
+	dir := filepath.Join(tmp, name)
+	d := &dashboard{dir: dir, done: make(chan struct{})}
+	d.cmd = exec.Command(bin, "--config", cfg, "--socket-dir", dir, "--log", filepath.Join(tmp, name+".log"))
+	d.cmd.Env = append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor")
+	var err error
+	d.ptmx, err = pty.StartWithSize(d.cmd, &pty.Winsize{Cols: cols, Rows: rows})
+	if err != nil {
+		return nil, err
+	}
+	d.emu = vt.New(cols, rows, vt.Options{Reply: func(p []byte) { d.ptmx.Write(p) }})
+	go d.read()
+	if !d.waitFor(10*time.Second, func(s string) bool { return strings.Contains(s, "heimdall") }) {
+		d.stop()
+		return nil, errors.New("dashboard did not draw")
+	}
+	return d, nil
+}
+
+func (d *dashboard) read() {
+	defer close(d.done)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := d.ptmx.Read(buf)
+		if n > 0 {
+			now := time.Now()
+			d.mu.Lock()
+			if now.Sub(d.lastData) >= 4*time.Millisecond {
+				d.bursts++
+			}
+			d.lastData = now
+			d.mu.Unlock()
+			d.emu.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (d *dashboard) frames() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.bursts
+}
+
+func (d *dashboard) type_(s string) { d.ptmx.Write([]byte(s)) }
+
+// waitFor polls the emulated screen until cond holds.
+func (d *dashboard) waitFor(timeout time.Duration, cond func(screen string) bool) bool {
+	deadline := time.Now().Add(timeout)
+	var seq uint64
+	for time.Now().Before(deadline) {
+		if s := d.emu.Seq(); s != seq {
+			seq = s
+			if cond(d.emu.Snapshot().Text()) {
+				return true
+			}
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return false
+}
+
+// spawn starts n sessions of agent with the command line, waiting for each
+// one's confirmation in the status line.
+func (d *dashboard) spawn(agent string, n int) error {
+	for i := 1; i <= n; i++ {
+		d.type_(":")
+		time.Sleep(20 * time.Millisecond)
+		d.type_("spawn " + agent + "\r")
+		id := agent + "-" + strconv.Itoa(i)
+		if !d.waitFor(10*time.Second, func(s string) bool { return strings.Contains(s, "started "+id) }) {
+			return fmt.Errorf("spawn %s: not confirmed; screen:\n%s", id, d.emu.Snapshot().Text())
+		}
+	}
+	return nil
+}
+
+// cpu is the dashboard's user+system CPU time so far.
+func (d *dashboard) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the ")" that ends the command name; utime and stime are
+	// fields 14 and 15 of the whole line, in clock ticks (100 Hz on Linux).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// rss is the dashboard's resident set size in bytes.
+func (d *dashboard) rss() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// stop quits the dashboard as a user would (q, then y if it asks), which
+// stops its sessions; it is killed if that takes too long.
+func (d *dashboard) stop() {
+	d.type_("q")
+	time.Sleep(100 * time.Millisecond)
+	d.type_("y")
+	exited := make(chan struct{})
+	go func() { d.cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		d.cmd.Process.Signal(syscall.SIGKILL)
+		<-exited
+	}
+	d.ptmx.Close()
+	<-d.done
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return bytes.Count(b, []byte("processor\t:"))
+}

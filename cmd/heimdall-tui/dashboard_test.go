@@ -1,0 +1,200 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The dashboard, driven through tmux as a person would: a 120×35 pane runs
+// bash, bash runs heimdall-tui; keys go in with send-keys, the screen comes
+// back with capture-pane.
+
+// dashConfig is the config the dashboard tests use: a quick kill grace and a
+// "sh" preset running bash with a recognisable prompt.
+const dashConfig = `kill_grace = "1s"
+[[agent]]
+name = "sh"
+command = ["bash", "--norc", "--noprofile", "-i"]
+env = [{ name = "PS1", value = "in$ " }, { name = "HISTFILE", value = "/dev/null" }]
+`
+
+type dash struct {
+	*tmuxServer
+	dir string
+}
+
+// startDashboard opens the dashboard in a fresh tmux pane on a fresh socket
+// dir and waits for its first frame.
+func startDashboard(t *testing.T) *dash {
+	t.Helper()
+	dir := newSockDir(t)
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte(dashConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x := newTmux(t, "env HISTFILE=/dev/null PS1='hm$ ' bash --norc --noprofile")
+	x.waitPrompt("hm$")
+	x.sendLine(fmt.Sprintf("%s --config %s --socket-dir %s --log %s", shellQuote(binPath), shellQuote(cfg),
+		shellQuote(dir), shellQuote(filepath.Join(t.TempDir(), "dash.log"))))
+	x.waitDisplay("#{alternate_on}", "1")
+	x.waitFor("no sessions")
+	return &dash{tmuxServer: x, dir: dir}
+}
+
+// command types a `:` command line.
+func (d *dash) command(line string) {
+	d.t.Helper()
+	d.sendKeys(":")
+	d.waitFor(":")
+	d.run("send-keys", "-t", "main", "-l", line)
+	d.sendKeys("Enter")
+}
+
+// quit leaves the dashboard, confirming that its sessions are stopped, and
+// waits for the shell prompt.
+func (d *dash) quit() {
+	d.t.Helper()
+	d.sendKeys("q")
+	if !poll(2*time.Second, func() bool { return d.display("#{alternate_on}") == "0" }) {
+		d.waitFor("stopped")
+		d.sendKeys("y")
+	}
+	d.waitDisplay("#{alternate_on}", "0")
+	d.waitPrompt("hm$")
+}
+
+// paneLine matches a line of the preview pane whose text is exactly s.
+func paneLine(s string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)│` + regexp.QuoteMeta(s) + ` *│`)
+}
+
+func TestDashboardSpawnSendAttachKill(t *testing.T) {
+	t.Parallel()
+	d := startDashboard(t)
+
+	// Spawn from the dialog: n, the "sh" preset, enter.
+	d.sendKeys("n")
+	d.waitFor("custom command")
+	d.spawnPreset("sh")
+	d.waitFor("sh-1")
+	d.waitFor("in$")
+
+	// i sends a line without attaching.
+	d.sendKeys("i")
+	d.waitFor("Send to sh-1")
+	d.run("send-keys", "-t", "main", "-l", "echo hello")
+	d.sendKeys("Enter")
+	d.waitScreen("hello printed in the pane", func(s string) bool { return paneLine("hello").MatchString(s) })
+
+	// enter attaches full screen; Ctrl-\ comes back with the first key
+	// after it reaching the dashboard.
+	d.sendKeys("Enter")
+	d.waitScreen("the attached session", func(s string) bool {
+		return !strings.Contains(s, "heimdall") && strings.Contains(s, "in$")
+	})
+	d.sendLine("echo inside-$((6*7))")
+	d.waitFor("inside-42")
+	d.sendKeys(`C-\`)
+	d.waitFor("heimdall")
+	d.waitFor("detached from sh-1")
+	d.sendKeys("?")
+	d.waitFor("Key reference")
+	d.sendKeys("Escape")
+	d.waitScreen("help closed", func(s string) bool { return !strings.Contains(s, "Key reference") })
+	// What was typed while attached is in the pane, once.
+	s := d.capture()
+	if n := strings.Count(s, "inside-42"); n != 1 {
+		t.Errorf("inside-42 shown %d times after detach, want 1 (the output line; the command is shown as typed):\n%s", n, s)
+	}
+
+	// Resize from the command line; stty in the session sees it.
+	d.command("resize sh-1 100x30")
+	d.waitFor("resized to 100×30")
+	d.sendKeys("i")
+	d.waitFor("Send to sh-1")
+	d.run("send-keys", "-t", "main", "-l", "stty size")
+	d.sendKeys("Enter")
+	d.waitScreen("stty size 30 100", func(s string) bool { return paneLine("30 100").MatchString(s) })
+
+	// x asks first, with No selected: enter keeps the session.
+	d.sendKeys("x")
+	d.waitFor("SIGTERM")
+	d.sendKeys("Enter")
+	d.waitScreen("the dialog closed", func(s string) bool { return !strings.Contains(s, "SIGTERM") })
+	time.Sleep(300 * time.Millisecond)
+	if s := d.capture(); strings.Contains(s, "Dead") {
+		t.Fatalf("enter on the kill dialog (No selected) killed the session:\n%s", s)
+	}
+	// x then y kills: interactive bash ignores SIGTERM, so SIGKILL follows
+	// after the 1 s grace: exit 137.
+	d.sendKeys("x")
+	d.waitFor("SIGTERM")
+	d.sendKeys("y")
+	d.waitFor("Dead")
+	d.waitFor("137")
+
+	d.sendKeys("d") // remove the dead session
+	d.waitFor("no sessions")
+	d.quit()
+}
+
+// spawnPreset picks preset in the open spawn dialog and submits it.
+func (d *dash) spawnPreset(preset string) {
+	d.t.Helper()
+	for range 10 {
+		if strings.Contains(d.capture(), "▸ "+preset+" ") {
+			break
+		}
+		d.sendKeys("Down")
+		time.Sleep(50 * time.Millisecond)
+	}
+	d.waitFor("▸ " + preset + " ")
+	d.sendKeys("C-s")
+}
+
+func TestDashboardSeesRunFromAnotherTerminal(t *testing.T) {
+	t.Parallel()
+	d := startDashboard(t)
+	// A session started by `heimdall-tui run` elsewhere appears, with its
+	// screen followed over the socket.
+	p := startSession(t, d.dir, "ext-1", "sh", "-c", "echo external-$((2*21)); exec sleep 60")
+	d.waitFor("ext-1")
+	d.waitFor("external-42")
+	// Killing it from the dashboard ends the other process's session.
+	d.sendKeys("x")
+	d.waitFor("SIGTERM")
+	d.sendKeys("y")
+	d.waitFor("Dead")
+	if code := p.wait(); code != 143 {
+		t.Errorf("run exited %d, want 143 (SIGTERM)", code)
+	}
+	// The dashboard quits without asking: nothing of its own is running.
+	d.quit()
+}
+
+func TestDashboardQuitStopsSessions(t *testing.T) {
+	t.Parallel()
+	d := startDashboard(t)
+	d.command("spawn sh")
+	d.waitFor("sh-1")
+	sock := filepath.Join(d.dir, "sh-1.sock")
+	if !poll(waitTimeout, func() bool { return fileExists(sock) }) {
+		t.Fatalf("no socket %s", sock)
+	}
+	// Another terminal sees the dashboard's session.
+	if r := hmIn(t, d.dir, "status", "sh-1"); r.code != 0 || !strings.Contains(r.stdout, "alive:    true") {
+		t.Fatalf("status from another terminal: %s", r)
+	}
+	d.sendKeys("q")
+	d.waitFor("1 running session")
+	d.sendKeys("y")
+	d.waitDisplay("#{alternate_on}", "0")
+	d.waitFor("stopping 1 session")
+	d.waitPrompt("hm$")
+	assertGone(t, sock)
+}

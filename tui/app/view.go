@@ -1,0 +1,253 @@
+package app
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/tui/grid"
+	"github.com/heimdall-tui/heimdall-tui/tui/help"
+	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/layout"
+	"github.com/heimdall-tui/heimdall-tui/tui/pane"
+	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
+)
+
+// listHeaderRows is the session list's column-header height.
+const listHeaderRows = 1
+
+// View implements tea.Model.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = m.windowTitle()
+	return v
+}
+
+// windowTitle counts sessions needing input, so a background terminal tab
+// shows it too.
+func (m *Model) windowTitle() string {
+	if n := m.needInput(); n > 0 {
+		return fmt.Sprintf("heimdall-tui (%d need input)", n)
+	}
+	return "heimdall-tui"
+}
+
+// Render draws the whole dashboard as exactly h lines of width w.
+func (m *Model) Render() string {
+	w, h := m.w, m.h
+	l := layout.Compute(w, h, len(m.view), m.mode)
+	if l.TooSmall {
+		return layout.TooSmallNotice(w, h)
+	}
+	blocks := []layout.Block{
+		{Rect: l.Header, Content: m.header(l.Header.W)},
+		{Rect: l.Footer, Content: m.footer(l.Footer.W)},
+	}
+	switch {
+	case m.showHelp:
+		title := m.st.Title.Render("Key reference") + m.st.Muted.Render(" — "+m.keyFor(keys.Back)+" closes")
+		blocks = append(blocks,
+			layout.Block{Rect: layout.Rect{X: l.Body.X, Y: l.Body.Y, W: l.Body.W, H: 1}, Content: title},
+			layout.Block{Rect: layout.Rect{X: l.Body.X, Y: l.Body.Y + 1, W: l.Body.W, H: l.Body.H - 1},
+				Content: help.Full(m.st, m.opt.Keys, m.helpContext(), l.Body.W, l.Body.H-1)})
+	case m.mode == layout.ModeGrid:
+		blocks = append(blocks, layout.Block{Rect: l.Body, Content: m.gridView(l)})
+	case m.mode == layout.ModeZoom:
+		blocks = append(blocks, layout.Block{Rect: l.Preview, Content: m.paneView(l.Preview, true)})
+	default:
+		i := m.index(m.selID)
+		blocks = append(blocks,
+			layout.Block{Rect: l.List, Content: sessions.ViewHint(m.st, m.view, i, m.offset, m.now(), l.List.W, l.List.H, m.emptyHint())},
+			layout.Block{Rect: l.Preview, Content: m.paneView(l.Preview, true)})
+	}
+	if n := len(m.dialogs); n > 0 {
+		d := m.dialogs[n-1].View(m.st, max(10, w-4), max(3, h-2))
+		dw, dh := lipgloss.Width(d), lipgloss.Height(d)
+		dw, dh = min(dw, w), min(dh, h)
+		blocks = append(blocks, layout.Block{
+			Rect:    layout.Rect{X: (w - dw) / 2, Y: (h - dh) / 2, W: dw, H: dh},
+			Content: d,
+		})
+	}
+	return layout.Compose(w, h, blocks...)
+}
+
+// emptyHint is the session list's line when it shows nothing.
+func (m *Model) emptyHint() string {
+	if m.filter != "" {
+		return "no sessions match /" + m.filter
+	}
+	return "no sessions — press " + m.keyFor(keys.Spawn) + " to spawn one"
+}
+
+// keyFor names the first key bound to a (the user may have remapped it).
+func (m *Model) keyFor(a keys.Action) string {
+	for _, ctx := range m.context().Chain() {
+		if ks := m.opt.Keys.KeysOf(ctx, a); len(ks) > 0 {
+			return ks[0]
+		}
+	}
+	return string(a)
+}
+
+// helpContext is the context whose keys the help screen lists first.
+func (m *Model) helpContext() keys.Context {
+	if m.mode == layout.ModeSplit {
+		return keys.CtxList
+	}
+	return keys.CtxGrid
+}
+
+// header is the top bar: name, counts, filter and mode.
+func (m *Model) header(w int) string {
+	running, dead := 0, 0
+	for _, in := range m.all {
+		if in.Alive {
+			running++
+		} else {
+			dead++
+		}
+	}
+	parts := []string{m.st.Title.Render("heimdall")}
+	parts = append(parts, m.st.Muted.Render(fmt.Sprintf("%d running", running)))
+	if dead > 0 {
+		parts = append(parts, m.st.Muted.Render(fmt.Sprintf("%d dead", dead)))
+	}
+	if n := m.needInput(); n > 0 {
+		parts = append(parts, m.st.State("", true).Render(fmt.Sprintf("! %d need input", n)))
+	}
+	if m.filter != "" || m.filtering {
+		f := "/" + m.filter
+		if m.filtering {
+			f += "▏"
+		}
+		parts = append(parts, m.st.Key.Render(f))
+	}
+	if m.sort != SortStarted {
+		parts = append(parts, m.st.Muted.Render("sort:"+m.sort.String()))
+	}
+	s := strings.Join(parts, m.st.Subtle.Render(" · "))
+	return m.st.Header.Width(w).MaxWidth(w).Render(ansi.Truncate(s, w, "…"))
+}
+
+func (m *Model) needInput() int {
+	n := 0
+	for _, in := range m.all {
+		if in.NeedsInput && in.Alive {
+			n++
+		}
+	}
+	return n
+}
+
+// footer is the status line when there is a message, else the key hints of
+// the current context.
+func (m *Model) footer(w int) string {
+	if m.status != "" {
+		st := m.st.Info
+		if m.statusErr {
+			st = m.st.Error
+		}
+		return st.Render(ansi.Truncate(m.status, w, "…"))
+	}
+	if m.filtering {
+		return m.st.Muted.Render(ansi.Truncate("filter: type to narrow · enter keep · esc clear", w, "…"))
+	}
+	return help.Footer(m.st, m.opt.Keys, m.context(), w)
+}
+
+// paneView renders the selected session's screen in r.
+func (m *Model) paneView(r layout.Rect, focused bool) string {
+	in, ok := m.selected()
+	if !ok {
+		body := m.st.Muted.Render(m.emptyHint() + ", " + m.keyFor(keys.Command) + " for commands")
+		return pane.Frame(m.st, "heimdall-tui", "", false, focused, false, body, r.W, r.H)
+	}
+	body, cropped := pane.Render(m.snaps[in.ID], max(0, r.W-2), max(0, r.H-2),
+		pane.Options{Color: !m.opt.NoColor, Cursor: focused && in.Alive, ANSI: m.ansi()})
+	return pane.Frame(m.st, paneTitle(in), stateName(in), in.NeedsInput && in.Alive, focused, cropped, body, r.W, r.H)
+}
+
+// ansi is the theme's remap of the 16 basic colours, if it has one.
+func (m *Model) ansi() *[16]color.Color {
+	for _, c := range m.st.P.ANSI {
+		if c != nil {
+			return &m.st.P.ANSI
+		}
+	}
+	return nil
+}
+
+// paneTitle is a pane's title: ID, plus the exit code once dead.
+func paneTitle(in fleet.Info) string {
+	if !in.Alive {
+		return fmt.Sprintf("%s (exit %d)", in.ID, in.ExitCode)
+	}
+	return in.ID
+}
+
+// gridView draws a page of panes, the one holding the selection.
+func (m *Model) gridView(l layout.Layout) string {
+	start, end := m.gridPage(len(l.Grid))
+	// The last page may hold fewer panes: tile the body with those.
+	cells := layout.GridRects(l.Body, end-start)
+	panes := make([]grid.Pane, 0, end-start)
+	for _, in := range m.view[start:end] {
+		panes = append(panes, grid.Pane{ID: in.ID, Title: paneTitle(in), State: stateName(in),
+			NeedsInput: in.NeedsInput && in.Alive, Focused: in.ID == m.selID, Snap: m.snaps[in.ID]})
+	}
+	rects := make([]layout.Rect, len(panes))
+	for k := range panes {
+		r := cells[k]
+		rects[k] = layout.Rect{X: r.X - l.Body.X, Y: r.Y - l.Body.Y, W: r.W, H: r.H}
+	}
+	return grid.View(m.st, panes, rects, l.Body.W, l.Body.H, !m.opt.NoColor)
+}
+
+// gridPage is the range of m.view shown in a grid of capacity panes: the
+// page that holds the selection.
+func (m *Model) gridPage(capacity int) (start, end int) {
+	if capacity <= 0 {
+		return 0, 0
+	}
+	i := max(0, m.index(m.selID))
+	return layout.GridPage(len(m.view), i, capacity)
+}
+
+// visibleIDs are the sessions whose screens are on screen now.
+func (m *Model) visibleIDs() []string {
+	if m.showHelp {
+		return nil
+	}
+	if m.mode == layout.ModeGrid {
+		l := layout.Compute(m.w, m.h, len(m.view), m.mode)
+		start, end := m.gridPage(len(l.Grid))
+		ids := make([]string, 0, end-start)
+		for _, in := range m.view[start:end] {
+			ids = append(ids, in.ID)
+		}
+		return ids
+	}
+	if m.selID == "" {
+		return nil
+	}
+	return []string{m.selID}
+}
+
+// listRows is how many sessions the list shows at once.
+func (m *Model) listRows() int {
+	l := layout.Compute(m.w, m.h, len(m.view), m.mode)
+	return max(1, l.List.H-listHeaderRows)
+}
+
+// fixOffset scrolls the list so the selection is visible.
+func (m *Model) fixOffset() {
+	m.offset = sessions.VisibleRange(len(m.view), max(0, m.index(m.selID)), m.offset, m.listRows())
+}

@@ -1,0 +1,211 @@
+// Package dialog holds the dashboard's modal dialogs: confirm, spawn, send
+// a line, resize and the ':' command line.
+//
+// A dialog keeps its own state and never calls back into the app: Update
+// returns an Action (a plain struct such as Kill{ID} or Close{}) and the
+// root model carries it out; a nil Action means the dialog stays open.
+// View is a pure rendering of the state into a bordered box no wider than
+// w and no taller than h; the app centres it over the dashboard.
+//
+// Destructive actions go through NewConfirm, which selects No by default
+// and says exactly what will happen (KillText, QuitText).
+//
+// Dialog keys are the fixed bindings of keys.CtxDialog (enter, esc, tab,
+// shift+tab, arrows, y/n, ctrl+s); printable keys go to the focused text
+// field. Text fields have a static (never blinking) cursor, so renders are
+// deterministic.
+package dialog
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+)
+
+// Dialog is one modal dialog. Implementations use pointer receivers: they
+// keep their state between Update calls.
+type Dialog interface {
+	// Update takes a message (keys, and anything a text field needs) and
+	// returns the action to carry out, or nil to stay open.
+	Update(msg tea.Msg) (Action, tea.Cmd)
+	// View renders the dialog's box, at most w cells wide and h lines tall.
+	View(st *themes.Styles, w, h int) string
+	// Title names the dialog ("Kill claude-1", "New session").
+	Title() string
+}
+
+// Action is what a dialog asks the app to do. The app closes the dialog on
+// any non-nil Action and then carries it out.
+type Action interface{ action() }
+
+// Close closes the dialog and does nothing else.
+type Close struct{}
+
+// Kill stops a session: SIGTERM to its process group and SIGKILL after the
+// grace, or SIGKILL at once with Force. Confirmed is set when the user has
+// already said yes in a confirm dialog; the app asks first otherwise (a
+// typed `:kill` is confirmed like the x key).
+type Kill struct {
+	ID        string
+	Force     bool
+	Confirmed bool
+}
+
+// Remove forgets a dead session.
+type Remove struct{ ID string }
+
+// Restart starts a session again with the same spec.
+type Restart struct{ ID string }
+
+// Spawn starts a new session.
+type Spawn struct{ Spec fleet.Spec }
+
+// Send writes Text to the session's pty; the app appends "\r" (Enter).
+// Text may be empty: that just presses Enter.
+type Send struct{ ID, Text string }
+
+// Fit says what a Resize fits the session to.
+type Fit uint8
+
+const (
+	FitPane     Fit = iota // the pane that shows the session
+	FitTerminal            // the whole terminal
+	FitExplicit            // Cols×Rows
+)
+
+func (f Fit) String() string {
+	switch f {
+	case FitPane:
+		return "pane"
+	case FitTerminal:
+		return "terminal"
+	case FitExplicit:
+		return "explicit"
+	}
+	return "Fit(?)"
+}
+
+// Resize changes a session's pty size. Cols and Rows are set only for
+// FitExplicit; the app computes the others.
+type Resize struct {
+	ID         string
+	Fit        Fit
+	Cols, Rows uint16
+}
+
+// Theme switches to a built-in theme.
+type Theme struct{ Name string }
+
+// Quit leaves the dashboard (stopping the sessions it owns). Unless
+// Confirmed, the app asks first when sessions of its own are running.
+type Quit struct{ Confirmed bool }
+
+// Attach attaches to a session.
+type Attach struct{ ID string }
+
+// Mode switches the layout ("grid", "zoom", "split") or opens "help".
+type Mode struct{ Name string }
+
+// Error is an error for the app's status line.
+type Error struct{ Err error }
+
+func (Close) action()   {}
+func (Kill) action()    {}
+func (Remove) action()  {}
+func (Restart) action() {}
+func (Spawn) action()   {}
+func (Send) action()    {}
+func (Resize) action()  {}
+func (Theme) action()   {}
+func (Quit) action()    {}
+func (Attach) action()  {}
+func (Mode) action()    {}
+func (Error) action()   {}
+
+// dialogKeys are the fixed dialog bindings; Override cannot change them, so
+// the default map is the effective one.
+var dialogKeys = keys.Default()
+
+// dkey returns the dialog action of a key press, "" if none.
+func dkey(msg tea.KeyPressMsg) keys.Action {
+	a, _ := dialogKeys.Lookup(keys.CtxDialog, msg)
+	return a
+}
+
+// hint renders "key desc" pairs for a dialog's bottom line.
+func hint(st *themes.Styles, pairs ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		parts = append(parts, st.Key.Render(pairs[i])+" "+st.Desc.Render(pairs[i+1]))
+	}
+	return strings.Join(parts, st.Subtle.Render(" · "))
+}
+
+// layoutBox draws a dialog: title, body lines, then the foot lines (kept
+// whole: buttons, errors, the key hint), inside st.Dialog's border. The box
+// is pref cells wide (inner width pref-4), shrunk to w; body lines longer
+// than the inner width are truncated ("…"), and when the box is taller than
+// h the body is cut from the bottom, its last kept line "…".
+func layoutBox(st *themes.Styles, w, h, pref int, title string, body, foot []string) string {
+	const frameW, frameH = 4, 2 // border + horizontal padding; border
+	bw := min(w, pref)
+	iw := bw - frameW
+	if iw < 1 || h < frameH+1 {
+		// No room for a box: as much of the title as fits.
+		if w <= 0 || h <= 0 {
+			return ""
+		}
+		return ansi.Truncate(st.Title.Render(title), w, "…")
+	}
+	lines := []string{st.Title.Render(title), ""}
+	room := h - frameH - len(lines) - len(foot)
+	if len(foot) > 0 {
+		room-- // blank line before the foot
+	}
+	if room < len(body) {
+		if room <= 0 {
+			body = nil
+		} else {
+			body = append(body[:room-1:room-1], st.Subtle.Render("…"))
+		}
+	}
+	lines = append(lines, body...)
+	if len(foot) > 0 {
+		lines = append(lines, "")
+		lines = append(lines, foot...)
+	}
+	if len(lines) > h-frameH {
+		lines = lines[:h-frameH]
+	}
+	for i, l := range lines {
+		lines[i] = pad(ansi.Truncate(l, iw, "…"), iw)
+	}
+	return st.Dialog.Render(strings.Join(lines, "\n"))
+}
+
+// pad right-pads s with spaces to w cells.
+func pad(s string, w int) string {
+	if n := ansi.StringWidth(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// wrap word-wraps plain text to w cells and styles each line.
+func wrap(style func(...string) string, text string, w int) []string {
+	if w < 1 {
+		return nil
+	}
+	var out []string
+	for _, para := range strings.Split(text, "\n") {
+		for _, l := range strings.Split(ansi.Wrap(para, w, ""), "\n") {
+			out = append(out, style(strings.TrimRight(l, " ")))
+		}
+	}
+	return out
+}

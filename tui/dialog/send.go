@@ -1,0 +1,49 @@
+package dialog
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+)
+
+// SendDialog types one line for a session without attaching: answering a
+// prompt from the list.
+type SendDialog struct {
+	id   string
+	text field
+}
+
+// NewSend returns the dialog: enter returns Send{ID, Text} (the app adds
+// Enter; empty text is sent too, which just presses Enter); esc closes.
+func NewSend(id string) *SendDialog {
+	d := &SendDialog{id: id, text: newField("text to type; empty = just Enter", "")}
+	d.text.focused = true
+	return d
+}
+
+// Title implements Dialog.
+func (d *SendDialog) Title() string { return "Send to " + d.id }
+
+// Update implements Dialog.
+func (d *SendDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
+	if km, ok := msg.(tea.KeyPressMsg); ok {
+		switch dkey(km) {
+		case keys.DialogOK:
+			return Send{ID: d.id, Text: d.text.Value()}, nil
+		case keys.DialogCancel:
+			return Close{}, nil
+		}
+	}
+	d.text.update(msg)
+	return nil, nil
+}
+
+// View implements Dialog.
+func (d *SendDialog) View(st *themes.Styles, w, h int) string {
+	const pref = 64
+	iw := min(w, pref) - 4
+	body := []string{st.Key.Render("> ") + d.text.view(st, max(1, iw-2))}
+	foot := []string{hint(st, "enter", "send + Enter", "esc", "cancel")}
+	return layoutBox(st, w, h, pref, d.Title(), body, foot)
+}

@@ -1,0 +1,206 @@
+package pane
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/heimdall-tui/heimdall-tui/themes"
+)
+
+// CroppedLabel is shown in the bottom border of a cropped pane.
+const CroppedLabel = "cropped"
+
+// Frame draws a border of exactly w×h cells around body, which should be
+// (w-2)×(h-2) (as Render returns): missing lines are blank, short lines
+// padded, long ones cut. The top border carries the title as
+// "name · State", the state in its badge colour ("needs input" instead of
+// the state when needsInput); the name is shortened with "…" before the
+// state is dropped. A cropped pane says so in the bottom border. The
+// focused pane uses st.PaneFocus, others st.Pane. Below 2×2 there is no
+// room for a border and Frame returns blanks of the right size.
+func Frame(st *themes.Styles, title, state string, needsInput, focused, cropped bool, body string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return strings.Repeat("\n", max(h-1, 0))
+	}
+	var b strings.Builder
+	if w < 2 || h < 2 {
+		for y := range h {
+			if y > 0 {
+				b.WriteByte('\n')
+			}
+			writeSpaces(&b, w)
+		}
+		return b.String()
+	}
+	bs := st.Pane
+	if focused {
+		bs = st.PaneFocus
+	}
+	border := bs.GetBorderStyle()
+	// The border is painted with a plain SGR prefix rather than through
+	// lipgloss.Style.Render, which costs more than the rest of Frame.
+	var paint painter
+	if c := bs.GetBorderTopForeground(); c != nil {
+		if _, none := c.(lipgloss.NoColor); !none {
+			s := uv.Style{Fg: c}
+			paint.pre = s.String()
+		}
+	}
+	inner := w - 2
+	hline := func(n int) string { return strings.Repeat(border.Top, max(n, 0)) }
+	bline := func(n int) string { return strings.Repeat(border.Bottom, max(n, 0)) }
+
+	// Top border: ╭─ name · State ───╮
+	if t, tw := titleText(st, title, state, needsInput, focused, inner-3); tw > 0 {
+		b.WriteString(paint.Render(border.TopLeft + hline(1) + " "))
+		b.WriteString(t)
+		b.WriteString(paint.Render(" " + hline(inner-3-tw) + border.TopRight))
+	} else {
+		b.WriteString(paint.Render(border.TopLeft + hline(inner) + border.TopRight))
+	}
+
+	left, right := paint.Render(border.Left), paint.Render(border.Right)
+	lines := strings.Split(body, "\n")
+	for y := range h - 2 {
+		b.WriteByte('\n')
+		b.WriteString(left)
+		line := ""
+		if y < len(lines) {
+			line = lines[y]
+		}
+		lw := width(line)
+		if lw > inner {
+			line = ansi.Truncate(line, inner, "")
+			lw = ansi.StringWidth(line)
+		}
+		b.WriteString(line)
+		writeSpaces(&b, inner-lw)
+		b.WriteString(right)
+	}
+
+	// Bottom border: ╰──── cropped ─╯
+	b.WriteByte('\n')
+	if lw := len(CroppedLabel); cropped && inner >= lw+3 {
+		b.WriteString(paint.Render(border.BottomLeft + bline(inner-lw-3) + " "))
+		b.WriteString(st.Warning.Render(CroppedLabel))
+		b.WriteString(paint.Render(" " + bline(1) + border.BottomRight))
+	} else {
+		b.WriteString(paint.Render(border.BottomLeft + bline(inner) + border.BottomRight))
+	}
+	return b.String()
+}
+
+// painter wraps border pieces in one style.
+type painter struct{ pre string }
+
+// Render returns s in the painter's style.
+func (p painter) Render(s string) string {
+	if p.pre == "" {
+		return s
+	}
+	return p.pre + s + "\x1b[m"
+}
+
+// width is ansi.StringWidth with a fast path for the common case: ASCII,
+// Latin-1 and box-drawing text with CSI sequences (SGR), which rendered
+// panes and borders almost always are. Any other character or escape
+// sends the whole string through the full grapheme-aware algorithm, so the
+// result is always ansi.StringWidth's.
+func width(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			// Skip to the CSI's final byte (0x40–0x7e).
+			i += 2
+			for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) {
+				i++
+			}
+			i++
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+		case c >= 0xc2:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !narrowRune(r) {
+				return ansi.StringWidth(s)
+			}
+			n++
+			i += size
+		default:
+			return ansi.StringWidth(s)
+		}
+	}
+	return n
+}
+
+// narrowRune reports runes that are one cell wide on their own and never
+// join a neighbour into a grapheme cluster: printable Latin-1 (but the
+// soft hyphen) and box drawing / block elements.
+func narrowRune(r rune) bool {
+	return (r >= 0xa0 && r <= 0xff && r != 0xad) || (r >= 0x2500 && r <= 0x259f)
+}
+
+// titleText is the styled "name · State" fitted into avail cells, and its
+// width (0 when nothing fits).
+func titleText(st *themes.Styles, name, state string, needsInput, focused bool, avail int) (string, int) {
+	if avail < 1 {
+		return "", 0
+	}
+	name = Sanitize(name)
+	badge := Sanitize(state)
+	if needsInput {
+		badge = "needs input"
+	}
+	nw, bw := ansi.StringWidth(name), ansi.StringWidth(badge)
+	const sep, sepW = " · ", 3
+	nameStyle := st.PaneTitle
+	if !focused {
+		nameStyle = st.Muted.Bold(true)
+	}
+	if name == "" {
+		if bw > avail {
+			return "", 0
+		}
+		return st.State(state, needsInput).Render(badge), bw
+	}
+	if badge == "" || avail < bw+sepW+2 {
+		// No room for the state next to at least two cells of name.
+		if nw > avail {
+			name = ansi.Truncate(name, avail, "…")
+		}
+		return nameStyle.Render(name), ansi.StringWidth(name)
+	}
+	if nw+sepW+bw > avail {
+		name = ansi.Truncate(name, avail-sepW-bw, "…")
+		nw = ansi.StringWidth(name)
+	}
+	return nameStyle.Render(name) + st.Subtle.Render(sep) + st.State(state, needsInput).Render(badge), nw + sepW + bw
+}
+
+// Sanitize replaces control characters (including ESC) in a label taken
+// from outside (session names, titles) so it cannot move the cursor or
+// restyle the screen.
+func Sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,224 @@
+package sessions
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func ago(d time.Duration) time.Time { return now.Add(-d) }
+
+// fixture has every state, a session needing input, a dead one with exit
+// code 3, a long name and a wide-character name.
+func fixture() []fleet.Info {
+	return []fleet.Info{
+		{ID: "claude-1", Agent: "claude", Alive: true, State: frame.StateThinking, StateSince: ago(12 * time.Second), LastOutput: ago(time.Second)},
+		{ID: "claude-2", Agent: "claude", Alive: true, State: frame.StateStreaming, StateSince: ago(3 * time.Minute), LastOutput: ago(0)},
+		{ID: "codex-1", Agent: "codex", Alive: true, State: frame.StateToolUse, StateSince: ago(90 * time.Second), LastOutput: ago(4 * time.Second)},
+		{ID: "aider-1", Agent: "aider", Alive: true, State: frame.StateIdle, NeedsInput: true, StateSince: ago(2 * time.Hour), LastOutput: ago(2 * time.Hour)},
+		{ID: "shell-1", Agent: "shell", Alive: true, State: frame.StateActive, StateSince: ago(5 * time.Second), LastOutput: ago(5 * time.Second)},
+		{ID: "refactor-the-entire-authentication-subsystem", Agent: "claude", Alive: true, State: frame.StateIdle, StateSince: ago(26 * time.Hour), LastOutput: ago(26 * time.Hour)},
+		{ID: "build-1", Agent: "make", Alive: false, State: frame.StateDead, ExitCode: 3, StateSince: ago(40 * time.Minute), LastOutput: ago(41 * time.Minute)},
+		{ID: "日本語-session", Agent: "gemini", Alive: true, State: frame.StateIdle},
+	}
+}
+
+var (
+	dark  = themes.Build(themes.Dark(), false)
+	light = themes.Build(themes.Light(), false)
+	mono  = themes.Build(themes.Dark(), true)
+)
+
+func TestGolden(t *testing.T) {
+	themesByName := []struct {
+		name string
+		st   *themes.Styles
+	}{{"dark", dark}, {"light", light}}
+	for _, th := range themesByName {
+		// 28 and 42 are the list's width beside the preview at 80 and 120
+		// columns; 60 is the stacked list on a 60-column screen.
+		for _, w := range []int{28, 42, 60, 80, 120, 200} {
+			t.Run(fmt.Sprintf("%s/%d", th.name, w), func(t *testing.T) {
+				out := View(th.st, fixture(), 2, 0, now, w, 10)
+				assertShape(t, out, w, 10)
+				golden.RequireEqual(t, out)
+			})
+		}
+	}
+	t.Run("monochrome", func(t *testing.T) {
+		out := View(mono, fixture(), 3, 0, now, 80, 10)
+		assertShape(t, out, 80, 10)
+		if strings.Contains(out, "38;2") || strings.Contains(out, "48;2") {
+			t.Error("monochrome list has colours")
+		}
+		golden.RequireEqual(t, out)
+	})
+	t.Run("empty", func(t *testing.T) {
+		if out := ViewHint(dark, nil, 0, 0, now, 40, 3, "no sessions match /zz"); !strings.Contains(ansi.Strip(out), "no sessions match /zz") {
+			t.Errorf("custom hint not shown:\n%s", ansi.Strip(out))
+		}
+		out := View(dark, nil, 0, 0, now, 60, 4)
+		assertShape(t, out, 60, 4)
+		if !strings.Contains(ansi.Strip(out), DefaultEmpty) {
+			t.Errorf("empty list does not say so:\n%s", ansi.Strip(out))
+		}
+		golden.RequireEqual(t, out)
+	})
+	t.Run("scrolled", func(t *testing.T) {
+		out := View(dark, fixture(), 6, VisibleRange(8, 6, 0, 4-HeaderRows), now, 60, 4)
+		assertShape(t, out, 60, 4)
+		golden.RequireEqual(t, out)
+	})
+}
+
+func TestColumnsAdapt(t *testing.T) {
+	cases := []struct {
+		w    int
+		want []string // header words
+	}{
+		{28, []string{"NAME", "STATE"}},
+		{42, []string{"NAME", "AGENT", "STATE", "TIME"}},
+		{60, []string{"NAME", "AGENT", "STATE", "TIME", "IDLE", "EXIT"}},
+	}
+	for _, c := range cases {
+		lines := strings.Split(ansi.Strip(View(dark, fixture(), 0, 0, now, c.w, 10)), "\n")
+		if got := strings.Fields(lines[0]); strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("w=%d: header %q, want %q", c.w, got, c.want)
+		}
+	}
+}
+
+func TestRowContent(t *testing.T) {
+	out := View(dark, fixture(), 2, 0, now, 80, 10)
+	plain := strings.Split(ansi.Strip(out), "\n")
+	raw := strings.Split(out, "\n")
+	find := func(id string) (string, string) {
+		for i, l := range plain {
+			if strings.Contains(l, id) {
+				return l, raw[i]
+			}
+		}
+		t.Fatalf("no row for %q in\n%s", id, strings.Join(plain, "\n"))
+		return "", ""
+	}
+	l, r := find("codex-1")
+	if !strings.HasPrefix(l, ">  codex-1") || !strings.Contains(l, "ToolUse") || !strings.Contains(l, "1m") || !strings.Contains(l, "4s") {
+		t.Errorf("selected codex row: %q", l)
+	}
+	// The selection background runs over the whole row: every styled
+	// segment carries it and nothing is unstyled.
+	bg := "48;2;51;64;90"
+	if segs := strings.Split(r, "\x1b[m"); len(segs) < 5 {
+		t.Errorf("selected row has too few segments: %q", r)
+	} else {
+		for _, s := range segs[:len(segs)-1] {
+			if !strings.Contains(s, bg) {
+				t.Errorf("selected row segment without the selection background: %q", s)
+			}
+		}
+	}
+	if l, r := find("claude-1"); strings.Contains(r, bg) || !strings.HasPrefix(l, "   claude-1") || !strings.Contains(l, "Thinking") || !strings.Contains(l, "12s") {
+		t.Errorf("claude-1 row: %q", l)
+	}
+	if l, r := find("aider-1"); !strings.HasPrefix(l, " ! aider-1") || !strings.Contains(l, NeedsInputBadge) || !strings.Contains(l, "2h") || !strings.Contains(r, "255;158;100") {
+		t.Errorf("needs-input row: %q / %q", l, r)
+	}
+	if l, _ := find("build-1"); !strings.Contains(l, "Dead") || !strings.Contains(l, "exit 3") || !strings.Contains(l, "40m") {
+		t.Errorf("dead row: %q", l)
+	}
+	if l, _ := find("refactor-"); !strings.Contains(l, "…") || strings.Contains(l, "subsystem") || !strings.Contains(l, "1d") {
+		t.Errorf("long name row: %q", l)
+	}
+	if l, _ := find("日本語"); !strings.Contains(l, "Idle") || !strings.Contains(l, " - ") {
+		t.Errorf("wide name row: %q", l)
+	}
+}
+
+// TestShape checks every size from 1×1 to 130×14: exactly h lines of
+// exactly w cells, whatever the selection and offset.
+func TestShape(t *testing.T) {
+	infos := fixture()
+	infos = append(infos, fleet.Info{ID: "evil\x1b[2J\nname\t", Agent: "\x1b]0;x\x07", Alive: true})
+	for _, st := range []*themes.Styles{dark, mono} {
+		for w := 1; w <= 130; w++ {
+			for h := 1; h <= 14; h++ {
+				sel := (w + h) % len(infos)
+				off := VisibleRange(len(infos), sel, 0, h-HeaderRows)
+				out := View(st, infos, sel, off, now, w, h)
+				assertShape(t, out, w, h)
+				if strings.Contains(ansi.Strip(out), "\x1b") {
+					t.Fatalf("%dx%d: escape sequence leaked: %q", w, h, out)
+				}
+			}
+			assertShape(t, View(st, nil, 0, 0, now, w, 3), w, 3)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	cases := map[time.Duration]string{
+		-time.Second: "0s", 0: "0s", 999 * time.Millisecond: "0s", 5 * time.Second: "5s",
+		59 * time.Second: "59s", time.Minute: "1m", 3*time.Minute + 59*time.Second: "3m",
+		59 * time.Minute: "59m", time.Hour: "1h", 23 * time.Hour: "23h",
+		24 * time.Hour: "1d", 100 * 24 * time.Hour: "100d",
+	}
+	for d, want := range cases {
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestVisibleRange(t *testing.T) {
+	cases := []struct{ n, sel, off, rows, want int }{
+		{10, 0, 0, 4, 0},
+		{10, 4, 0, 4, 1}, // rows 1..4
+		{10, 9, 0, 4, 6},
+		{10, 2, 6, 4, 2},
+		{10, 5, 3, 4, 3}, // already visible: unchanged
+		{3, 2, 5, 9, 0},  // everything fits
+		{10, 9, 9, 4, 6}, // never past the end
+		{0, 0, 4, 4, 0},
+		{5, 3, 0, 1, 3},
+		{5, 3, 2, 0, 0},
+	}
+	for _, c := range cases {
+		if got := VisibleRange(c.n, c.sel, c.off, c.rows); got != c.want {
+			t.Errorf("VisibleRange(%d, %d, %d, %d) = %d, want %d", c.n, c.sel, c.off, c.rows, got, c.want)
+		}
+	}
+	// Property: the selected row is always drawn.
+	infos := fixture()
+	for h := 2; h <= 10; h++ {
+		off := 0
+		for _, sel := range []int{0, 7, 3, 4, 0, 6, 1, 5, 2} {
+			off = VisibleRange(len(infos), sel, off, h-HeaderRows)
+			if !strings.Contains("\n"+ansi.Strip(View(dark, infos, sel, off, now, 120, h)), "\n>") {
+				t.Fatalf("h=%d sel=%d off=%d: selected row not shown", h, sel, off)
+			}
+		}
+	}
+}
+
+func assertShape(t *testing.T, s string, w, h int) {
+	t.Helper()
+	lines := strings.Split(s, "\n")
+	if len(lines) != h {
+		t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if got := ansi.StringWidth(l); got != w {
+			t.Fatalf("%dx%d: line %d is %d cells: %q", w, h, i, got, l)
+		}
+	}
+}
