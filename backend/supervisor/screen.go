@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -9,39 +10,56 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
 
-// screenBacklog bounds the output waiting for the emulator. Past it the
-// emulator is reset and fed the scrollback ring instead (counted and
-// logged): bytes are never dropped silently, and the pty reader never waits.
-// A variable so tests can force the rebuild path.
-var screenBacklog = 16 << 20
+// screenPace bounds the output waiting for a session's emulator. While more
+// is waiting, the pty reader waits before its next read: the session is
+// paced by its own terminal emulator, as a program in a real terminal is
+// paced by the terminal's renderer (its writes block on a full pty). The
+// reader never waits for a subscriber; only for this.
+//
+// Pacing, rather than skipping ahead, keeps every screen exact, and it
+// bounds the CPU a flood costs: a program writing as fast as it can runs
+// only as fast as its output is emulated, instead of spinning a core on
+// output nobody will see. A variable so tests can force the waiting path.
+var screenPace = 1 << 20
+
+// writeSlice bounds one emulator Write (≈0.5 ms at the emulator's speed),
+// so a reader of the screen (Snapshot: the dashboard, SCREEN requests)
+// never waits long for the emulator's lock.
+const writeSlice = 64 << 10
+
+// observeEvery bounds how often a session that writes without pause has its
+// screen handed to the classifier and Config.OnScreen (the dashboard's
+// Dirty events): often enough for a 60 fps display, cheap for a flood.
+const observeEvery = 10 * time.Millisecond
+
+// emuSlots bounds how many sessions' emulators run at once in this process:
+// GOMAXPROCS-1 (at least 1). However many sessions flood their ptys, one
+// core stays free for the pty readers, the socket writers and the
+// dashboard's own goroutines (keys, rendering); the flooding sessions are
+// paced (screenPace) by the share of emulation they get.
+var emuSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 
 // screen keeps a session's terminal emulator up to date on its own
-// goroutine. The pty reader only appends chunks (with their offset in the
-// output stream) to a list; the feeder drains it in batches, so a slow
-// emulator makes batches bigger, never the reader slower.
+// goroutine. The pty reader appends chunks to a list; the feeder drains it
+// in batches, so a slow emulator makes batches bigger and, past screenPace,
+// the reader wait.
 type screen struct {
 	s   *Session
 	emu *vt.Emulator
 
 	mu      sync.Mutex
-	pending []offChunk
-	n       int
-	reset   bool // the backlog overflowed: rebuild from the ring
-	resets  uint64
+	pending [][]byte
+	n       int    // bytes in pending
 	size    [2]int // a pending resize (cols, rows), applied by the feeder
 	wake    chan struct{}
+	room    chan struct{} // the feeder took a batch: a pacing reader may go on
 
 	seen  atomic.Uint64          // the emulator Seq the classifier has last seen
 	title atomic.Pointer[string] // the title as of seen (Session.Title)
 }
 
-type offChunk struct {
-	off int64 // stream offset of chunk[0]
-	b   []byte
-}
-
 func newScreen(s *Session, cols, rows int) *screen {
-	sc := &screen{s: s, wake: make(chan struct{}, 1)}
+	sc := &screen{s: s, wake: make(chan struct{}, 1), room: make(chan struct{}, 1)}
 	sc.emu = vt.New(cols, rows, vt.Options{Reply: sc.reply})
 	return sc
 }
@@ -60,95 +78,86 @@ func (sc *screen) resize(cols, rows int) {
 	sc.mu.Lock()
 	sc.size = [2]int{cols, rows}
 	sc.mu.Unlock()
-	sc.signal()
+	signal(sc.wake)
 }
 
-func (sc *screen) signal() {
+func signal(c chan struct{}) {
 	select {
-	case sc.wake <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
 
 // push is called on the pty reader's goroutine, in stream order.
-func (sc *screen) push(off int64, chunk []byte) {
+func (sc *screen) push(chunk []byte) {
 	sc.mu.Lock()
-	if !sc.reset {
-		if sc.n+len(chunk) > screenBacklog {
-			sc.pending, sc.n, sc.reset = nil, 0, true
-		} else {
-			sc.pending = append(sc.pending, offChunk{off, chunk})
-			sc.n += len(chunk)
-		}
-	}
+	sc.pending = append(sc.pending, chunk)
+	sc.n += len(chunk)
 	sc.mu.Unlock()
-	sc.signal()
+	signal(sc.wake)
+}
+
+// pace is called by the pty reader before each read: it waits while more
+// than screenPace bytes wait for the emulator.
+func (sc *screen) pace() {
+	for {
+		sc.mu.Lock()
+		behind := sc.n
+		sc.mu.Unlock()
+		if behind <= screenPace {
+			return
+		}
+		<-sc.room
+	}
 }
 
 // run feeds the emulator until the session is done and every chunk is in.
 func (sc *screen) run() {
 	var seq uint64
-	var skipTo int64 // chunks before this offset are already in (after a reset)
 	for {
 		select {
 		case <-sc.wake:
 		case <-sc.s.readerDone:
-			// The reader is gone: one last drain below, then stop.
-			sc.drain(&skipTo)
-			sc.observe(&seq)
+			// The reader is gone: one last drain, then stop.
+			sc.drain(&seq)
 			return
 		}
-		sc.drain(&skipTo)
-		sc.observe(&seq)
+		sc.drain(&seq)
 	}
 }
 
-func (sc *screen) drain(skipTo *int64) {
+// drain applies what is pending, a batch at a time, and observes the screen
+// after a batch when observeEvery has passed or nothing more is pending: a
+// session that never stops writing is still observed while it writes.
+func (sc *screen) drain(seq *uint64) {
+	var last time.Time
 	for {
 		sc.mu.Lock()
-		batch, reset, size := sc.pending, sc.reset, sc.size
+		batch, size := sc.pending, sc.size
 		sc.pending, sc.n, sc.size = nil, 0, [2]int{}
 		sc.mu.Unlock()
+		signal(sc.room)
+		if len(batch) == 0 && size[0] == 0 {
+			sc.observe(seq)
+			return
+		}
+		emuSlots <- struct{}{}
 		if size[0] > 0 {
 			sc.emu.Resize(size[0], size[1])
 		}
-		if reset {
-			sc.rebuild(skipTo)
-			continue
-		}
-		if len(batch) == 0 && size[0] == 0 {
-			return
-		}
-		for _, c := range batch {
-			b := c.b
-			if end := c.off + int64(len(b)); end <= *skipTo {
-				continue
-			} else if c.off < *skipTo {
-				b = b[*skipTo-c.off:]
+		for _, b := range batch {
+			for len(b) > 0 {
+				n := min(len(b), writeSlice)
+				sc.emu.Write(b[:n])
+				b = b[n:]
 			}
-			sc.emu.Write(b)
+		}
+		<-emuSlots
+		if now := time.Now(); now.Sub(last) >= observeEvery {
+			last = now
+			sc.observe(seq)
 		}
 	}
-}
-
-// rebuild resets the emulator from the ring: its bytes end at the stream
-// offset recorded with them, so chunks queued meanwhile are not doubled.
-func (sc *screen) rebuild(skipTo *int64) {
-	s := sc.s
-	s.mu.Lock()
-	tail, end := s.ring.Bytes(), s.total
-	s.mu.Unlock()
-	sc.mu.Lock()
-	sc.reset = false
-	sc.resets++
-	n := sc.resets
-	sc.mu.Unlock()
-	s.log.Warn("screen fell behind; rebuilt from scrollback", "resets", n)
-	// Modes and title set before the ring's window are lost: the rebuilt
-	// screen is what those bytes draw on a fresh terminal.
-	sc.emu.Reset()
-	sc.emu.Write(tail)
-	*skipTo = end
 }
 
 // observe hands a changed screen to the classifier, as text (a full
@@ -173,11 +182,4 @@ func (sc *screen) observe(seq *uint64) {
 	if fn := sc.s.cfg.OnScreen; fn != nil {
 		fn(p.Seq)
 	}
-}
-
-// Resets returns how many times the emulator fell behind and was rebuilt.
-func (sc *screen) Resets() uint64 {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	return sc.resets
 }

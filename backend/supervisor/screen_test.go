@@ -8,19 +8,19 @@ import (
 )
 
 // The session's screen is what a terminal shows after the output, whether
-// the emulator kept up or fell behind and was rebuilt from the ring.
+// the emulator kept up or the reader had to wait for it at every chunk.
 func TestScreenFollowsOutput(t *testing.T) {
 	want := make([]string, 0, 24)
 	for i := 19979; i <= 20000; i++ {
 		want = append(want, fmt.Sprint(i))
 	}
 	want = append(want, "END", "")
-	for _, forceRebuild := range []bool{false, true} {
-		t.Run(fmt.Sprintf("rebuild=%v", forceRebuild), func(t *testing.T) {
-			if forceRebuild {
-				old := screenBacklog
-				screenBacklog = 1 // every chunk overflows: rebuild from the ring
-				t.Cleanup(func() { screenBacklog = old })
+	for _, forcePace := range []bool{false, true} {
+		t.Run(fmt.Sprintf("pace=%v", forcePace), func(t *testing.T) {
+			if forcePace {
+				old := screenPace
+				screenPace = 1 // the reader waits for the emulator after every chunk
+				t.Cleanup(func() { screenPace = old })
 			}
 			g := newGate(t)
 			s := startSession(t, Config{Argv: []string{"sh", "-c", g.wait() + "; seq 1 20000; echo END; exec sleep 30"}, Cols: 80, Rows: 24})
@@ -32,10 +32,54 @@ func TestScreenFollowsOutput(t *testing.T) {
 			if strings.Join(got, "|") != strings.Join(want, "|") {
 				t.Fatalf("screen:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
-			if r := s.scr.Resets(); forceRebuild != (r > 0) {
-				t.Fatalf("resets = %d with forceRebuild %v", r, forceRebuild)
-			}
 		})
+	}
+}
+
+// A session whose emulator cannot run is paced: its reader stops after
+// screenPace bytes (the program then blocks on its full pty), and resumes,
+// losing nothing, when emulation does. Subscribers never pace it (see the
+// stalled-subscriber tests); this is the only wait the reader has.
+func TestScreenPacesTheReader(t *testing.T) {
+	// Hold every emulation slot: no session's feeder can apply anything.
+	for range cap(emuSlots) {
+		emuSlots <- struct{}{}
+	}
+	held := true
+	release := func() {
+		if held {
+			held = false
+			for range cap(emuSlots) {
+				<-emuSlots
+			}
+		}
+	}
+	defer release()
+	s := startSession(t, Config{Argv: []string{"sh", "-c", "yes 0123456789 | head -c 20000000; echo; echo DONE; exec sleep 30"}, Cols: 80, Rows: 24})
+	// The reader goes on until screenPace bytes wait, plus the batch the
+	// feeder took (and is stuck applying), plus one read.
+	limit := int64(2*screenPace + 2*64<<10)
+	var total int64
+	waitFor(t, "the reader to stop", 10*time.Second, func() bool {
+		s.mu.Lock()
+		t1 := s.total
+		s.mu.Unlock()
+		stopped := t1 == total && t1 > 0
+		total = t1
+		time.Sleep(100 * time.Millisecond)
+		return stopped
+	})
+	if total > limit {
+		t.Fatalf("reader read %d bytes with the emulator stopped; limit %d", total, limit)
+	}
+	release()
+	waitFor(t, "DONE on the screen", 20*time.Second, func() bool {
+		return strings.Contains(s.Screen().Text(), "DONE")
+	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.total < 20000000 {
+		t.Fatalf("only %d bytes read", s.total)
 	}
 }
 

@@ -272,6 +272,7 @@ func (s *Session) readLoop() {
 	// readiness on entry, so an edge that arrived while a chunk was being
 	// published would be lost if the first attempt skipped the read.
 	for {
+		s.scr.pace()
 		var chunk []byte
 		var rerr error
 		err := rc.Read(func(fd uintptr) bool {
@@ -314,7 +315,6 @@ func (s *Session) publish(chunk []byte) {
 	now := time.Now()
 	s.mu.Lock()
 	s.ring.Write(chunk)
-	off := s.total
 	s.total += int64(len(chunk))
 	s.lastOut = now
 	s.cls.Output(now, len(chunk))
@@ -323,7 +323,7 @@ func (s *Session) publish(chunk []byte) {
 	}
 	ls := s.listeners
 	s.mu.Unlock()
-	s.scr.push(off, chunk)
+	s.scr.push(chunk)
 	for _, l := range ls {
 		l.fn(chunk)
 	}

@@ -76,6 +76,11 @@ func New(cols, rows int, opts Options) *Emulator {
 		e.sb.max = opts.ScrollbackLines
 	}
 	e.parser = ansi.NewParser()
+	// The parser's default 64 KiB payload buffer is per emulator, i.e. per
+	// session. OSC strings are collected by osc.go, not by the parser, and
+	// no DCS/APC payload we act on is long: 4 KiB is plenty (longer ones,
+	// e.g. sixel images, are cut, and we do not draw them anyway).
+	e.parser.SetDataSize(4 << 10)
 	e.parser.SetHandler(ansi.Handler{
 		Print:     e.print,
 		Execute:   e.execute,
@@ -105,7 +110,7 @@ func (e *Emulator) Reset() {
 // like xterm.
 func (e *Emulator) reset() {
 	e.main = newScreen(e.cols, e.rows)
-	e.alt = newScreen(e.cols, e.rows)
+	e.alt = nil // allocated when a program first switches to it
 	e.scr = e.main
 	e.x, e.y, e.wrapNext = 0, 0, false
 	e.style, e.link = uv.Style{}, uv.Link{}
@@ -214,6 +219,9 @@ func (e *Emulator) Resize(cols, rows int) {
 		drop = e.y - rows + 1
 	}
 	for _, s := range []*screen{e.main, e.alt} {
+		if s == nil {
+			continue
+		}
 		d := 0
 		if s == e.scr {
 			d = drop

@@ -82,6 +82,9 @@ func (e *Emulator) switchScreen(mode int, on bool) {
 		if mode == 1049 {
 			e.saveCursor()
 		}
+		if e.alt == nil {
+			e.alt = newScreen(e.cols, e.rows)
+		}
 		e.scr = e.alt
 		e.modes.AltScreen = true
 		if mode == 1049 {
@@ -91,12 +94,13 @@ func (e *Emulator) switchScreen(mode int, on bool) {
 		}
 		return
 	}
-	if mode == 1047 {
-		for _, l := range e.alt.lines {
-			fill(l, 0, e.cols, uv.EmptyCell)
-		}
-	}
 	e.scr = e.main
+	if mode == 1047 || mode == 1049 {
+		// The alternate screen is blank the next time it is shown (1047
+		// clears it on leaving, 1049 on entering), so its memory can go:
+		// a session that ran vim once does not keep a second screen.
+		e.alt = nil
+	}
 	e.modes.AltScreen = false
 	if mode == 1049 {
 		e.restoreCursor()

@@ -270,6 +270,35 @@ func TestAltScreen(t *testing.T) {
 	}
 }
 
+// The alternate screen costs memory only while it can be shown: none before
+// a program first switches to it, none after 1047/1049 left it (it would be
+// blank on return), kept by 47 (whose content survives a round trip).
+func TestAltScreenAllocatedOnlyWhenNeeded(t *testing.T) {
+	e := feed(10, 3, "main")
+	if e.alt != nil {
+		t.Fatal("alternate screen allocated before use")
+	}
+	for _, mode := range []string{"47", "1047", "1049"} {
+		e.Write([]byte("\x1b[?" + mode + "hALT"))
+		if e.alt == nil {
+			t.Fatalf("%s: in the alternate screen without one", mode)
+		}
+		e.Write([]byte("\x1b[?" + mode + "l"))
+		if kept := e.alt != nil; kept != (mode == "47") {
+			t.Errorf("%s: alternate screen kept after leaving = %v", mode, kept)
+		}
+		e.Write([]byte("\x1b[?47l\x1b[H\x1b[2J"))
+		e.alt = nil
+	}
+	// Resizing with no alternate screen is fine, and entering it after a
+	// resize gives one of the new size.
+	e.Resize(20, 5)
+	e.Write([]byte("\x1b[?1049h"))
+	if s := e.Snapshot(); s.Cols != 20 || s.Rows != 5 || len(s.Cells[4]) != 20 {
+		t.Fatalf("alternate screen after resize: %dx%d", s.Cols, s.Rows)
+	}
+}
+
 func TestTitle(t *testing.T) {
 	e := feed(10, 3, "\x1b]0;one\x07")
 	if got := e.Snapshot().Title; got != "one" {

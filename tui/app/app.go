@@ -144,11 +144,13 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.waitEvents(), m.scheduleTick())
 }
 
-// eventsMsg is a batch of backend events.
+// eventsMsg is a batch of backend events, with the screens of the sessions
+// that were visible and dirty, already pulled.
 type eventsMsg struct {
-	events []fleet.Event
-	err    error
-	at     time.Time
+	events  []fleet.Event
+	screens map[string]*vt.Snapshot
+	err     error
+	at      time.Time
 }
 
 // tickMsg redraws durations shown in the list (time in state, idle time).
@@ -167,8 +169,13 @@ type attachDoneMsg struct {
 // waitEvents returns a Cmd that waits for the next batch of backend events,
 // no sooner than 1/maxFPS after the previous batch: a session writing as
 // fast as it can costs at most maxFPS wake-ups a second, an idle one none.
+//
+// The screens of visible sessions the batch marks dirty are pulled here too,
+// off the event loop: taking a snapshot may wait for a busy emulator, and
+// keys must not wait behind that.
 func (m *Model) waitEvents() tea.Cmd {
 	b, ctx, last := m.opt.Backend, m.ctx, m.lastBatch
+	visible := m.visibleIDs()
 	return func() tea.Msg {
 		if d := time.Second/maxFPS - time.Since(last); d > 0 {
 			select {
@@ -181,7 +188,13 @@ func (m *Model) waitEvents() tea.Cmd {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return eventsMsg{events: ev, err: err, at: time.Now()}
+		screens := map[string]*vt.Snapshot{}
+		for _, e := range ev {
+			if e.Kind == fleet.Dirty && slices.Contains(visible, e.ID) && screens[e.ID] == nil {
+				screens[e.ID] = b.Screen(e.ID)
+			}
+		}
+		return eventsMsg{events: ev, screens: screens, err: err, at: time.Now()}
 	}
 }
 
@@ -263,7 +276,10 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		cmds = append(cmds, m.checkAttention(), m.scheduleTick())
 	}
 	for _, id := range m.visibleIDs() {
-		if dirty[id] || m.snaps[id] == nil {
+		if snap, ok := msg.screens[id]; ok {
+			m.snaps[id] = snap
+		} else if dirty[id] || m.snaps[id] == nil {
+			// Shown only since the batch was taken (or never pulled).
 			m.snaps[id] = m.opt.Backend.Screen(id)
 		}
 	}
@@ -429,48 +445,48 @@ func (m *Model) setStatus(s string, isErr bool) tea.Cmd {
 	return tea.Tick(statusTTL, func(time.Time) tea.Msg { return clearStatusMsg{seq} })
 }
 
-// scheduleTick arms one timer for the moment a duration shown in the list
-// next changes its text ("59s" → "1m"), and none when nothing is shown.
+// scheduleTick arms one timer for the moment durations shown in the list
+// ("59s" → "1m") next change, and none when no duration is shown. Ticks
+// fall on whole wall-clock units (seconds while some shown duration is
+// under a minute, then minutes, hours): however many sessions there are,
+// the list redraws at most once a second, and an hour-old idle fleet once
+// an hour.
 func (m *Model) scheduleTick() tea.Cmd {
 	now := m.now()
-	next := time.Duration(0)
+	unit := time.Duration(0)
 	for _, in := range m.view {
 		for _, t := range []time.Time{in.StateSince, in.LastOutput} {
 			if t.IsZero() || !in.Alive {
 				continue
 			}
-			if d := untilTextChanges(now.Sub(t)); next == 0 || d < next {
-				next = d
+			if u := textUnit(now.Sub(t)); unit == 0 || u < unit {
+				unit = u
 			}
 		}
 	}
-	if next == 0 {
+	if unit == 0 {
 		return nil
 	}
-	at := now.Add(next)
+	at := now.Truncate(unit).Add(unit)
 	if !m.tickAt.IsZero() && !at.Before(m.tickAt) {
 		return nil // an earlier tick is already armed
 	}
 	m.tickSeq++
 	m.tickAt = at
 	seq := m.tickSeq
-	return tea.Tick(next, func(time.Time) tea.Msg { return tickMsg{seq} })
+	return tea.Tick(at.Sub(now)+time.Millisecond, func(time.Time) tea.Msg { return tickMsg{seq} })
 }
 
-// untilTextChanges is how long until a compact duration ("5s", "3m", "2h",
-// "4d") shown for elapsed d changes.
-func untilTextChanges(d time.Duration) time.Duration {
-	unit := time.Second
+// textUnit is the unit of the compact duration ("5s", "3m", "2h", "4d")
+// shown for elapsed d: its text changes once per unit.
+func textUnit(d time.Duration) time.Duration {
 	switch {
 	case d >= 24*time.Hour:
-		unit = 24 * time.Hour
+		return 24 * time.Hour
 	case d >= time.Hour:
-		unit = time.Hour
+		return time.Hour
 	case d >= time.Minute:
-		unit = time.Minute
+		return time.Minute
 	}
-	if d < 0 {
-		return -d + time.Millisecond
-	}
-	return unit - d%unit + time.Millisecond
+	return time.Second
 }

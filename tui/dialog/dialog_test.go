@@ -15,39 +15,11 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
 
 // key builds the tea.KeyPressMsg a terminal would deliver for a key name.
-func key(s string) tea.KeyPressMsg {
-	named := map[string]tea.KeyPressMsg{
-		"enter":     {Code: tea.KeyEnter},
-		"esc":       {Code: tea.KeyEscape},
-		"tab":       {Code: tea.KeyTab},
-		"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
-		"up":        {Code: tea.KeyUp},
-		"down":      {Code: tea.KeyDown},
-		"left":      {Code: tea.KeyLeft},
-		"right":     {Code: tea.KeyRight},
-		"home":      {Code: tea.KeyHome},
-		"end":       {Code: tea.KeyEnd},
-		"backspace": {Code: tea.KeyBackspace},
-		"delete":    {Code: tea.KeyDelete},
-		"space":     {Code: tea.KeySpace, Text: " "},
-		"ctrl+s":    {Code: 's', Mod: tea.ModCtrl},
-		"ctrl+u":    {Code: 'u', Mod: tea.ModCtrl},
-		"ctrl+w":    {Code: 'w', Mod: tea.ModCtrl},
-		"ctrl+k":    {Code: 'k', Mod: tea.ModCtrl},
-		"ctrl+a":    {Code: 'a', Mod: tea.ModCtrl},
-	}
-	if k, ok := named[s]; ok {
-		return k
-	}
-	r := []rune(s)
-	if len(r) != 1 {
-		panic("key: " + s)
-	}
-	return tea.KeyPressMsg{Code: r[0], Text: s}
-}
+func key(s string) tea.KeyPressMsg { return keys.Press(s) }
 
 // feed sends keys (names, or text to type when prefixed by "type:") and
 // returns the last action.

@@ -10,6 +10,7 @@
 package sessions
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -194,6 +195,7 @@ func header(st *themes.Styles, cols []column, w int) string {
 
 // row renders one session.
 func row(st *themes.Styles, cols []column, in fleet.Info, selected bool, now time.Time, w int) string {
+	hasExit := slices.ContainsFunc(cols, func(c column) bool { return c.kind == colExit })
 	attn := in.NeedsInput && in.Alive
 	state := State(in)
 	base, muted := st.Row, st.Muted
@@ -229,8 +231,12 @@ func row(st *themes.Styles, cols []column, in fleet.Info, selected bool, now tim
 			put(muted, sanitize(in.Agent), c.width)
 		case colState:
 			badge := state
-			if attn {
+			switch {
+			case attn:
 				badge = NeedsInputBadge
+			case !in.Alive && !hasExit:
+				// No room for the EXIT column: the code goes in the badge.
+				badge = state + " " + strconv.Itoa(in.ExitCode)
 			}
 			bs := st.State(state, attn)
 			if selected {

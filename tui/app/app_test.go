@@ -1,0 +1,509 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// t0 is the stub clock's "now".
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// stub is a Backend in memory: it records every call and draws each
+// session's screen with a fresh emulator.
+type stub struct {
+	mu      sync.Mutex
+	infos   []fleet.Info
+	calls   []string
+	screens map[string]int // Screen calls per ID
+	failed  error          // returned by the next mutating call
+}
+
+func newStub() *stub {
+	at := func(s int) time.Time { return t0.Add(-time.Duration(s) * time.Second) }
+	return &stub{
+		screens: map[string]int{},
+		infos: []fleet.Info{
+			{ID: "claude-1", Agent: "claude", Owned: true, Alive: true, State: frame.StateThinking,
+				Started: at(600), StateSince: at(12), LastOutput: at(1), Cols: 80, Rows: 24},
+			{ID: "shell-1", Agent: "shell", Owned: true, Alive: true, State: frame.StateIdle,
+				Started: at(500), StateSince: at(300), LastOutput: at(300), Cols: 80, Rows: 24},
+			{ID: "claude-2", Agent: "claude", Owned: true, Alive: true, State: frame.StateIdle, NeedsInput: true,
+				Started: at(400), StateSince: at(40), LastOutput: at(40), Cols: 80, Rows: 24},
+			{ID: "build", Agent: "make", Owned: false, Alive: false, ExitCode: 2, State: frame.StateDead,
+				Started: at(300), StateSince: at(100), LastOutput: at(100), Cols: 80, Rows: 24},
+		},
+	}
+}
+
+func (s *stub) record(format string, args ...any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, fmt.Sprintf(format, args...))
+	err := s.failed
+	s.failed = nil
+	return err
+}
+
+func (s *stub) Sessions() []fleet.Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.infos)
+}
+
+func (s *stub) Screen(id string) *vt.Snapshot {
+	s.mu.Lock()
+	s.screens[id]++
+	s.mu.Unlock()
+	e := vt.New(80, 24, vt.Options{})
+	fmt.Fprintf(e, "\x1b[1;32m%s\x1b[0m $ echo hi\r\nhi\r\n$ ", id)
+	return e.Snapshot()
+}
+
+func (s *stub) Next(ctx context.Context) ([]fleet.Event, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (s *stub) Presets() []fleet.Preset {
+	return []fleet.Preset{{Name: "shell", Argv: []string{"/bin/sh"}, Classifier: "simple", Found: true}}
+}
+
+func (s *stub) Spawn(spec fleet.Spec) (string, error) {
+	err := s.record("spawn %s %v %dx%d", spec.Agent, spec.Argv, spec.Cols, spec.Rows)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := spec.Agent + "-9"
+	s.infos = append(s.infos, fleet.Info{ID: id, Agent: spec.Agent, Owned: true, Alive: true, Started: t0})
+	return id, nil
+}
+
+func (s *stub) Write(id string, p []byte) error { return s.record("write %s %q", id, p) }
+func (s *stub) Resize(id string, c, r uint16) error {
+	return s.record("resize %s %dx%d", id, c, r)
+}
+func (s *stub) Kill(id string, force bool) error { return s.record("kill %s force=%v", id, force) }
+func (s *stub) Restart(id string) error          { return s.record("restart %s", id) }
+func (s *stub) Endpoint(id string) (attach.Endpoint, error) {
+	return nil, s.record("endpoint %s", id)
+}
+
+func (s *stub) Remove(id string) error {
+	if err := s.record("remove %s", id); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.infos = slices.DeleteFunc(s.infos, func(in fleet.Info) bool { return in.ID == id })
+	return nil
+}
+
+func (s *stub) Calls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
+}
+
+func (s *stub) set(id string, fn func(*fleet.Info)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.infos {
+		if s.infos[i].ID == id {
+			fn(&s.infos[i])
+		}
+	}
+}
+
+// newModel is a dashboard over b at w×h with a fixed clock.
+func newModel(t *testing.T, b Backend, w, h int, p themes.Palette) *Model {
+	t.Helper()
+	m := New(Options{Backend: b, Theme: p, Keys: keys.Default(), KillGrace: 5 * time.Second,
+		Now: func() time.Time { return t0 }, DefaultDir: "/work", Classifiers: []string{"simple", "claude"}})
+	t.Cleanup(m.cancel)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m
+}
+
+// press sends key names (or "type:TEXT" to type text) and returns the last
+// command.
+func press(m *Model, names ...string) tea.Cmd {
+	var cmd tea.Cmd
+	for _, n := range names {
+		if text, ok := strings.CutPrefix(n, "type:"); ok {
+			for _, r := range text {
+				_, cmd = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+			}
+			continue
+		}
+		_, cmd = m.Update(keys.Press(n))
+	}
+	return cmd
+}
+
+func wantCalls(t *testing.T, b *stub, want ...string) {
+	t.Helper()
+	if got := b.Calls(); !slices.Equal(got, want) {
+		t.Fatalf("backend calls = %q, want %q", got, want)
+	}
+}
+
+func plain(m *Model) string { return ansi.Strip(m.Render()) }
+
+func TestListOrderAndSelection(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	if m.selID != "claude-1" {
+		t.Fatalf("selected %q, want the first session", m.selID)
+	}
+	press(m, "j", "j")
+	if m.selID != "claude-2" {
+		t.Fatalf("after j j selected %q, want claude-2", m.selID)
+	}
+	press(m, "G")
+	if m.selID != "build" {
+		t.Fatalf("after G selected %q, want build", m.selID)
+	}
+	// s cycles the order: name, then attention (needs input first, dead last).
+	press(m, "s")
+	if got := ids(m.view); !slices.Equal(got, []string{"build", "claude-1", "claude-2", "shell-1"}) {
+		t.Fatalf("by name: %q", got)
+	}
+	press(m, "s")
+	if got := ids(m.view); !slices.Equal(got, []string{"claude-2", "claude-1", "shell-1", "build"}) {
+		t.Fatalf("by attention: %q", got)
+	}
+	if m.selID != "build" {
+		t.Fatalf("re-sorting moved the selection to %q", m.selID)
+	}
+}
+
+func ids(v []fleet.Info) []string {
+	out := make([]string, len(v))
+	for i, in := range v {
+		out[i] = in.ID
+	}
+	return out
+}
+
+func TestKillConfirmsWithNoSelected(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "x")
+	if len(m.dialogs) != 1 || !strings.Contains(plain(m), "SIGTERM") {
+		t.Fatalf("x did not open a kill dialog saying what happens:\n%s", plain(m))
+	}
+	press(m, "enter") // No is selected
+	wantCalls(t, b)
+	if len(m.dialogs) != 0 {
+		t.Fatal("enter on No left the dialog open")
+	}
+	press(m, "x", "y")
+	press(m, "X", "y")
+	wantCalls(t, b, "kill claude-1 force=false", "kill claude-1 force=true")
+	// A dead session is not killed again.
+	press(m, "G", "x")
+	if len(m.dialogs) != 0 || !strings.Contains(m.status, "already exited") {
+		t.Fatalf("x on a dead session: dialogs %d, status %q", len(m.dialogs), m.status)
+	}
+}
+
+func TestCommandLineKillAlsoConfirms(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, ":", "type:kill shell-1", "enter")
+	wantCalls(t, b)
+	if len(m.dialogs) != 1 {
+		t.Fatalf(":kill opened %d dialogs, want the confirmation", len(m.dialogs))
+	}
+	press(m, "y")
+	wantCalls(t, b, "kill shell-1 force=false")
+}
+
+func TestSendLine(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 80, 24, themes.Dark())
+	press(m, "j", "i", "type:yes please", "enter")
+	wantCalls(t, b, `write shell-1 "yes please\r"`)
+	// Sending to a dead session is refused before any dialog.
+	press(m, "G", "i")
+	if len(m.dialogs) != 0 {
+		t.Fatal("i on a dead session opened the send dialog")
+	}
+}
+
+func TestQuitAsksOnlyWhenOwnSessionsRun(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "q")
+	if m.quitting || len(m.dialogs) != 1 || !strings.Contains(plain(m), "3 running sessions") {
+		t.Fatalf("q with running sessions: quitting=%v dialogs=%d\n%s", m.quitting, len(m.dialogs), plain(m))
+	}
+	press(m, "enter") // No
+	if m.quitting {
+		t.Fatal("enter on No quit")
+	}
+	press(m, "q", "y")
+	if !m.quitting {
+		t.Fatal("q y did not quit")
+	}
+
+	b2 := newStub()
+	b2.infos = b2.infos[3:] // only the dead session, not ours
+	m2 := newModel(t, b2, 120, 35, themes.Dark())
+	press(m2, "q")
+	if !m2.quitting {
+		t.Fatal("q with nothing running asked instead of quitting")
+	}
+}
+
+func TestTabJumpsToNeedsInput(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "tab")
+	if m.selID != "claude-2" {
+		t.Fatalf("tab selected %q, want claude-2", m.selID)
+	}
+	if !strings.Contains(plain(m), "1 need input") {
+		t.Fatalf("header does not count sessions needing input:\n%s", plain(m))
+	}
+	b.set("claude-2", func(in *fleet.Info) { in.NeedsInput = false })
+	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Changed, ID: "claude-2"}}})
+	press(m, "tab")
+	if m.selID != "claude-2" || !strings.Contains(m.status, "no session needs input") {
+		t.Fatalf("tab with none waiting: selected %q, status %q", m.selID, m.status)
+	}
+}
+
+func TestBellOnNewNeedsInput(t *testing.T) {
+	b := newStub()
+	m := New(Options{Backend: b, Keys: keys.Default(), Bell: true, Now: func() time.Time { return t0 }})
+	t.Cleanup(m.cancel)
+	b.set("shell-1", func(in *fleet.Info) { in.NeedsInput = true })
+	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Changed, ID: "shell-1"}}})
+	if !m.attention["shell-1"] {
+		t.Fatal("transition to needs-input not noticed")
+	}
+	if cmd := m.checkAttention(); cmd != nil {
+		t.Fatal("bell rang again without a new transition")
+	}
+	b.set("claude-1", func(in *fleet.Info) { in.NeedsInput = true })
+	m.all = b.Sessions()
+	cmd := m.checkAttention()
+	if cmd == nil {
+		t.Fatal("no bell on a new transition")
+	}
+	if raw, ok := cmd().(tea.RawMsg); !ok || raw.Msg != "\a" {
+		t.Fatalf("bell cmd produced %#v", cmd())
+	}
+}
+
+func TestFilter(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "/", "type:cla", "enter")
+	if got := ids(m.view); !slices.Equal(got, []string{"claude-1", "claude-2"}) {
+		t.Fatalf("filter cla: %q", got)
+	}
+	if !strings.Contains(plain(m), "/cla") {
+		t.Fatalf("header does not show the filter:\n%s", plain(m))
+	}
+	press(m, "/", "type:zzz")
+	if len(m.view) != 0 || !strings.Contains(plain(m), "no sessions match /clazzz") {
+		t.Fatalf("filter clazzz: %q\n%s", ids(m.view), plain(m))
+	}
+	press(m, "esc") // clears while typing
+	if len(m.view) != 4 || m.filtering {
+		t.Fatalf("esc did not clear the filter: %q", ids(m.view))
+	}
+}
+
+func TestDirtyPullsVisibleScreensOnly(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	before := b.screens["shell-1"]
+	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "claude-1"}, {Kind: fleet.Dirty, ID: "shell-1"}}})
+	if b.screens["shell-1"] != before {
+		t.Fatal("a hidden session's screen was pulled")
+	}
+	n := b.screens["claude-1"]
+	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "claude-1"}}})
+	if b.screens["claude-1"] != n+1 {
+		t.Fatal("the shown session's screen was not pulled on Dirty")
+	}
+	// In the grid every session is shown.
+	press(m, "g")
+	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "shell-1"}}})
+	if b.screens["shell-1"] == before {
+		t.Fatal("grid: a shown session's screen was not pulled")
+	}
+	if !strings.Contains(plain(m), "shell-1 $ echo hi") {
+		t.Fatalf("grid does not show the screens:\n%s", plain(m))
+	}
+}
+
+func TestEventsUpdateTheList(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	b.set("shell-1", func(in *fleet.Info) { in.Alive, in.ExitCode = false, 137 })
+	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Exited, ID: "shell-1"},
+		{Kind: fleet.Failed, Err: errors.New("watch: boom")}}})
+	out := plain(m)
+	if !strings.Contains(out, "Dead 137") || !strings.Contains(out, "watch: boom") {
+		t.Fatalf("exit code or error not shown:\n%s", out)
+	}
+	// The error clears itself.
+	seq := m.statusSeq
+	m.Update(clearStatusMsg{seq})
+	if m.status != "" {
+		t.Fatal("status not cleared")
+	}
+	// Unknown IDs are dropped without harm.
+	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "nope"}}})
+}
+
+func TestRemoveRestartResizeSpawn(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "d") // alive: refused
+	wantCalls(t, b)
+	if !strings.Contains(m.status, "kill it first") {
+		t.Fatalf("status %q", m.status)
+	}
+	press(m, "G", "d")
+	wantCalls(t, b, "remove build")
+	if m.index("build") >= 0 {
+		t.Fatal("removed session still listed")
+	}
+	press(m, "g", "g", "home", "R") // alive: asks first
+	wantCalls(t, b, "remove build")
+	press(m, "y")
+	wantCalls(t, b, "remove build", "restart claude-1")
+
+	press(m, "r", "type:100x30", "enter")
+	calls := b.Calls()
+	if last := calls[len(calls)-1]; last != "resize claude-1 100x30" {
+		t.Fatalf("explicit resize: %q", calls)
+	}
+	press(m, ":", "type:resize claude-1 terminal", "enter")
+	calls = b.Calls()
+	if last := calls[len(calls)-1]; last != "resize claude-1 120x35" {
+		t.Fatalf("resize to terminal: %q", calls)
+	}
+
+	press(m, "n", "ctrl+s")
+	calls = b.Calls()
+	cols, rows := m.paneSize(m.mode)
+	if want := fmt.Sprintf("spawn shell [/bin/sh] %dx%d", cols, rows); calls[len(calls)-1] != want {
+		t.Fatalf("spawn: %q, want %q", calls[len(calls)-1], want)
+	}
+	if m.selID != "shell-9" {
+		t.Fatalf("new session not selected: %q", m.selID)
+	}
+	b.failed = errors.New("spawn: exec: \"nope\": not found")
+	press(m, "n", "ctrl+s")
+	if !m.statusErr || !strings.Contains(m.status, "not found") {
+		t.Fatalf("spawn error not reported: %q", m.status)
+	}
+}
+
+func TestMouse(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	// Row 3 of the screen: header bar, list header, then sessions.
+	m.Update(tea.MouseClickMsg{X: 3, Y: 4, Button: tea.MouseLeft})
+	if m.selID != "claude-2" {
+		t.Fatalf("click selected %q, want claude-2", m.selID)
+	}
+	m.Update(tea.MouseWheelMsg{X: 3, Y: 4, Button: tea.MouseWheelDown})
+	if m.selID != "build" {
+		t.Fatalf("wheel selected %q, want build", m.selID)
+	}
+}
+
+func TestZoomHelpAndBack(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "z")
+	if !strings.Contains(plain(m), "claude-1 $ echo hi") || strings.Contains(plain(m), "NAME") {
+		t.Fatalf("zoom does not show one pane only:\n%s", plain(m))
+	}
+	press(m, "?")
+	if !strings.Contains(plain(m), "Key reference") {
+		t.Fatal("? did not open help")
+	}
+	press(m, "esc", "esc")
+	if m.showHelp || m.mode != 0 {
+		t.Fatalf("esc esc: help %v mode %v", m.showHelp, m.mode)
+	}
+}
+
+// The dashboard fits any terminal size exactly and never panics.
+func TestRenderEverySize(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 80, 24, themes.Dark())
+	for _, mode := range []func(){func() {}, func() { press(m, "g") }, func() { press(m, "z") }, func() { press(m, "?") }, func() { press(m, "x") }} {
+		mode()
+		for w := 1; w <= 130; w += 7 {
+			for h := 1; h <= 45; h += 4 {
+				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+				lines := strings.Split(m.Render(), "\n")
+				if len(lines) != h {
+					t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+				}
+				for i, l := range lines {
+					if ansi.StringWidth(l) != w {
+						t.Fatalf("%dx%d: line %d is %d wide: %q", w, h, i, ansi.StringWidth(l), ansi.Strip(l))
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestTickOncePerShownUnit(t *testing.T) {
+	b := newStub()
+	now := t0.Add(300 * time.Millisecond)
+	m := New(Options{Backend: b, Keys: keys.Default(), Now: func() time.Time { return now }})
+	t.Cleanup(m.cancel)
+	m.tickAt = time.Time{}
+	if m.scheduleTick() == nil || !m.tickAt.Equal(t0.Add(time.Second)) {
+		t.Fatalf("a 1s-resolution duration is shown: tick at %v, want the next whole second", m.tickAt)
+	}
+	// Everything shown is over a minute old: the next whole minute.
+	for i := range b.infos {
+		b.infos[i].StateSince, b.infos[i].LastOutput = t0.Add(-2*time.Hour), t0.Add(-90*time.Second)
+	}
+	m.reload()
+	m.tickAt = time.Time{}
+	m.scheduleTick()
+	if !m.tickAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("tick at %v, want %v", m.tickAt, t0.Add(time.Minute))
+	}
+	// Nothing alive: no timer at all.
+	for i := range b.infos {
+		b.infos[i].Alive = false
+	}
+	m.reload()
+	m.tickAt = time.Time{}
+	if m.scheduleTick() != nil {
+		t.Fatal("a tick was armed with no duration shown")
+	}
+}

@@ -1,0 +1,44 @@
+package app
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// benchStub is the stub with n busy sessions.
+func benchStub(n int) *stub {
+	b := newStub()
+	b.infos = nil
+	for i := range n {
+		b.infos = append(b.infos, fleet.Info{ID: fmt.Sprintf("busy-%d", i+1), Agent: "busy", Owned: true, Alive: true,
+			State: frame.StateActive, Started: t0.Add(time.Duration(i) * time.Second), StateSince: t0, LastOutput: t0, Cols: 80, Rows: 24})
+	}
+	return b
+}
+
+// BenchmarkRender is one frame of the dashboard at 120×35: the split view,
+// and the grid with every pane changed (the worst case for a frame).
+func BenchmarkRender(b *testing.B) {
+	for _, mode := range []string{"split", "grid"} {
+		b.Run(mode, func(b *testing.B) {
+			st := benchStub(16)
+			m := New(Options{Backend: st, Theme: themes.Dark(), Now: func() time.Time { return t0 }})
+			defer m.cancel()
+			m.w, m.h = 120, 35
+			if mode == "grid" {
+				m.mode = 1
+			}
+			m.reload()
+			m.pullVisible(true)
+			b.ResetTimer()
+			for range b.N {
+				_ = m.Render()
+			}
+		})
+	}
+}
