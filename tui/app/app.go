@@ -275,7 +275,13 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		m.reload()
 		cmds = append(cmds, m.checkAttention(), m.scheduleTick())
 	}
-	for _, id := range m.visibleIDs() {
+	visible := m.visibleIDs()
+	for id := range dirty {
+		if !slices.Contains(visible, id) {
+			delete(m.snaps, id) // stale: pulled again when it is shown
+		}
+	}
+	for _, id := range visible {
 		if snap, ok := msg.screens[id]; ok {
 			m.snaps[id] = snap
 		} else if dirty[id] || m.snaps[id] == nil {

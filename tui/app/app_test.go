@@ -348,6 +348,21 @@ func TestDirtyPullsVisibleScreensOnly(t *testing.T) {
 	if b.screens["claude-1"] != n+1 {
 		t.Fatal("the shown session's screen was not pulled on Dirty")
 	}
+	// A hidden session's cached screen is dropped when it changes, so
+	// showing it again pulls the new one.
+	press(m, "j", "k") // shell-1 shown (pulled) and hidden again
+	before = b.screens["shell-1"]
+	press(m, "j", "k")
+	if b.screens["shell-1"] != before {
+		t.Fatal("an unchanged screen was pulled again")
+	}
+	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "shell-1"}}})
+	press(m, "j")
+	if b.screens["shell-1"] != before+1 {
+		t.Fatal("selecting a session whose screen changed while hidden did not pull it")
+	}
+	press(m, "k")
+	before = b.screens["shell-1"]
 	// In the grid every session is shown.
 	press(m, "g")
 	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "shell-1"}}})

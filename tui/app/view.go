@@ -185,12 +185,17 @@ func (m *Model) ansi() *[16]color.Color {
 	return nil
 }
 
-// paneTitle is a pane's title: ID, plus the exit code once dead.
+// paneTitle is a pane's title: ID, the exit code once dead, and the
+// program's own window title (OSC 0/2) when it set one.
 func paneTitle(in fleet.Info) string {
+	t := in.ID
 	if !in.Alive {
-		return fmt.Sprintf("%s (exit %d)", in.ID, in.ExitCode)
+		t = fmt.Sprintf("%s (exit %d)", in.ID, in.ExitCode)
 	}
-	return in.ID
+	if title := strings.TrimSpace(in.Title); title != "" {
+		t += " — " + title
+	}
+	return t
 }
 
 // gridView draws a page of panes, the one holding the selection.
