@@ -51,15 +51,16 @@ func main() {
 		keysN   = flag.Int("keys", 100, "keypresses timed in the busy scenario")
 		memN    = flag.Int("mem", 100, "idle sessions for the memory scenario")
 		only    = flag.String("only", "", "run one scenario: idle, busy or mem")
+		nice    = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
 	)
 	flag.Parse()
-	if err := run(*bin, *idleN, *idleFor, *busyN, *busyFor, *keysN, *memN, *only); err != nil {
+	if err := run(*bin, *idleN, *idleFor, *busyN, *busyFor, *keysN, *memN, *only, *nice); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, idleN int, idleFor time.Duration, busyN int, busyFor time.Duration, keysN, memN int, only string) error {
+func run(bin string, idleN int, idleFor time.Duration, busyN int, busyFor time.Duration, keysN, memN int, only string, nice int) error {
 	tmp, err := os.MkdirTemp("", "hlc")
 	if err != nil {
 		return err
@@ -73,14 +74,14 @@ func run(bin string, idleN int, idleFor time.Duration, busyN int, busyFor time.D
 		}
 	}
 	cfg := filepath.Join(tmp, "config.toml")
-	if err := os.WriteFile(cfg, []byte(`kill_grace = "1s"
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`kill_grace = "1s"
 [[agent]]
 name = "idle"
 command = ["sleep", "3600"]
 [[agent]]
 name = "busy"
-command = ["sh", "-c", "base64 -w 110 /dev/urandom"]
-`), 0o600); err != nil {
+command = ["nice", "-n", "%d", "sh", "-c", "base64 -w 110 /dev/urandom"]
+`, nice)), 0o600); err != nil {
 		return err
 	}
 	fmt.Printf("heimdall-loadcheck: %s, %d×%d pty, %d CPUs\n", bin, cols, rows, numCPU())
