@@ -10,12 +10,12 @@
 //	       dashboard CPU, and keypress → frame-showing-its-effect delay (goal p99 < 50 ms)
 //	mem    N idle sessions: the dashboard's RSS before and after
 //
-// CPU is the dashboard process's utime+stime from /proc (its sessions'
-// programs are separate processes; their emulators and classifiers run in the
-// dashboard and are counted). A "frame" is a burst of output separated from
+// CPU is the dashboard process's run time from /proc/PID/task/*/schedstat
+// (its sessions' programs are separate processes; their emulators and
+// classifiers run in the dashboard and are counted). A "frame" is a burst of output separated from
 // the next by at least 4 ms of quiet (Bubble Tea writes one burst per frame).
 //
-// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-idle 20] [-idle-for 30s]
+// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-idle 20] [-idle-for 30s] [-settle 3s]
 // [-busy 16] [-busy-for 10s] [-keys 100] [-mem 100]
 package main
 
@@ -46,6 +46,7 @@ func main() {
 		bin     = flag.String("bin", "", "heimdall-tui binary (default: go build ./cmd/heimdall-tui)")
 		idleN   = flag.Int("idle", 20, "idle sessions")
 		idleFor = flag.Duration("idle-for", 30*time.Second, "idle measurement window")
+		settle  = flag.Duration("settle", 3*time.Second, "idle: wait this long after the last spawn before measuring (past 1m the list's durations tick once a minute, not once a second)")
 		busyN   = flag.Int("busy", 16, "busy sessions")
 		busyFor = flag.Duration("busy-for", 10*time.Second, "busy measurement window")
 		keysN   = flag.Int("keys", 100, "keypresses timed in the busy scenario")
@@ -54,13 +55,13 @@ func main() {
 		nice    = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
 	)
 	flag.Parse()
-	if err := run(*bin, *idleN, *idleFor, *busyN, *busyFor, *keysN, *memN, *only, *nice); err != nil {
+	if err := run(*bin, *idleN, *idleFor, *settle, *busyN, *busyFor, *keysN, *memN, *only, *nice); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, idleN int, idleFor time.Duration, busyN int, busyFor time.Duration, keysN, memN int, only string, nice int) error {
+func run(bin string, idleN int, idleFor, settle time.Duration, busyN int, busyFor time.Duration, keysN, memN int, only string, nice int) error {
 	tmp, err := os.MkdirTemp("", "hlc")
 	if err != nil {
 		return err
@@ -86,7 +87,7 @@ command = ["nice", "-n", "%d", "sh", "-c", "base64 -w 110 /dev/urandom"]
 	}
 	fmt.Printf("heimdall-loadcheck: %s, %d×%d pty, %d CPUs\n", bin, cols, rows, numCPU())
 	if only == "" || only == "idle" {
-		if err := idleScenario(bin, cfg, tmp, idleN, idleFor); err != nil {
+		if err := idleScenario(bin, cfg, tmp, idleN, idleFor, settle); err != nil {
 			return fmt.Errorf("idle: %w", err)
 		}
 	}
@@ -103,7 +104,7 @@ command = ["nice", "-n", "%d", "sh", "-c", "base64 -w 110 /dev/urandom"]
 	return nil
 }
 
-func idleScenario(bin, cfg, tmp string, n int, window time.Duration) error {
+func idleScenario(bin, cfg, tmp string, n int, window, settle time.Duration) error {
 	d, err := startDashboard(bin, cfg, tmp, "idle")
 	if err != nil {
 		return err
@@ -112,12 +113,12 @@ func idleScenario(bin, cfg, tmp string, n int, window time.Duration) error {
 	if err := d.spawn("idle", n); err != nil {
 		return err
 	}
-	time.Sleep(3 * time.Second) // classifiers settle to Idle
+	time.Sleep(settle) // classifiers settle to Idle
 	cpu0, t0, frames0 := d.cpu(), time.Now(), d.frames()
 	time.Sleep(window)
 	cpu := (d.cpu() - cpu0).Seconds() / time.Since(t0).Seconds()
-	fmt.Printf("idle: %d sessions, %v: dashboard CPU %.3f%% of a core, %d frames written\n",
-		n, window, 100*cpu, d.frames()-frames0)
+	fmt.Printf("idle: %d sessions, %v from %v after the last spawn: dashboard CPU %.3f%% of a core, %d frames written\n",
+		n, window, settle, 100*cpu, d.frames()-frames0)
 	return nil
 }
 
@@ -271,18 +272,25 @@ func (d *dashboard) spawn(agent string, n int) error {
 	return nil
 }
 
-// cpu is the dashboard's user+system CPU time so far.
+// cpu is the dashboard's CPU time so far: the sum of its threads' run time
+// from /proc/PID/task/*/schedstat, in nanoseconds (utime/stime are sampled
+// at 100 Hz and miss a process that wakes briefly and often). Threads that
+// have exited are not counted, which only makes the figure lower by what
+// they ran; the Go runtime keeps its threads.
 func (d *dashboard) cpu() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.cmd.Process.Pid))
-	if err != nil {
-		return 0
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", d.cmd.Process.Pid))
+	var total int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			ns, _ := strconv.ParseInt(f[0], 10, 64)
+			total += ns
+		}
 	}
-	// Fields after the ")" that ends the command name; utime and stime are
-	// fields 14 and 15 of the whole line, in clock ticks (100 Hz on Linux).
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond
+	return time.Duration(total)
 }
 
 // rss is the dashboard's resident set size in bytes.

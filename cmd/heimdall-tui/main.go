@@ -1,6 +1,8 @@
 // Command heimdall-tui is the one binary: with no arguments the dashboard;
 // with a subcommand, one of the backend's tools (run, ls, status, kill,
 // attach, clean), compatible with the Heimdall supervisor's hm command.
+// Invoked through a link named like a bash protocol tool (heimdall-resolve,
+// heimdall-ledger, ...), it is that tool (multicall.go).
 package main
 
 import (
@@ -8,5 +10,5 @@ import (
 )
 
 func main() {
-	os.Exit(execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(execute(multicallArgs(os.Args), os.Stdin, os.Stdout, os.Stderr))
 }

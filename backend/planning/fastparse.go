@@ -1,0 +1,260 @@
+package planning
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// fastTable parses the one shape the tables have —
+// {"version": STRING, FIELD: {KEY: VALUE, ...}} with string or integer
+// values — in a single pass without reflection. Every JSON state file is
+// read (and most rewritten) on every command, and a table of a few
+// thousand facts made encoding/json the cost of a write. Anything else
+// (another field, another value type, a syntax error) returns ok=false and
+// the caller falls back to encoding/json, which also words the error.
+func fastTable[V any](b []byte, field string) (version string, m map[string]V, ok bool) {
+	p := &scanner{b: b}
+	if !p.expect('{') {
+		return "", nil, false
+	}
+	m = map[string]V{}
+	gotVersion := false
+	if p.peek() == '}' {
+		p.i++
+		return "", nil, false // no version: let encoding/json report it
+	}
+	for {
+		key, ok := p.str()
+		if !ok || !p.expect(':') {
+			return "", nil, false
+		}
+		switch key {
+		case "version":
+			if version, ok = p.str(); !ok {
+				return "", nil, false
+			}
+			gotVersion = true
+		case field:
+			if !p.expect('{') {
+				return "", nil, false
+			}
+			if p.peek() == '}' {
+				p.i++
+			} else {
+				for {
+					k, ok := p.str()
+					if !ok || !p.expect(':') {
+						return "", nil, false
+					}
+					var v V
+					switch pv := any(&v).(type) {
+					case *string:
+						if *pv, ok = p.str(); !ok {
+							return "", nil, false
+						}
+					case *int64:
+						if *pv, ok = p.int(); !ok {
+							return "", nil, false
+						}
+					default:
+						return "", nil, false
+					}
+					m[k] = v
+					if p.expect(',') {
+						continue
+					}
+					if !p.expect('}') {
+						return "", nil, false
+					}
+					break
+				}
+			}
+		default:
+			return "", nil, false
+		}
+		if p.expect(',') {
+			continue
+		}
+		if !p.expect('}') {
+			return "", nil, false
+		}
+		break
+	}
+	p.ws()
+	if p.i != len(p.b) || !gotVersion {
+		return "", nil, false
+	}
+	return version, m, true
+}
+
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (p *scanner) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *scanner) peek() byte {
+	p.ws()
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+func (p *scanner) expect(c byte) bool {
+	if p.peek() == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// str reads a JSON string. Plain ones (no escapes, valid UTF-8, no
+// control characters) are sliced; others are decoded by encoding/json.
+func (p *scanner) str() (string, bool) {
+	if !p.expect('"') {
+		return "", false
+	}
+	start := p.i
+	plain := true
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			raw := p.b[start:p.i]
+			p.i++
+			if plain && utf8.Valid(raw) {
+				return string(raw), true
+			}
+			var s string
+			if json.Unmarshal(p.b[start-1:p.i], &s) != nil {
+				return "", false
+			}
+			return s, true
+		case c == '\\':
+			plain = false
+			p.i += 2
+		case c < 0x20:
+			return "", false
+		default:
+			p.i++
+		}
+	}
+	return "", false
+}
+
+// int reads a JSON integer (no fraction, no exponent).
+func (p *scanner) int() (int64, bool) {
+	p.ws()
+	start := p.i
+	if p.i < len(p.b) && p.b[p.i] == '-' {
+		p.i++
+	}
+	digits := p.i
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		p.i++
+	}
+	if p.i-digits > 1 && p.b[digits] == '0' {
+		return 0, false // a leading zero is not JSON
+	}
+	if p.i < len(p.b) && bytes.IndexByte([]byte(".eE"), p.b[p.i]) >= 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
+	return n, err == nil
+}
+
+// fastLedgerLine reads role and tokens from one ledger line, the way the
+// ledger writes it: a flat object of string and integer values. It
+// returns ok=false for anything else (the caller falls back to
+// encoding/json); the role is a slice of line, valid until the next read.
+func fastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
+	p := &scanner{b: line}
+	if !p.expect('{') {
+		return nil, 0, false
+	}
+	gotRole, gotTokens := false, false
+	for {
+		key, plain, ok := p.rawStr()
+		if !ok || !plain || !p.expect(':') {
+			return nil, 0, false
+		}
+		// encoding/json matches keys case-insensitively; leave such lines
+		// to it so both parsers always agree.
+		if (bytes.EqualFold(key, []byte("role")) && string(key) != "role") || (bytes.EqualFold(key, []byte("tokens")) && string(key) != "tokens") {
+			return nil, 0, false
+		}
+		switch p.peek() {
+		case '"':
+			v, plain, ok := p.rawStr()
+			if !ok {
+				return nil, 0, false
+			}
+			if string(key) == "role" {
+				if !plain {
+					return nil, 0, false
+				}
+				role, gotRole = v, true
+			}
+		default:
+			n, ok := p.int()
+			if !ok {
+				return nil, 0, false
+			}
+			if string(key) == "tokens" {
+				tokens, gotTokens = n, true
+			}
+		}
+		if p.expect(',') {
+			continue
+		}
+		if !p.expect('}') {
+			return nil, 0, false
+		}
+		break
+	}
+	p.ws()
+	if p.i != len(p.b) || !gotRole || !gotTokens {
+		return nil, 0, false
+	}
+	return role, tokens, true
+}
+
+// rawStr reads a JSON string without decoding it: its raw bytes, and
+// whether they are plain (no escapes, valid UTF-8), i.e. the value itself.
+func (p *scanner) rawStr() (raw []byte, plain, ok bool) {
+	if !p.expect('"') {
+		return nil, false, false
+	}
+	start := p.i
+	plain = true
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			raw = p.b[start:p.i]
+			p.i++
+			return raw, plain && utf8.Valid(raw), true
+		case c == '\\':
+			plain = false
+			p.i += 2
+		case c < 0x20:
+			return nil, false, false
+		default:
+			p.i++
+		}
+	}
+	return nil, false, false
+}

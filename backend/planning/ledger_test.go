@@ -1,0 +1,203 @@
+package planning
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestDeltaFormat(t *testing.T) {
+	d := Delta{Role: "orchestration", Baseline: 41000, Measured: 11250}
+	if got, want := d.String(), "orchestration: 41000 -> 11250 tokens (v1 baseline -> measured; -73%)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if got, want := d.Short(), "orchestration: 41000 -> 11250 tokens (-73%)"; got != want {
+		t.Errorf("Short() = %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		b, m int64
+		want int
+	}{{100, 50, -50}, {200, 1, -100}, {3, 2, -33}, {8, 7, -13}, {100, 150, 50}, {100, 100, 0}, {1000, 995, -1}, {1000, 994, -1}, {200, 199, -1}} {
+		if got := (Delta{Baseline: c.b, Measured: c.m}).Percent(); got != c.want {
+			t.Errorf("Percent(%d -> %d) = %d, want %d", c.b, c.m, got, c.want)
+		}
+	}
+	if got := (Delta{Role: "r", Baseline: 100, Measured: 150}).String(); !strings.HasSuffix(got, "; +50%)") {
+		t.Errorf("an increase: %q", got)
+	}
+}
+
+func TestLedgerLogReportDelta(t *testing.T) {
+	s := newStore(t)
+	l := s.Ledger()
+	if _, err := l.Delta("orchestration"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Delta without baseline: %v", err)
+	}
+	must(t, l.Log(LedgerEntry{Role: "orchestration", Kind: "delta_brief", Tokens: 3300, MsgID: "b1"}))
+	must(t, l.Log(LedgerEntry{Role: "orchestration", Kind: "delta_brief", Tokens: 7950}))
+	must(t, l.Log(LedgerEntry{Role: "coder", Kind: "task_result", Tokens: 250}))
+	must(t, l.SetBaseline("orchestration", 41000))
+	must(t, l.SetBaseline("reviewer", 900))
+	d, err := l.Delta("orchestration")
+	must(t, err)
+	if d.String() != "orchestration: 41000 -> 11250 tokens (v1 baseline -> measured; -73%)" {
+		t.Errorf("Delta = %q", d)
+	}
+	b, err := os.ReadFile(s.LedgerPath())
+	must(t, err)
+	want := `{"ts":"2026-06-11T12:07:27Z","role":"orchestration","kind":"delta_brief","tokens":3300,"msg_id":"b1"}` + "\n" +
+		`{"ts":"2026-06-11T12:07:27Z","role":"orchestration","kind":"delta_brief","tokens":7950}` + "\n" +
+		`{"ts":"2026-06-11T12:07:27Z","role":"coder","kind":"task_result","tokens":250}` + "\n"
+	if string(b) != want {
+		t.Errorf("ledger.jsonl =\n%s\nwant\n%s", b, want)
+	}
+	r, err := l.Report(2)
+	must(t, err)
+	if r.Total != 11500 || r.Entries != 3 || len(r.Roles) != 3 {
+		t.Fatalf("Report = %+v", r)
+	}
+	wantRoles := []RoleReport{
+		{Role: "coder", Tokens: 250, Entries: 1},
+		{Role: "orchestration", Tokens: 11250, Entries: 2, Baseline: 41000, HasBaseline: true, Delta: Delta{"orchestration", 41000, 11250}},
+		{Role: "reviewer", Baseline: 900, HasBaseline: true, Delta: Delta{"reviewer", 900, 0}},
+	}
+	for i := range wantRoles {
+		if r.Roles[i] != wantRoles[i] {
+			t.Errorf("Roles[%d] = %#v, want %#v", i, r.Roles[i], wantRoles[i])
+		}
+	}
+	if len(r.Latest) != 2 || r.Latest[0].Tokens != 7950 || r.Latest[1].Role != "coder" {
+		t.Errorf("Latest = %+v", r.Latest)
+	}
+	lines, _ := s.Tail(10)
+	if len(lines) != 5 || !strings.HasSuffix(lines[2], "\tledger\tlog\tcoder/task_result=250") || !strings.HasSuffix(lines[3], "\tledger\tbaseline\torchestration=41000") {
+		t.Errorf("protocol.log = %q", lines)
+	}
+	for _, bad := range []LedgerEntry{{Role: "", Kind: "k"}, {Role: "r", Kind: ""}, {Role: "r", Kind: "k", Tokens: -1}} {
+		if err := l.Log(bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Log(%+v): %v", bad, err)
+		}
+	}
+	must(t, l.SetBaseline("zero", 0))
+	if _, err := l.Delta("zero"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("zero baseline: %v", err)
+	}
+}
+
+func TestLedgerReportLatestRing(t *testing.T) {
+	s := newStore(t)
+	for i := 0; i < 25; i++ {
+		must(t, s.Ledger().Log(LedgerEntry{Role: "r", Kind: "k", Tokens: int64(i)}))
+	}
+	r, err := s.Ledger().Report(7)
+	must(t, err)
+	if len(r.Latest) != 7 {
+		t.Fatalf("Latest has %d entries", len(r.Latest))
+	}
+	for i, e := range r.Latest {
+		if e.Tokens != int64(18+i) {
+			t.Errorf("Latest[%d].Tokens = %d, want %d", i, e.Tokens, 18+i)
+		}
+	}
+}
+
+func TestLedgerCorruptLines(t *testing.T) {
+	s := newStore(t)
+	must(t, s.Ledger().Log(LedgerEntry{Role: "r", Kind: "k", Tokens: 1}))
+	f, err := os.OpenFile(s.LedgerPath(), os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	// A last line without newline is a line being written: skipped.
+	f.WriteString(`{"ts":"x","role":"r","kind":"k","tok`)
+	f.Close()
+	r, err := s.Ledger().Report(5)
+	must(t, err)
+	if r.Entries != 1 || r.Total != 1 {
+		t.Errorf("with a partial last line: %+v", r)
+	}
+	// Once it is followed by another line it is corrupt, named by line.
+	must(t, s.Ledger().Log(LedgerEntry{Role: "r", Kind: "k", Tokens: 2}))
+	_, err = s.Ledger().Report(0)
+	var fe *FileError
+	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &fe) || fe.Line != 2 || !strings.Contains(err.Error(), "ledger.jsonl:2:") {
+		t.Errorf("torn line: %v", err)
+	}
+	must(t, os.WriteFile(s.LedgerPath(), []byte(`{"role":"r","tokens":"many"}`+"\n"), 0o644))
+	if _, err := s.Ledger().Report(0); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("string tokens: %v", err)
+	}
+	must(t, os.WriteFile(s.LedgerPath(), []byte(`{"kind":"k","tokens":3}`+"\n"), 0o644))
+	if _, err := s.Ledger().Report(0); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("no role: %v", err)
+	}
+}
+
+func TestCountTokens(t *testing.T) {
+	// Reference counts from OpenAI's tiktoken o200k_base.
+	cases := map[string]int{
+		"":                     0,
+		"hello world":          2,
+		"Hello, world!":        4,
+		"balances sum to zero": 4,
+	}
+	for text, want := range cases {
+		got, err := CountTokens(text)
+		must(t, err)
+		if got != want {
+			t.Errorf("CountTokens(%q) = %d, want %d", text, got, want)
+		}
+	}
+	// Measured, not estimated from length: same length, different counts.
+	a, _ := CountTokens(strings.Repeat("a", 64))
+	b, _ := CountTokens(strings.Repeat("a ", 32))
+	if a == b || a == 16 {
+		t.Errorf("counts look estimated: %d and %d", a, b)
+	}
+}
+
+// fastLedgerLine agrees with encoding/json wherever it accepts a line.
+func FuzzFastLedgerLine(f *testing.F) {
+	for _, s := range []string{
+		`{"ts":"2026-06-11T12:07:27Z","role":"orchestration","kind":"delta_brief","tokens":3300,"msg_id":"b1"}`,
+		`{"role":"r","tokens":1}`,
+		`{"role":"r\u00e9","tokens":1}`,
+		`{"role":"r","tokens":1.5}`,
+		`{"role":"r","tokens":01}`,
+		`{"role":"r","tokens":1,"x":{"y":1}}`,
+		`{"role":"r","tokens":-7, "kind" : "k" }`,
+		`{"role":"r"}`,
+		`{"role":"a","Role":"b","tokens":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		role, tokens, ok := fastLedgerLine(line)
+		if !ok {
+			return
+		}
+		var v struct {
+			Role   *string `json:"role"`
+			Tokens *int64  `json:"tokens"`
+		}
+		if err := json.Unmarshal(line, &v); err != nil || v.Role == nil || v.Tokens == nil {
+			t.Fatalf("%q: fast parse accepted what encoding/json rejects: %v", line, err)
+		}
+		if string(role) != *v.Role || tokens != *v.Tokens {
+			t.Fatalf("%q: fast %q %d, encoding/json %q %d", line, role, tokens, *v.Role, *v.Tokens)
+		}
+	})
+}
+
+// A line longer than the reader's buffer is read whole.
+func TestLedgerLongLine(t *testing.T) {
+	s := newStore(t)
+	must(t, s.Ledger().Log(LedgerEntry{Role: "r", Kind: "k", Tokens: 1}))
+	must(t, s.Ledger().Log(LedgerEntry{Role: "r", Kind: "k", Tokens: 2, MsgID: strings.Repeat("m", 600<<10)}))
+	must(t, s.Ledger().Log(LedgerEntry{Role: "q", Kind: "k", Tokens: 4}))
+	r, err := s.Ledger().Report(2)
+	must(t, err)
+	if r.Entries != 3 || r.Total != 7 || len(r.Latest) != 2 || len(r.Latest[0].MsgID) != 600<<10 {
+		t.Errorf("report: %d entries, total %d, latest %d", r.Entries, r.Total, len(r.Latest))
+	}
+}

@@ -1,0 +1,84 @@
+package planning
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// sanitize makes s one tab-free line, for a protocol.log field.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\t', '\n', '\r':
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// Log appends one line `ts<TAB>actor<TAB>action<TAB>detail` to protocol.log
+// (tabs and newlines inside the fields become spaces).
+func (s *Store) Log(actor, action, detail string) error {
+	line := s.timestamp() + "\t" + sanitize(actor) + "\t" + sanitize(action) + "\t" + sanitize(detail) + "\n"
+	return appendLine(s.LogPath(), []byte(line))
+}
+
+// Tail returns the last n complete lines of protocol.log (without their
+// newlines), oldest first. It reads backwards from the end, so its cost
+// does not grow with the log. A missing log is no lines.
+func (s *Store) Tail(n int) ([]string, error) {
+	return tailLines(s.LogPath(), n)
+}
+
+func tailLines(path string, n int) ([]string, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	end := st.Size()
+	var buf []byte
+	const chunk = 64 << 10
+	pos := end
+	for pos > 0 && bytes.Count(buf, []byte("\n")) <= n {
+		size := int64(chunk)
+		if pos < size {
+			size = pos
+		}
+		pos -= size
+		b := make([]byte, size)
+		if _, err := f.ReadAt(b, pos); err != nil && err != io.EOF {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		buf = append(b, buf...)
+	}
+	// Drop a last line still being written (no newline yet).
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		buf = buf[:i]
+	} else {
+		return nil, nil
+	}
+	lines := strings.Split(string(buf), "\n")
+	if pos > 0 {
+		lines = lines[1:] // the first may be a partial line
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines, nil
+}

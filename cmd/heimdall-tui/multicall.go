@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/spf13/cobra"
+)
+
+// multicallNames maps the names of the bash implementation's tools to the
+// subcommands that replace them. Invoked through a link with one of these
+// names, the binary behaves as that tool, so scripts and .mcp.json files
+// that call heimdall-resolve etc. need no change.
+var multicallNames = map[string]string{
+	"heimdall-validate":   "validate",
+	"heimdall-resolve":    "resolve",
+	"heimdall-capsule":    "capsule",
+	"heimdall-brief":      "brief",
+	"heimdall-blackboard": "blackboard",
+	"heimdall-ledger":     "ledger",
+	"heimdall-gate":       "gate",
+	"heimdall-protocol":   "protocol",
+}
+
+// progName prefixes the planning commands' error messages: the name the
+// binary was invoked as, so heimdall-resolve's errors read as before.
+var progName = "heimdall-tui"
+
+// multicallArgs turns argv into the CLI's arguments: argv[1:], preceded by
+// the subcommand when argv[0] is one of multicallNames.
+func multicallArgs(argv []string) []string {
+	if len(argv) == 0 {
+		return nil
+	}
+	base := filepath.Base(argv[0])
+	if sub, ok := multicallNames[base]; ok {
+		progName = base
+		return append([]string{sub}, argv[1:]...)
+	}
+	return argv[1:]
+}
+
+func newInstallLinksCmd(a *app) *cobra.Command {
+	var force bool
+	c := &cobra.Command{
+		Use:   "install-links DIR",
+		Short: "Create heimdall-resolve, heimdall-ledger, ... links to this binary in DIR",
+		Long: "install-links creates, in DIR, one symbolic link per tool of the bash implementation\n" +
+			"(heimdall-validate, -resolve, -capsule, -brief, -blackboard, -ledger, -gate, -protocol),\n" +
+			"each pointing at this binary, which then behaves as that tool. An existing link to this\n" +
+			"binary is kept; anything else in the way is an error unless --force replaces it.",
+		Args: planArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			exe, err := os.Executable()
+			if err == nil {
+				exe, err = filepath.EvalSymlinks(exe)
+			}
+			if err != nil {
+				return planFail(a, 2, fmt.Errorf("find this binary: %w", err))
+			}
+			dir := args[0]
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return planFail(a, 2, err)
+			}
+			names := make([]string, 0, len(multicallNames))
+			for n := range multicallNames {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				link := filepath.Join(dir, n)
+				if cur, err := os.Readlink(link); err == nil && cur == exe {
+					fmt.Fprintln(a.stdout, link)
+					continue
+				} else if _, lerr := os.Lstat(link); lerr == nil {
+					if !force {
+						return planFail(a, 2, fmt.Errorf("%s exists (use --force to replace it)", link))
+					}
+					if err := os.Remove(link); err != nil {
+						return planFail(a, 2, err)
+					}
+				} else if !errors.Is(lerr, fs.ErrNotExist) {
+					return planFail(a, 2, lerr)
+				}
+				if err := os.Symlink(exe, link); err != nil {
+					return planFail(a, 2, err)
+				}
+				fmt.Fprintln(a.stdout, link)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&force, "force", false, "replace existing files")
+	return planCmd(a, c)
+}
