@@ -13,6 +13,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	tuiapp "github.com/heimdall-tui/heimdall-tui/tui/app"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
@@ -84,8 +85,13 @@ func (a *app) dashboard(o dashboardOptions) error {
 	}
 	defer f.Close()
 	cwd, _ := os.Getwd()
+	// The planning views read .planning/ ($HEIMDALL_PLANNING_DIR) of the
+	// directory the dashboard runs in, watched with fsnotify.
+	live := planning.NewLive(planning.Open(planning.DefaultRoot()))
+	defer live.Close()
 	m := tuiapp.New(tuiapp.Options{
 		Backend:     f,
+		Planning:    live,
 		Theme:       palette,
 		NoColor:     os.Getenv("NO_COLOR") != "",
 		Keys:        km,

@@ -29,8 +29,9 @@ type dash struct {
 }
 
 // startDashboard opens the dashboard in a fresh tmux pane on a fresh socket
-// dir and waits for its first frame.
-func startDashboard(t *testing.T) *dash {
+// dir, with env (NAME=value) added to its environment, and waits for its
+// first frame.
+func startDashboard(t *testing.T, env ...string) *dash {
 	t.Helper()
 	dir := newSockDir(t)
 	cfg := filepath.Join(t.TempDir(), "config.toml")
@@ -39,7 +40,11 @@ func startDashboard(t *testing.T) *dash {
 	}
 	x := newTmux(t, "env HISTFILE=/dev/null PS1='hm$ ' bash --norc --noprofile")
 	x.waitPrompt("hm$")
-	x.sendLine(fmt.Sprintf("%s --config %s --socket-dir %s --log %s", shellQuote(binPath), shellQuote(cfg),
+	prefix := "env"
+	for _, e := range env {
+		prefix += " " + shellQuote(e)
+	}
+	x.sendLine(fmt.Sprintf("%s %s --config %s --socket-dir %s --log %s", prefix, shellQuote(binPath), shellQuote(cfg),
 		shellQuote(dir), shellQuote(filepath.Join(t.TempDir(), "dash.log"))))
 	x.waitDisplay("#{alternate_on}", "1")
 	x.waitFor("no sessions")
@@ -197,4 +202,31 @@ func TestDashboardQuitStopsSessions(t *testing.T) {
 	d.waitFor("stopping 1 session")
 	d.waitPrompt("hm$")
 	assertGone(t, sock)
+}
+
+// The ledger view and the blackboard editor follow the files as other
+// processes write them.
+func TestDashboardPlanningViewsFollowOtherWriters(t *testing.T) {
+	t.Parallel()
+	e := newPlanEnv(t)
+	e.want(0, "", "ledger", "baseline", "--role", "orchestration", "--tokens", "41000")
+	d := startDashboard(t, "HEIMDALL_PLANNING_DIR="+e.root)
+	d.sendKeys("L")
+	d.waitFor("Token ledger")
+	e.want(0, "", "ledger", "log", "--role", "orchestration", "--kind", "delta_brief", "--tokens", "11250")
+	d.waitFor("-73%")
+	d.sendKeys("B")
+	d.waitFor("Blackboard")
+	e.want(0, "", "blackboard", "set", "dev_port", "5173")
+	d.waitFor("5173")
+	// An edit made in the dashboard reaches the file other tools read.
+	d.sendKeys("e")
+	d.run("send-keys", "-t", "main", "C-u")
+	d.run("send-keys", "-t", "main", "-l", "3000")
+	d.sendKeys("Enter")
+	d.waitFor("saved dev_port")
+	e.want(0, "3000\n", "blackboard", "get", "dev_port")
+	d.sendKeys("Escape")
+	d.waitFor("no sessions")
+	d.quit()
 }

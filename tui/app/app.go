@@ -22,8 +22,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
+	"github.com/heimdall-tui/heimdall-tui/tui/capsules"
 	"github.com/heimdall-tui/heimdall-tui/tui/dialog"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
@@ -39,9 +42,12 @@ const statusTTL = 6 * time.Second
 // Options configure the dashboard.
 type Options struct {
 	Backend Backend
-	Theme   themes.Palette
-	NoColor bool        // NO_COLOR: monochrome styles, plain pane text
-	Keys    keys.KeyMap // its Detach key leaves a full-screen attach
+	// Planning backs the ledger, blackboard and capsule views; nil leaves
+	// them out (they say so).
+	Planning Planning
+	Theme    themes.Palette
+	NoColor  bool        // NO_COLOR: monochrome styles, plain pane text
+	Keys     keys.KeyMap // its Detach key leaves a full-screen attach
 	// KillGrace is what the kill dialog says happens between SIGTERM and SIGKILL.
 	KillGrace time.Duration
 	// Bell rings the terminal bell when a session starts needing input.
@@ -91,6 +97,12 @@ type Model struct {
 
 	snaps map[string]*vt.Snapshot // latest pulled screens of visible sessions
 
+	page      page // sessions or a planning view
+	ledger    planning.LedgerReport
+	ledgerErr error
+	bb        *blackboard.Editor
+	caps      *capsules.Browser
+
 	dialogs []dialog.Dialog
 
 	status     string
@@ -131,6 +143,8 @@ func New(opt Options) *Model {
 		attention: map[string]bool{},
 		w:         80,
 		h:         24,
+		bb:        blackboard.New(opt.Keys),
+		caps:      capsules.New(opt.Keys),
 	}
 	m.reload()
 	for _, in := range m.all {
@@ -141,7 +155,7 @@ func New(opt Options) *Model {
 
 // Init starts listening to the backend.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.waitEvents(), m.scheduleTick())
+	return tea.Batch(m.waitEvents(), m.scheduleTick(), m.waitPlanning())
 }
 
 // eventsMsg is a batch of backend events, with the screens of the sessions
@@ -229,6 +243,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.info(msg.id + " exited (code " + strconv.Itoa(msg.res.Code) + ")")
 		}
 		return m, m.info("detached from " + msg.id)
+	case planningChangedMsg, ledgerMsg, factsMsg, factWrittenMsg, conflictMsg, capsuleListMsg, hydratedMsg:
+		return m, m.onPlanning(msg)
+	case tea.PasteMsg:
+		if m.page == pageBlackboard && m.bb.Editing() && len(m.dialogs) == 0 {
+			return m, m.onBlackboard(m.bb.Update(msg))
+		}
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.MouseClickMsg:

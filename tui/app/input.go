@@ -12,6 +12,8 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
+	"github.com/heimdall-tui/heimdall-tui/tui/capsules"
 	"github.com/heimdall-tui/heimdall-tui/tui/dialog"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
@@ -23,6 +25,12 @@ func (m *Model) context() keys.Context {
 	switch {
 	case len(m.dialogs) > 0:
 		return keys.CtxDialog
+	case m.page == pageLedger:
+		return keys.CtxLedger
+	case m.page == pageBlackboard:
+		return keys.CtxBlackboard
+	case m.page == pageCapsules:
+		return keys.CtxCapsules
 	case m.filtering:
 		return keys.CtxFilter
 	case m.showHelp:
@@ -39,6 +47,48 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if len(m.dialogs) > 0 {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(msg)
 		return tea.Batch(cmd, m.apply(act))
+	}
+	if m.page != pageSessions && !m.bb.Editing() {
+		// The planning views' own keys come first (L closes the ledger);
+		// the other views' global keys switch straight to them.
+		ctx := m.context()
+		if _, own := m.opt.Keys.Lookup(ctx, msg); !own {
+			if act, ok := m.opt.Keys.Lookup(keys.CtxGlobal, msg); ok {
+				switch act {
+				case keys.Ledger:
+					return m.openPage(pageLedger)
+				case keys.Blackboard:
+					return m.openPage(pageBlackboard)
+				case keys.Capsules:
+					return m.openPage(pageCapsules)
+				}
+			}
+		}
+	}
+	switch m.page {
+	case pageBlackboard:
+		if msg.String() == "ctrl+c" && !m.bb.Editing() {
+			return m.requestQuit()
+		}
+		return m.onBlackboard(m.bb.Update(msg))
+	case pageCapsules:
+		switch a := m.caps.Update(msg).(type) {
+		case capsules.Close:
+			m.page = pageSessions
+			return m.pullVisible(false)
+		case capsules.Show:
+			return m.hydrate(a.ID)
+		}
+		return nil
+	case pageLedger:
+		if act, ok := m.opt.Keys.Lookup(keys.CtxLedger, msg); ok && act == keys.Back {
+			m.page = pageSessions
+			return m.pullVisible(false)
+		}
+		if msg.String() == "ctrl+c" {
+			return m.requestQuit()
+		}
+		return nil
 	}
 	if m.filtering {
 		return m.filterKey(msg)
@@ -138,12 +188,19 @@ func (m *Model) do(act keys.Action) tea.Cmd {
 		return m.pullVisible(false)
 	case keys.NextAttention:
 		return m.nextAttention()
+	case keys.Ledger:
+		return m.openPage(pageLedger)
+	case keys.Blackboard:
+		return m.openPage(pageBlackboard)
+	case keys.Capsules:
+		return m.openPage(pageCapsules)
 	case keys.Sort:
 		m.sort = (m.sort + 1) % SortOrder(len(sortNames))
 		m.refilter()
 		return m.info("sorted by " + m.sort.String())
 	}
-	if act == keys.Help || act == keys.Filter || act == keys.Command || act == keys.Spawn {
+	if act == keys.Help || act == keys.Filter || act == keys.Command || act == keys.Spawn ||
+		act == keys.Ledger || act == keys.Blackboard || act == keys.Capsules {
 		return nil
 	}
 	// The rest act on the selected session.
@@ -468,6 +525,20 @@ func (m *Model) onWheel(ms tea.Mouse) tea.Cmd {
 		return m.selectIndex(i - 1)
 	case tea.MouseWheelDown:
 		return m.selectIndex(i + 1)
+	}
+	return nil
+}
+
+// onBlackboard carries out the blackboard editor's action.
+func (m *Model) onBlackboard(act blackboard.Action) tea.Cmd {
+	switch a := act.(type) {
+	case blackboard.Close:
+		m.page = pageSessions
+		return m.pullVisible(false)
+	case blackboard.Set:
+		return m.setFact(a.Key, a.Value, a.Version)
+	case blackboard.Delete:
+		return m.deleteFact(a.Key, a.Version)
 	}
 	return nil
 }

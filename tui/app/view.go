@@ -10,10 +10,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
 	"github.com/heimdall-tui/heimdall-tui/tui/grid"
 	"github.com/heimdall-tui/heimdall-tui/tui/help"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
+	"github.com/heimdall-tui/heimdall-tui/tui/ledger"
 	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
 )
@@ -51,6 +53,16 @@ func (m *Model) Render() string {
 		{Rect: l.Footer, Content: m.footer(l.Footer.W)},
 	}
 	switch {
+	case m.page == pageLedger:
+		content := ledger.View(m.st, m.ledger, m.opt.Planning.Root(), l.Body.W, l.Body.H)
+		if m.ledgerErr != nil {
+			content = m.st.Error.Render(m.ledgerErr.Error())
+		}
+		blocks = append(blocks, layout.Block{Rect: l.Body, Content: content})
+	case m.page == pageBlackboard:
+		blocks = append(blocks, layout.Block{Rect: l.Body, Content: m.bb.View(m.st, l.Body.W, l.Body.H)})
+	case m.page == pageCapsules:
+		blocks = append(blocks, layout.Block{Rect: l.Body, Content: m.caps.View(m.st, l.Body.W, l.Body.H)})
 	case m.showHelp:
 		title := m.st.Title.Render("Key reference") + m.st.Muted.Render(" — "+m.keyFor(keys.Back)+" closes")
 		blocks = append(blocks,
@@ -160,6 +172,9 @@ func (m *Model) footer(w int) string {
 	if m.filtering {
 		return m.st.Muted.Render(ansi.Truncate("filter: type to narrow · enter keep · esc clear", w, "…"))
 	}
+	if m.page == pageBlackboard && m.bb.Editing() && len(m.dialogs) == 0 {
+		return m.st.Muted.Render(ansi.Truncate(blackboard.EditingHelp, w, "…"))
+	}
 	return help.Footer(m.st, m.opt.Keys, m.context(), w)
 }
 
@@ -228,7 +243,7 @@ func (m *Model) gridPage(capacity int) (start, end int) {
 
 // visibleIDs are the sessions whose screens are on screen now.
 func (m *Model) visibleIDs() []string {
-	if m.showHelp {
+	if m.showHelp || m.page != pageSessions {
 		return nil
 	}
 	if m.mode == layout.ModeGrid {

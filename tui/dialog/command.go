@@ -10,6 +10,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
 )
 
 // argKind is what a command's argument completes to.
@@ -274,7 +275,7 @@ func findPreset(name string, presets []fleet.Preset) (fleet.Preset, error) {
 type CommandDialog struct {
 	ids     []string
 	presets []fleet.Preset
-	line    field
+	line    textfield.Field
 	err     string
 	cands   []string // completions shown after an ambiguous tab
 }
@@ -285,8 +286,8 @@ type CommandDialog struct {
 // line intact. tab completes command names, session IDs, presets, themes
 // and sizes; esc closes.
 func NewCommand(sessionIDs []string, presets ...fleet.Preset) *CommandDialog {
-	d := &CommandDialog{ids: slices.Clone(sessionIDs), presets: presets, line: newField("command (tab completes, e.g. kill NAME)", "")}
-	d.line.focused = true
+	d := &CommandDialog{ids: slices.Clone(sessionIDs), presets: presets, line: textfield.New("command (tab completes, e.g. kill NAME)", "")}
+	d.line.Focused = true
 	return d
 }
 
@@ -314,7 +315,7 @@ func (d *CommandDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 			return nil, nil
 		}
 	}
-	if d.line.update(msg) {
+	if d.line.Update(msg) {
 		d.err, d.cands = "", nil
 	}
 	return nil, nil
@@ -386,7 +387,7 @@ func commonPrefix(xs []string) string {
 func (d *CommandDialog) View(st *themes.Styles, w, h int) string {
 	const pref = 72
 	iw := min(w, pref) - 4
-	body := []string{st.Key.Render(":") + d.line.view(st, max(1, iw-1))}
+	body := []string{st.Key.Render(":") + d.line.View(st, max(1, iw-1))}
 	var foot []string
 	switch {
 	case d.err != "":

@@ -301,7 +301,7 @@ func TestField(t *testing.T) {
 	st := themes.Build(themes.Dark(), false)
 	d.text.SetValue(strings.Repeat("abcdefghij", 10) + "END")
 	for _, w := range []int{1, 2, 5, 20} {
-		v := d.text.view(st, w)
+		v := d.text.View(st, w)
 		if got := ansi.StringWidth(v); got != w {
 			t.Errorf("w=%d: width %d", w, got)
 		}

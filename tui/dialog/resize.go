@@ -9,6 +9,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
 )
 
 // MaxSize bounds an explicit size in either direction.
@@ -63,7 +64,7 @@ type ResizeDialog struct {
 	id      string
 	cur     string
 	fit     Fit
-	size    field
+	size    textfield.Field
 	onField bool
 	err     string
 }
@@ -75,7 +76,7 @@ type ResizeDialog struct {
 // the dialog.
 func NewResize(id string, curCols, curRows uint16) *ResizeDialog {
 	cur := fmt.Sprintf("%d×%d", curCols, curRows)
-	return &ResizeDialog{id: id, cur: cur, size: newField("COLSxROWS", fmt.Sprintf("%dx%d", curCols, curRows))}
+	return &ResizeDialog{id: id, cur: cur, size: textfield.New("COLSxROWS", fmt.Sprintf("%dx%d", curCols, curRows))}
 }
 
 // Title implements Dialog.
@@ -83,7 +84,7 @@ func (d *ResizeDialog) Title() string { return "Resize " + d.id }
 
 func (d *ResizeDialog) setField(on bool) {
 	d.onField = on
-	d.size.focused = on
+	d.size.Focused = on
 	if on {
 		d.fit = FitExplicit
 	}
@@ -93,7 +94,7 @@ func (d *ResizeDialog) setField(on bool) {
 func (d *ResizeDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
-		if d.onField && d.size.update(msg) {
+		if d.onField && d.size.Update(msg) {
 			d.err = ""
 		}
 		return nil, nil
@@ -125,14 +126,14 @@ func (d *ResizeDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 		d.setField(false)
 		d.fit = (d.fit + 1) % 3
 	case d.onField:
-		if d.size.update(km) {
+		if d.size.Update(km) {
 			d.err = ""
 		}
 	case len(s) == 1 && s[0] >= '0' && s[0] <= '9':
 		// Typing a size starts it afresh.
 		d.size.SetValue("")
 		d.setField(true)
-		d.size.update(km)
+		d.size.Update(km)
 		d.err = ""
 	}
 	return nil, nil
@@ -159,7 +160,7 @@ func (d *ResizeDialog) View(st *themes.Styles, w, h int) string {
 	if d.onField {
 		lab = st.Key.Render("    Size ")
 	}
-	body = append(body, lab+d.size.view(st, max(1, min(16, iw-9))))
+	body = append(body, lab+d.size.View(st, max(1, min(16, iw-9))))
 	var foot []string
 	if d.err != "" {
 		foot = append(foot, wrap(st.Error.Render, d.err, iw)...)

@@ -5,20 +5,21 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
 )
 
 // SendDialog types one line for a session without attaching: answering a
 // prompt from the list.
 type SendDialog struct {
 	id   string
-	text field
+	text textfield.Field
 }
 
 // NewSend returns the dialog: enter returns Send{ID, Text} (the app adds
 // Enter; empty text is sent too, which just presses Enter); esc closes.
 func NewSend(id string) *SendDialog {
-	d := &SendDialog{id: id, text: newField("text to type; empty = just Enter", "")}
-	d.text.focused = true
+	d := &SendDialog{id: id, text: textfield.New("text to type; empty = just Enter", "")}
+	d.text.Focused = true
 	return d
 }
 
@@ -35,7 +36,7 @@ func (d *SendDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 			return Close{}, nil
 		}
 	}
-	d.text.update(msg)
+	d.text.Update(msg)
 	return nil, nil
 }
 
@@ -43,7 +44,7 @@ func (d *SendDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 func (d *SendDialog) View(st *themes.Styles, w, h int) string {
 	const pref = 64
 	iw := min(w, pref) - 4
-	body := []string{st.Key.Render("> ") + d.text.view(st, max(1, iw-2))}
+	body := []string{st.Key.Render("> ") + d.text.View(st, max(1, iw-2))}
 	foot := []string{hint(st, "enter", "send + Enter", "esc", "cancel")}
 	return layoutBox(st, w, h, pref, d.Title(), body, foot)
 }

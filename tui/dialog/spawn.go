@@ -14,6 +14,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
 )
 
 // The spawn form's fields, in tab order. fCommand is skipped unless the
@@ -37,9 +38,9 @@ type SpawnDialog struct {
 	classifiers []string       // choices; [0] is "" (the config's default)
 	cls         int
 	defaultDir  string
-	cmd         field
-	name        field
-	dir         field
+	cmd         textfield.Field
+	name        textfield.Field
+	dir         textfield.Field
 	focus       int
 	err         string
 }
@@ -64,9 +65,9 @@ func NewSpawn(presets []fleet.Preset, defaultDir string, classifiers []string) *
 		}
 	}
 	d.classifiers = append([]string{""}, classifiers...)
-	d.cmd = newField("program and arguments, e.g. make -j8 test", "")
-	d.name = newField("auto", "")
-	d.dir = newField("the dashboard's directory", defaultDir)
+	d.cmd = textfield.New("program and arguments, e.g. make -j8 test", "")
+	d.name = textfield.New("auto", "")
+	d.dir = textfield.New("the dashboard's directory", defaultDir)
 	d.selectPreset(0)
 	d.setFocus(fPreset)
 	return d
@@ -90,9 +91,9 @@ func (d *SpawnDialog) selectPreset(i int) {
 
 func (d *SpawnDialog) setFocus(f int) {
 	d.focus = f
-	d.cmd.focused = f == fCommand
-	d.name.focused = f == fName
-	d.dir.focused = f == fDir
+	d.cmd.Focused = f == fCommand
+	d.name.Focused = f == fName
+	d.dir.Focused = f == fDir
 }
 
 // move focuses the next (+1) or previous (-1) field, wrapping, skipping
@@ -108,7 +109,7 @@ func (d *SpawnDialog) move(delta int) {
 	d.setFocus(f)
 }
 
-func (d *SpawnDialog) textField() *field {
+func (d *SpawnDialog) textField() *textfield.Field {
 	switch d.focus {
 	case fCommand:
 		return &d.cmd
@@ -125,7 +126,7 @@ func (d *SpawnDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 	km, isKey := msg.(tea.KeyPressMsg)
 	if !isKey {
 		if f := d.textField(); f != nil {
-			f.update(msg) // paste
+			f.Update(msg) // paste
 		}
 		return nil, nil
 	}
@@ -171,7 +172,7 @@ func (d *SpawnDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 		case "down":
 			d.move(1)
 		default:
-			d.textField().update(km)
+			d.textField().Update(km)
 		}
 	}
 	return nil, nil
@@ -312,11 +313,11 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 		body = append(body, lead+row)
 	}
 	if d.custom() {
-		body = append(body, label(fCommand, "Command")+d.cmd.view(st, vw))
+		body = append(body, label(fCommand, "Command")+d.cmd.View(st, vw))
 	}
 	body = append(body,
-		label(fName, "Name")+d.name.view(st, vw),
-		label(fDir, "Directory")+d.dir.view(st, vw))
+		label(fName, "Name")+d.name.View(st, vw),
+		label(fDir, "Directory")+d.dir.View(st, vw))
 	cname := d.classifiers[d.cls]
 	if cname == "" {
 		cname = "default (config)"

@@ -43,6 +43,7 @@ const (
 	Zoom          Action = "zoom"
 	Ledger        Action = "ledger"
 	Blackboard    Action = "blackboard"
+	Capsules      Action = "capsules"
 
 	// Session (the selected session).
 	Attach  Action = "attach"
@@ -64,6 +65,10 @@ const (
 
 	// Filter prompt.
 	Accept Action = "accept"
+	// Blackboard editor.
+	Add    Action = "add"
+	Edit   Action = "edit"
+	Delete Action = "delete"
 
 	// Dialogs. These are fixed (Override refuses them): the dialogs in
 	// tui/dialog match keys against these bindings, and the text fields in
@@ -92,6 +97,7 @@ var descs = map[Action]string{
 	Zoom:          "zoom pane",
 	Ledger:        "token ledger",
 	Blackboard:    "blackboard",
+	Capsules:      "capsules",
 
 	Attach:  "attach",
 	Send:    "send line",
@@ -110,6 +116,10 @@ var descs = map[Action]string{
 	Sort:     "sort order",
 
 	Accept: "apply",
+
+	Add:    "add fact",
+	Edit:   "edit value",
+	Delete: "delete fact",
 
 	DialogOK:     "ok / choose",
 	DialogCancel: "cancel",
@@ -150,17 +160,20 @@ type Context uint8
 // Filter and Dialog take typed text, so they never fall through; Help is a
 // modal screen with its own few keys.
 const (
-	CtxGlobal  Context = iota // anywhere outside text entry
-	CtxSession                // acting on the selected session (list and grid)
-	CtxList                   // the session list (split layout)
-	CtxGrid                   // the pane grid and a zoomed pane
-	CtxFilter                 // typing the filter after '/'
-	CtxHelp                   // the full help screen
-	CtxDialog                 // any dialog (fixed keys)
+	CtxGlobal     Context = iota // anywhere outside text entry
+	CtxSession                   // acting on the selected session (list and grid)
+	CtxList                      // the session list (split layout)
+	CtxGrid                      // the pane grid and a zoomed pane
+	CtxFilter                    // typing the filter after '/'
+	CtxHelp                      // the full help screen
+	CtxDialog                    // any dialog (fixed keys)
+	CtxLedger                    // the token-ledger view
+	CtxBlackboard                // the blackboard editor (not while typing a value)
+	CtxCapsules                  // the capsule browser
 	numContexts
 )
 
-var ctxNames = [numContexts]string{"Global", "Session", "List", "Grid", "Filter", "Help", "Dialog"}
+var ctxNames = [numContexts]string{"Global", "Session", "List", "Grid", "Filter", "Help", "Dialog", "Ledger", "Blackboard", "Capsules"}
 
 // ctxAbout says in a line when a context applies, for the key reference.
 var ctxAbout = [numContexts]string{
@@ -171,9 +184,12 @@ var ctxAbout = [numContexts]string{
 	"While typing the filter after `/`: other keys are text.",
 	"On the full help screen.",
 	"In dialogs. These keys are fixed; printable keys go to the focused text field.",
+	"In the token-ledger view (L).",
+	"In the blackboard editor (B). While a key or value is being typed, enter saves, esc cancels and tab switches fields.",
+	"In the capsule browser (C).",
 }
 
-var ctxTitles = [numContexts]string{"Anywhere", "Selected session", "Session list", "Pane grid", "Filter prompt", "Help screen", "Dialogs"}
+var ctxTitles = [numContexts]string{"Anywhere", "Selected session", "Session list", "Pane grid", "Filter prompt", "Help screen", "Dialogs", "Token ledger", "Blackboard", "Capsules"}
 
 // Title is the context's heading in the help screen.
 func (c Context) Title() string {
@@ -271,6 +287,7 @@ func Default() KeyMap {
 		bind(Command, true, ":"),
 		bind(Ledger, false, "L"),
 		bind(Blackboard, false, "B"),
+		bind(Capsules, false, "C"),
 		bind(Back, false, "esc"),
 		bind(Quit, true, "q", "ctrl+c"),
 		bind(Help, false, "?"),
@@ -310,6 +327,26 @@ func Default() KeyMap {
 		bind(Back, true, "esc", "q").in("close help"),
 		bind(Help, false, "?").in("close help"),
 		bind(Quit, false, "ctrl+c"),
+	}
+	km.ctx[CtxLedger] = []Binding{
+		bind(Back, true, "esc", "q", "L").in("close ledger"),
+	}
+	km.ctx[CtxBlackboard] = []Binding{
+		bind(Add, true, "a"),
+		bind(Edit, true, "e", "enter"),
+		bind(Delete, true, "d"),
+		bind(Up, false, "up", "k"),
+		bind(Down, false, "down", "j"),
+		bind(Top, false, "home"),
+		bind(Bottom, false, "end", "G"),
+		bind(Back, true, "esc", "q", "B").in("close blackboard"),
+	}
+	km.ctx[CtxCapsules] = []Binding{
+		bind(Up, true, "up", "k").in("previous capsule"),
+		bind(Down, true, "down", "j").in("next capsule"),
+		bind(PageUp, false, "pgup").in("scroll up"),
+		bind(PageDown, false, "pgdown", "space").in("scroll down"),
+		bind(Back, true, "esc", "q", "C").in("close capsules"),
 	}
 	km.ctx[CtxDialog] = []Binding{
 		bind(DialogOK, true, "enter"),

@@ -1,4 +1,6 @@
-package dialog
+// Package textfield is a one-line text field for the dashboard's dialogs and
+// editors.
+package textfield
 
 import (
 	"strings"
@@ -10,7 +12,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/themes"
 )
 
-// field is a one-line text field with a static cursor (no blink timer, so
+// Field is a one-line text field with a static cursor (no blink timer, so
 // renders are deterministic). It is small on purpose: bubbles' textinput
 // pulls in a clipboard package this module does not carry; pasting works
 // through bracketed paste (tea.PasteMsg) instead.
@@ -18,38 +20,40 @@ import (
 // Keys: printable text inserts; backspace/delete; left/right; home/ctrl+a,
 // end/ctrl+e; ctrl+u deletes to the start, ctrl+k to the end, ctrl+w and
 // alt+backspace the word before the cursor.
-type field struct {
+type Field struct {
 	placeholder string
 	val         []rune
 	pos         int // cursor, 0..len(val)
-	focused     bool
+	// Focused shows the cursor and the focused style.
+	Focused bool
 }
 
-func newField(placeholder, value string) field {
-	f := field{placeholder: placeholder}
+// New returns a field showing placeholder while empty.
+func New(placeholder, value string) Field {
+	f := Field{placeholder: placeholder}
 	f.SetValue(value)
 	return f
 }
 
 // Value is the field's text.
-func (f *field) Value() string { return string(f.val) }
+func (f *Field) Value() string { return string(f.val) }
 
 // SetValue replaces the text and puts the cursor at its end.
-func (f *field) SetValue(s string) {
+func (f *Field) SetValue(s string) {
 	f.val = []rune(s)
 	f.pos = len(f.val)
 }
 
 // insert puts s at the cursor; line breaks become spaces (a field is one line).
-func (f *field) insert(s string) {
+func (f *Field) insert(s string) {
 	s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\t", " ").Replace(s)
 	r := []rune(s)
 	f.val = append(f.val[:f.pos], append(r, f.val[f.pos:]...)...)
 	f.pos += len(r)
 }
 
-// update edits the field; it reports whether msg was used.
-func (f *field) update(msg tea.Msg) bool {
+// Update edits the field; it reports whether msg was used.
+func (f *Field) Update(msg tea.Msg) bool {
 	switch msg := msg.(type) {
 	case tea.PasteMsg:
 		f.insert(msg.Content)
@@ -99,15 +103,15 @@ func (f *field) update(msg tea.Msg) bool {
 	return false
 }
 
-// view renders the field width cells wide: the text scrolled so the cursor
+// View renders the field width cells wide: the text scrolled so the cursor
 // is visible, the cursor as a reverse-video cell when focused, underlined
 // when focused.
-func (f *field) view(st *themes.Styles, width int) string {
+func (f *Field) View(st *themes.Styles, width int) string {
 	if width < 1 {
 		return ""
 	}
 	text, cur := st.Muted, lipgloss.NewStyle()
-	if f.focused {
+	if f.Focused {
 		text = st.InputFocus
 		cur = lipgloss.NewStyle().Reverse(true)
 		if !st.Monochrome {
@@ -117,7 +121,7 @@ func (f *field) view(st *themes.Styles, width int) string {
 	if len(f.val) == 0 {
 		var sb strings.Builder
 		n := 0
-		if f.focused {
+		if f.Focused {
 			sb.WriteString(cur.Render(" "))
 			n = 1
 		}
@@ -144,7 +148,7 @@ func (f *field) view(st *themes.Styles, width int) string {
 		end++
 	}
 	var sb strings.Builder
-	if !f.focused || f.pos > end {
+	if !f.Focused || f.pos > end {
 		sb.WriteString(text.Render(string(f.val[start:end])))
 	} else {
 		sb.WriteString(text.Render(string(f.val[start:f.pos])))

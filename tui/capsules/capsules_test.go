@@ -1,0 +1,82 @@
+package capsules
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+)
+
+const closure = `---
+id: w1
+depends: 
+ts: 2026-11-22T12:00:00Z
+---
+WHAT: added LOB engine
+WHERE: F12
+GOTCHA: seed must be fixed
+---
+id: w2
+depends: w1
+ts: 2026-11-22T12:05:00Z
+---
+WHAT: added book diff
+WHERE: F13`
+
+func browser() *Browser {
+	b := New(keys.Default())
+	b.SetList([]string{"w1", "w2", "w3"})
+	b.Update(keys.Press("j"))
+	b.SetShown("w2", closure, nil)
+	return b
+}
+
+func TestMovingAsksForTheClosure(t *testing.T) {
+	b := New(keys.Default())
+	b.SetList([]string{"w1", "w2"})
+	if act := b.Update(keys.Press("down")); act != (Show{ID: "w2"}) {
+		t.Fatalf("down = %#v", act)
+	}
+	if act := b.Update(keys.Press("down")); act != nil {
+		t.Fatalf("down at the end = %#v", act)
+	}
+	if act := b.Update(keys.Press("esc")); act != (Close{}) {
+		t.Fatalf("esc = %#v", act)
+	}
+	b.SetList([]string{"w0", "w1", "w2"}) // a new capsule: the selection stays on w2
+	if b.Selected() != "w2" {
+		t.Fatalf("selected %q", b.Selected())
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, p := range []themes.Palette{themes.Dark(), themes.Light()} {
+		for _, w := range []int{60, 80, 120, 200} {
+			t.Run(fmt.Sprintf("%s/w%d", p.Name, w), func(t *testing.T) {
+				golden.RequireEqual(t, []byte(browser().View(themes.Build(p, false), w, 18)))
+			})
+		}
+	}
+}
+
+func TestShape(t *testing.T) {
+	st := themes.Build(themes.Dark(), false)
+	for w := 1; w <= 200; w += 9 {
+		for h := 1; h <= 60; h += 7 {
+			lines := strings.Split(browser().View(st, w, h), "\n")
+			if len(lines) != h {
+				t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+			}
+			for i, l := range lines {
+				if ansi.StringWidth(l) != w {
+					t.Fatalf("%dx%d line %d: width %d", w, h, i, ansi.StringWidth(l))
+				}
+			}
+		}
+	}
+}

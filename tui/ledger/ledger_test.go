@@ -1,0 +1,87 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/themes"
+)
+
+// report is three roles: one 73% under its baseline, one over it, one
+// without a baseline; and twelve recent entries.
+func report() planning.LedgerReport {
+	r := planning.LedgerReport{
+		Roles: []planning.RoleReport{
+			{Role: "coder", Tokens: 800, Entries: 3, Baseline: 600, HasBaseline: true,
+				Delta: planning.Delta{Role: "coder", Baseline: 600, Measured: 800}},
+			{Role: "orchestration", Tokens: 11250, Entries: 4, Baseline: 41000, HasBaseline: true,
+				Delta: planning.Delta{Role: "orchestration", Baseline: 41000, Measured: 11250}},
+			{Role: "review", Tokens: 250, Entries: 5},
+		},
+		Total: 12300, Entries: 12,
+	}
+	for i := range 12 {
+		role := []string{"coder", "orchestration", "review"}[i%3]
+		r.Latest = append(r.Latest, planning.LedgerEntry{TS: fmt.Sprintf("2026-11-22T12:%02d:07Z", i), Role: role,
+			Kind: "delta_brief", Tokens: int64(100 * (i + 1)), MsgID: fmt.Sprintf("m%d", i)})
+	}
+	return r
+}
+
+func TestGolden(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		r    planning.LedgerReport
+	}{{"report", report()}, {"empty", planning.LedgerReport{}}} {
+		for _, p := range []themes.Palette{themes.Dark(), themes.Light()} {
+			for _, w := range []int{60, 80, 120, 200} {
+				t.Run(fmt.Sprintf("%s/%s/w%d", c.name, p.Name, w), func(t *testing.T) {
+					out := View(themes.Build(p, false), c.r, "/work/app/.planning", w, 24)
+					golden.RequireEqual(t, []byte(out))
+				})
+			}
+		}
+	}
+}
+
+func TestContent(t *testing.T) {
+	out := ansi.Strip(View(themes.Build(themes.Dark(), false), report(), ".planning", 120, 30))
+	for _, want := range []string{"orchestration", "11,250", "41,000", "-73%", "+33%", "│", "total 12,300 tokens in 12 entries", "12:11:07", "m11"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("view lacks %q:\n%s", want, out)
+		}
+	}
+	// The review role has no baseline: no delta, no baseline mark on its bar.
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "review ") && strings.Contains(l, "│") {
+			t.Errorf("review (no baseline) shows a baseline mark: %q", l)
+		}
+	}
+	// Latest entries are cut oldest-first when they do not fit.
+	small := ansi.Strip(View(themes.Build(themes.Dark(), false), report(), ".planning", 120, 12))
+	if !strings.Contains(small, "m11") || strings.Contains(small, "m0 ") {
+		t.Errorf("a short view should keep the newest entries:\n%s", small)
+	}
+}
+
+func TestShape(t *testing.T) {
+	st := themes.Build(themes.Dark(), false)
+	for w := 1; w <= 200; w += 7 {
+		for h := 1; h <= 60; h += 5 {
+			lines := strings.Split(View(st, report(), ".planning", w, h), "\n")
+			if len(lines) != h {
+				t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+			}
+			for i, l := range lines {
+				if ansi.StringWidth(l) != w {
+					t.Fatalf("%dx%d line %d: width %d", w, h, i, ansi.StringWidth(l))
+				}
+			}
+		}
+	}
+}
