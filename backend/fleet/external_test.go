@@ -23,7 +23,7 @@ func TestExternalAfterNew(t *testing.T) {
 	f := newFleet(t, dir)
 	r := record(t, f)
 	g := newGate(t)
-	script := g.wait() + `; printf '\033]0;TT\007hello\n'; i=0; while [ $i -lt 15 ]; do echo tick$i; sleep 0.05; i=$((i+1)); done; read x; echo got:$x; exec sleep 30`
+	script := g.Wait() + `; printf '\033]0;TT\007hello\n'; i=0; while [ $i -lt 15 ]; do echo tick$i; sleep 0.05; i=$((i+1)); done; read x; echo got:$x; exec sleep 30`
 	x := startExternal(t, dir, "ext", "sh", "-c", script)
 	r.wait(t, Added, "ext")
 	in := mustInfo(t, f, "ext")
@@ -39,7 +39,7 @@ func TestExternalAfterNew(t *testing.T) {
 	if in.State != frame.StateIdle {
 		t.Fatalf("state before any output: %v", in.State)
 	}
-	g.open(t)
+	g.Open(t)
 	waitFor(t, "Active state from the external's classifier", 10*time.Second, func() bool {
 		return mustInfo(t, f, "ext").State == frame.StateActive
 	})

@@ -3,8 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,17 +18,6 @@ import (
 // testIdle is the idle threshold of the tests' fleets and external
 // sessions: short, so that settling takes a fraction of a second.
 const testIdle = 300 * time.Millisecond
-
-// shortDir returns a temp dir short enough for Unix socket paths.
-func shortDir(t testing.TB) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "hf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
 
 func testConfig() config.Config {
 	c := config.Default()
@@ -124,17 +112,6 @@ func (r *recorder) wait(t testing.TB, kind EventKind, id string) {
 	waitFor(t, fmt.Sprintf("%v event for %s (have %v)", kind, id, r), 10*time.Second, func() bool { return r.has(kind, id) })
 }
 
-func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func info(f *Fleet, id string) (Info, bool) {
 	for _, in := range f.Sessions() {
 		if in.ID == id {
@@ -165,38 +142,6 @@ func spawn(t testing.TB, f *Fleet, spec Spec) string {
 		t.Fatal(err)
 	}
 	return id
-}
-
-// processGone reports whether pid no longer runs (a zombie counts as gone).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return true
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'Z'
-	}
-	return false
-}
-
-// gate is a file a child's script waits for.
-type gate struct{ path string }
-
-func newGate(t testing.TB) gate { return gate{filepath.Join(shortDir(t), "g")} }
-
-func (g gate) wait() string {
-	return fmt.Sprintf("until [ -e %s ]; do sleep 0.01; done", g.path)
-}
-
-func (g gate) open(t testing.TB) {
-	t.Helper()
-	if err := os.WriteFile(g.path, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // extSession is a session served in dir the way another process's
@@ -250,3 +195,13 @@ func (x *extSession) stop() {
 		x.claim.Release()
 	})
 }
+
+// Shared with the other process-running tests (backend/internal/proctest).
+type gate = proctest.Gate
+
+var (
+	shortDir    = proctest.ShortDir
+	waitFor     = proctest.WaitFor
+	processGone = proctest.ProcessGone
+	newGate     = proctest.NewGate
+)

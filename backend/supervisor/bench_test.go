@@ -47,7 +47,7 @@ func benchLog(b *testing.B, size int) (string, int) {
 // gatedCat is a script that waits for the gate file, then cats file: the
 // clock starts when the test opens the gate, after any subscriber is set up.
 func gatedCat(g gate, file string) []string {
-	return []string{"sh", "-c", g.wait() + "; exec cat " + file}
+	return []string{"sh", "-c", g.Wait() + "; exec cat " + file}
 }
 
 // rawPtyRead runs argv in a pty (as Start does) and reads it to the end
@@ -62,7 +62,7 @@ func rawPtyRead(b *testing.B, argv []string, g gate, sink io.Writer) (int, time.
 	}
 	defer ptmx.Close()
 	begin := time.Now()
-	g.open(b)
+	g.Open(b)
 	buf := make([]byte, 32<<10)
 	n := 0
 	for {
@@ -109,7 +109,7 @@ func socketRead(b *testing.B, argv []string, g gate) (int, time.Duration) {
 	c := dial(b, s.sock)
 	subscribeSync(b, c)
 	begin := time.Now()
-	g.open(b)
+	g.Open(b)
 	n := 0
 	for {
 		f, err := c.NextShared()

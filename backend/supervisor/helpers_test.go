@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,18 +17,6 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
-
-// shortDir returns a temp dir short enough for Unix socket paths (108 bytes),
-// removed when the test ends.
-func shortDir(t testing.TB) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "hm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
 
 // served is a session served on a socket in a short temp dir. Cleanup kills
 // the child (SIGKILL to its group) and waits for it, so no process outlives
@@ -221,45 +209,8 @@ func statusOf(t testing.TB, sock string) frame.StatusInfo {
 	return st
 }
 
-// gate is a file a child's script waits for (wait()), opened by the test.
-type gate struct{ path string }
-
-func newGate(t testing.TB) gate { return gate{filepath.Join(shortDir(t), "g")} }
-
-// wait is the shell snippet that blocks until open is called.
-func (g gate) wait() string {
-	return fmt.Sprintf("until [ -e %s ]; do sleep 0.01; done", g.path)
-}
-
-func (g gate) open(t testing.TB) {
-	t.Helper()
-	if err := os.WriteFile(g.path, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // crlf is s as a pty with the default ONLCR output flag sends it.
 func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
-
-// processGone reports whether pid no longer runs. A zombie counts as gone:
-// orphans are reparented to pid 1, which on some machines (containers,
-// microVMs) never reaps them, so kill(pid, 0) keeps succeeding.
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	// "pid (comm) S ...": the state follows the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	st := b[i+2]
-	return st == 'Z' || st == 'X'
-}
 
 // waitGone waits up to timeout for pid to be gone.
 func waitGone(t testing.TB, pid int, timeout time.Duration) {
@@ -350,18 +301,6 @@ func (c *collector) bytes() []byte {
 	return append([]byte(nil), c.buf.Bytes()...)
 }
 
-// waitFor polls cond every 5ms until it holds or timeout passes.
-func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // scrollback returns the session's current scrollback (through the public
 // Subscribe, closing the subscription at once).
 func scrollback(s *Session) []byte {
@@ -369,3 +308,13 @@ func scrollback(s *Session) []byte {
 	sub.Close()
 	return b
 }
+
+// Shared with the other process-running tests (backend/internal/proctest).
+type gate = proctest.Gate
+
+var (
+	shortDir    = proctest.ShortDir
+	waitFor     = proctest.WaitFor
+	processGone = proctest.ProcessGone
+	newGate     = proctest.NewGate
+)

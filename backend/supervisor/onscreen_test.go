@@ -24,7 +24,7 @@ func TestOnScreenAfterApply(t *testing.T) {
 	)
 	g := newGate(t)
 	cfg := Config{
-		Argv: []string{"sh", "-c", g.wait() + `; printf '\033]0;T1\007hello'; sleep 0.2; printf ' world'; exec sleep 30`},
+		Argv: []string{"sh", "-c", g.Wait() + `; printf '\033]0;T1\007hello'; sleep 0.2; printf ' world'; exec sleep 30`},
 		OnScreen: func(seq uint64) {
 			s := sp.Load()
 			if s == nil {
@@ -51,7 +51,7 @@ func TestOnScreenAfterApply(t *testing.T) {
 	}
 	s := startSession(t, cfg)
 	sp.Store(s)
-	g.open(t)
+	g.Open(t)
 	waitFor(t, "hook saw hello world", 10*time.Second, func() bool {
 		mu.Lock()
 		defer mu.Unlock()

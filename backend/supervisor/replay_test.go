@@ -16,14 +16,14 @@ import (
 func TestReplayThenLive(t *testing.T) {
 	g := newGate(t)
 	s := startServed(t, Config{Argv: []string{"sh", "-c",
-		"echo alpha-1; " + g.wait() + "; echo bravo-2"}})
+		"echo alpha-1; " + g.Wait() + "; echo bravo-2"}})
 	waitFor(t, "alpha-1 in the scrollback", 10*time.Second, func() bool {
 		return bytes.Contains(scrollback(s.sess), []byte("alpha-1"))
 	})
 
 	c := dial(t, s.sock)
 	got := subscribeSync(t, c) // the subscription is registered: B will be live
-	g.open(t)
+	g.Open(t)
 	out, code := readUntilExit(t, c, 10*time.Second)
 	got = append(got, out...)
 	if want := "alpha-1\r\nbravo-2\r\n"; string(got) != want || code != 0 {
@@ -46,12 +46,12 @@ func TestReplayIsLastScrollbackBytes(t *testing.T) {
 	const size = 1000
 	g1, g2 := newGate(t), newGate(t)
 	s := startServed(t, Config{
-		Argv:            []string{"sh", "-c", g1.wait() + "; seq 1 3000; " + g2.wait()},
+		Argv:            []string{"sh", "-c", g1.Wait() + "; seq 1 3000; " + g2.Wait()},
 		ScrollbackBytes: size,
 	})
 	var all collector
 	defer s.sess.AddListener(all.add)()
-	g1.open(t)
+	g1.Open(t)
 	want := seqOutput(3000)
 	waitFor(t, "seq output", 10*time.Second, func() bool { return len(all.bytes()) >= len(want) })
 	if got := string(all.bytes()); got != want {
@@ -65,7 +65,7 @@ func TestReplayIsLastScrollbackBytes(t *testing.T) {
 
 	c := dial(t, s.sock)
 	got := subscribeSync(t, c)
-	g2.open(t)
+	g2.Open(t)
 	out, code := readUntilExit(t, c, 10*time.Second)
 	got = append(got, out...)
 	if string(got) != tailWant || code != 0 {
@@ -82,14 +82,14 @@ func TestLateSubscribersSeeSuffix(t *testing.T) {
 	s := startServed(t, Config{
 		// 100 bursts of 1000 lines, ≥ 1 s in all: the late subscribers
 		// join while it runs.
-		Argv: []string{"sh", "-c", g.wait() + `; i=0; while [ $i -lt 100 ]; do
+		Argv: []string{"sh", "-c", g.Wait() + `; i=0; while [ $i -lt 100 ]; do
 			seq $((i*1000+1)) $((i*1000+1000)); i=$((i+1)); sleep 0.01; done`},
 		ScrollbackBytes: 4096,
 	}, withQueueBytes(1<<28)) // nothing dropped however slow the test runs
 
 	first := dial(t, s.sock)
 	head := subscribeSync(t, first)
-	g.open(t)
+	g.Open(t)
 
 	const late = 4
 	outs := make([][]byte, late)
@@ -135,7 +135,7 @@ func TestLateSubscribersSeeSuffix(t *testing.T) {
 // Three subscribers reading at once get identical, complete output and EXIT.
 func TestThreeSubscribersIdentical(t *testing.T) {
 	g := newGate(t)
-	s := startServed(t, Config{Argv: []string{"sh", "-c", g.wait() + "; seq 1 30000; exit 5"}},
+	s := startServed(t, Config{Argv: []string{"sh", "-c", g.Wait() + "; seq 1 30000; exit 5"}},
 		withQueueBytes(1<<28))
 	cs := make([]*frame.Client, 3)
 	heads := make([][]byte, 3)
@@ -143,7 +143,7 @@ func TestThreeSubscribersIdentical(t *testing.T) {
 		cs[i] = dial(t, s.sock)
 		heads[i] = subscribeSync(t, cs[i])
 	}
-	g.open(t)
+	g.Open(t)
 	outs := make([][]byte, 3)
 	codes := make([]int, 3)
 	var wg sync.WaitGroup

@@ -10,7 +10,7 @@ import (
 
 // daQuery asks for DA1 in raw mode and prints what came back within 1 s.
 func daQuery(g gate) []string {
-	return []string{"bash", "-c", g.wait() + `; stty raw -echo; printf '\e[c'; IFS= read -r -s -t 1 -d c x; printf '\r\nreply[%q]\r\n' "$x"; exec sleep 30`}
+	return []string{"bash", "-c", g.Wait() + `; stty raw -echo; printf '\e[c'; IFS= read -r -s -t 1 -d c x; printf '\r\nreply[%q]\r\n' "$x"; exec sleep 30`}
 }
 
 // With nobody attached the emulator answers the program's queries; while an
@@ -41,7 +41,7 @@ func TestQueryRepliesOnlyWithoutTerminal(t *testing.T) {
 			c := dial(t, s.sock)
 			subscribeSync(t, c)
 			tc.setup(t, s, c)
-			g.open(t)
+			g.Open(t)
 			if out := readUntil(t, c, "]\r\n", 10*time.Second); !strings.Contains(string(out), tc.want) {
 				t.Fatalf("program read %q, want %s", out, tc.want)
 			}

@@ -23,8 +23,8 @@ func TestScreenFollowsOutput(t *testing.T) {
 				t.Cleanup(func() { screenPace = old })
 			}
 			g := newGate(t)
-			s := startSession(t, Config{Argv: []string{"sh", "-c", g.wait() + "; seq 1 20000; echo END; exec sleep 30"}, Cols: 80, Rows: 24})
-			g.open(t)
+			s := startSession(t, Config{Argv: []string{"sh", "-c", g.Wait() + "; seq 1 20000; echo END; exec sleep 30"}, Cols: 80, Rows: 24})
+			g.Open(t)
 			waitFor(t, "END on the screen", 10*time.Second, func() bool {
 				return strings.Contains(s.Screen().Text(), "END")
 			})

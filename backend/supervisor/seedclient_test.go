@@ -75,9 +75,9 @@ func TestSeedClient(t *testing.T) {
 	}{{"live", false}, {"after-exit", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGate(t)
-			s := startServed(t, Config{Argv: []string{"sh", "-c", g.wait() + "; echo from the seed; exit 7"}})
+			s := startServed(t, Config{Argv: []string{"sh", "-c", g.Wait() + "; echo from the seed; exit 7"}})
 			if tc.late {
-				g.open(t)
+				g.Open(t)
 				waitDone(t, s.sess, 10*time.Second)
 			}
 			var stdout, stderr bytes.Buffer
@@ -86,7 +86,7 @@ func TestSeedClient(t *testing.T) {
 			if !tc.late {
 				// Let it subscribe (it sends SUBSCRIBE right after the mode
 				// byte); anything earlier would come as replay anyway.
-				g.open(t)
+				g.Open(t)
 			}
 			select {
 			case code := <-done:

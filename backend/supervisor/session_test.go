@@ -19,8 +19,8 @@ func TestStatusLifecycle(t *testing.T) {
 	const idle = 100 * time.Millisecond
 	stop, quit := newGate(t), newGate(t)
 	s := startServed(t, Config{
-		Argv: []string{"sh", "-c", "while [ ! -e " + stop.path + " ]; do echo tick; sleep 0.01; done; " +
-			quit.wait() + "; exit 6"},
+		Argv: []string{"sh", "-c", "while [ ! -e " + stop.Path() + " ]; do echo tick; sleep 0.01; done; " +
+			quit.Wait() + "; exit 6"},
 		IdleThreshold: idle,
 	})
 	st := statusOf(t, s.sock)
@@ -36,7 +36,7 @@ func TestStatusLifecycle(t *testing.T) {
 		t.Fatalf("active status %+v", st)
 	}
 
-	stop.open(t)
+	stop.Open(t)
 	waitFor(t, "state Idle", 10*time.Second, func() bool {
 		st = statusOf(t, s.sock)
 		return st.State == frame.StateIdle
@@ -52,7 +52,7 @@ func TestStatusLifecycle(t *testing.T) {
 		t.Fatalf("200 ms later: %+v, before: %+v; want idle_ms and state_ms grown by >= 190", st2, st)
 	}
 
-	quit.open(t)
+	quit.Open(t)
 	if code := waitDone(t, s.sess, 10*time.Second); code != 6 {
 		t.Fatalf("exit %d", code)
 	}
@@ -119,11 +119,11 @@ func TestStartErrors(t *testing.T) {
 // Listeners get every byte in order; a removed one gets nothing more.
 func TestListeners(t *testing.T) {
 	g := newGate(t)
-	s := startSession(t, Config{Argv: []string{"sh", "-c", g.wait() + "; seq 1 40000; cat"}})
+	s := startSession(t, Config{Argv: []string{"sh", "-c", g.Wait() + "; seq 1 40000; cat"}})
 	var a, b collector
 	removeA := s.AddListener(a.add)
 	removeB := s.AddListener(b.add)
-	g.open(t)
+	g.Open(t)
 	want := seqOutput(40000)
 	waitFor(t, "the seq output", 20*time.Second, func() bool { return len(a.bytes()) >= len(want) && len(b.bytes()) >= len(want) })
 	if string(a.bytes()) != want || string(b.bytes()) != want {

@@ -20,7 +20,7 @@ func TestStalledSubscriberDoesNotBlock(t *testing.T) {
 	const total = 20_000_000
 	g := newGate(t)
 	s := startServed(t, Config{
-		Argv: []string{"sh", "-c", g.wait() + "; head -c 20000000 /dev/zero | tr '\\0' x; exit 4"},
+		Argv: []string{"sh", "-c", g.Wait() + "; head -c 20000000 /dev/zero | tr '\\0' x; exit 4"},
 	}, withQueueBytes(16<<10))
 	readerSock := serveAgain(t, s.sess, 1<<28) // 256 MiB > 20 MB
 
@@ -30,7 +30,7 @@ func TestStalledSubscriberDoesNotBlock(t *testing.T) {
 	head := subscribeSync(t, reader)
 
 	start := time.Now()
-	g.open(t)
+	g.Open(t)
 	reader.Conn().SetReadDeadline(time.Now().Add(30 * time.Second))
 	n, code := len(head), -1000
 	for code == -1000 {
@@ -89,14 +89,14 @@ func TestStalledSubscriberDoesNotBlock(t *testing.T) {
 // while another, drained subscription and a listener get every byte.
 func TestSubscriptionDrops(t *testing.T) {
 	g := newGate(t)
-	s := startSession(t, Config{Argv: []string{"sh", "-c", g.wait() + "; seq 1 50000"}})
+	s := startSession(t, Config{Argv: []string{"sh", "-c", g.Wait() + "; seq 1 50000"}})
 	_, stuck := s.Subscribe(2)
 	defer stuck.Close()
 	_, drained := s.Subscribe(1 << 14)
 	defer drained.Close()
 	var all collector
 	defer s.AddListener(all.add)()
-	g.open(t)
+	g.Open(t)
 
 	var got bytes.Buffer
 	timeout := time.After(30 * time.Second)
@@ -145,11 +145,11 @@ func TestRepliesInterleaveWithOutputWhole(t *testing.T) {
 	const total, asks = 4_000_000, 200
 	g := newGate(t)
 	s := startServed(t, Config{
-		Argv: []string{"sh", "-c", g.wait() + "; head -c 4000000 /dev/zero | tr '\\0' x"},
+		Argv: []string{"sh", "-c", g.Wait() + "; head -c 4000000 /dev/zero | tr '\\0' x"},
 	}, withQueueBytes(1<<28))
 	c := dial(t, s.sock)
 	subscribeSync(t, c)
-	g.open(t)
+	g.Open(t)
 	go func() {
 		for i := 0; i < asks; i++ {
 			if c.Send(frame.Status, nil) != nil {

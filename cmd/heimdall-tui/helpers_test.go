@@ -149,22 +149,37 @@ func (r result) String() string {
 // and exit code.
 func hm(t *testing.T, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
+	return runCmd(t, exec.Command(binPath, args...))
+}
+
+// runCmd runs cmd (its Dir, Env and Stdin as the caller set them) bounded
+// by cmdTimeout, and returns its output and exit code; a race report on its
+// stderr fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%q: %v", cmd.Args, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(cmdTimeout):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%q did not finish within %v\n--- stdout:\n%s--- stderr:\n%s", cmd.Args, cmdTimeout, stdout.String(), stderr.String())
+	}
 	r := result{stdout: stdout.String(), stderr: stderr.String()}
 	var ee *exec.ExitError
 	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("heimdall-tui %q did not finish within %v\n%s", args, cmdTimeout, r)
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
 	case err != nil:
-		t.Fatalf("heimdall-tui %q: %v", args, err)
+		t.Fatalf("%q: %v", cmd.Args, err)
 	}
 	checkRace(t, r.stderr)
 	return r

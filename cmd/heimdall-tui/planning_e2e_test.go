@@ -6,9 +6,6 @@ package main
 // exit codes.
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 )
@@ -38,28 +34,11 @@ func newPlanEnv(t *testing.T) *planEnv {
 // the env's working directory and planning root.
 func (e *planEnv) runProg(prog, stdin string, args ...string) result {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd := exec.Command(prog, args...)
 	cmd.Dir = e.wd
 	cmd.Env = append(os.Environ(), "HEIMDALL_PLANNING_DIR="+e.root)
 	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		e.t.Fatalf("%s %q did not finish within %v\n%s", prog, args, cmdTimeout, r)
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		e.t.Fatalf("%s %q: %v", prog, args, err)
-	}
-	checkRace(e.t, r.stderr)
-	return r
+	return runCmd(e.t, cmd)
 }
 
 func (e *planEnv) run(stdin string, args ...string) result {

@@ -299,10 +299,3 @@ func assertShape(t *testing.T, what, s string, w, h int) {
 	}
 }
 
-func TestWidth(t *testing.T) {
-	for _, s := range []string{"", "abc", "\x1b[0;1;38;5;75mab\x1b[m c", "日本", "╭─ a · b ─╮", "é café", "e\u0301x", "│日│", "a\u00adb", "─\ufe0f", "👍🏽 ok", "\x1b]8;;x\x07l\x1b]8;;\x07", "\x1b[31"} {
-		if got, want := width(s), ansi.StringWidth(s); got != want {
-			t.Errorf("width(%q) = %d, want %d", s, got, want)
-		}
-	}
-}

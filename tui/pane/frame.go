@@ -1,8 +1,8 @@
 package pane
 
 import (
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	uv "github.com/charmbracelet/ultraviolet"
@@ -72,7 +72,7 @@ func Frame(st *themes.Styles, title, state string, needsInput, focused, cropped 
 		if y < len(lines) {
 			line = lines[y]
 		}
-		lw := width(line)
+		lw := cellwidth.Of(line)
 		if lw > inner {
 			line = ansi.Truncate(line, inner, "")
 			lw = ansi.StringWidth(line)
@@ -103,47 +103,6 @@ func (p painter) Render(s string) string {
 		return s
 	}
 	return p.pre + s + "\x1b[m"
-}
-
-// width is ansi.StringWidth with a fast path for the common case: ASCII,
-// Latin-1 and box-drawing text with CSI sequences (SGR), which rendered
-// panes and borders almost always are. Any other character or escape
-// sends the whole string through the full grapheme-aware algorithm, so the
-// result is always ansi.StringWidth's.
-func width(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
-			// Skip to the CSI's final byte (0x40–0x7e).
-			i += 2
-			for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) {
-				i++
-			}
-			i++
-		case c >= 0x20 && c < 0x7f:
-			n++
-			i++
-		case c >= 0xc2:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if !narrowRune(r) {
-				return ansi.StringWidth(s)
-			}
-			n++
-			i += size
-		default:
-			return ansi.StringWidth(s)
-		}
-	}
-	return n
-}
-
-// narrowRune reports runes that are one cell wide on their own and never
-// join a neighbour into a grapheme cluster: printable Latin-1 (but the
-// soft hyphen) and box drawing / block elements.
-func narrowRune(r rune) bool {
-	return (r >= 0xa0 && r <= 0xff && r != 0xad) || (r >= 0x2500 && r <= 0x259f)
 }
 
 // titleText is the styled "name · State" fitted into avail cells, and its

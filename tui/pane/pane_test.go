@@ -392,10 +392,3 @@ func BenchmarkRenderFrameGrid16(b *testing.B) {
 	}
 }
 
-func TestWidth(t *testing.T) {
-	for _, s := range []string{"", "abc", "\x1b[0;1;38;5;75mab\x1b[m c", "日本", "\x1b[31m日\x1b[m", "a\tb", "\x1b]8;;http://x\x07link\x1b]8;;\x07", "\x1b[", "\x1b[31", "╭─ a · b ─╮", "é café", "e\u0301x", "│日│", "a\u00adb", "─\ufe0f", "👍🏽 ok", "\x1b[0;1m│\x1b[m", "…", "\r\n"} {
-		if got, want := width(s), ansi.StringWidth(s); got != want {
-			t.Errorf("width(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
