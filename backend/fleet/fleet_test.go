@@ -11,30 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
-	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
-
-// backend is tui/app.Backend, restated here (backend must not import tui):
-// *Fleet has to satisfy it.
-type backend interface {
-	Sessions() []Info
-	Screen(id string) *vt.Snapshot
-	Next(ctx context.Context) ([]Event, error)
-	Presets() []Preset
-	Spawn(spec Spec) (id string, err error)
-	Write(id string, p []byte) error
-	Resize(id string, cols, rows uint16) error
-	Kill(id string, force bool) error
-	Remove(id string) error
-	Restart(id string) error
-	Endpoint(id string) (attach.Endpoint, error)
-}
-
-var _ backend = (*Fleet)(nil)
 
 // Dirty comes after the emulator applied the output: the screen read on a
 // Dirty event is at least as new as the event says, and the output shows.

@@ -5,7 +5,15 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+)
+
+// *fleet.Fleet is the dashboard's Backend and *planning.Live its Planning
+// (checked here, where the interfaces are defined).
+var (
+	_ Backend  = (*fleet.Fleet)(nil)
+	_ Planning = (*planning.Live)(nil)
 )
 
 // Backend is everything the dashboard needs from the sessions. It is defined
