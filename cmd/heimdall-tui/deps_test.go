@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Imports flow one way (docs/ARCHITECTURE.md): cmd → tui → backend → wire.
+// Nothing under backend/ or wire/ imports Bubble Tea or tui/; wire imports
+// no backend package; themes imports no tui package.
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "../../...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const mod = "github.com/heimdall-tui/heimdall-tui/"
+	rules := []struct {
+		from      string
+		forbidden []string
+	}{
+		{mod + "backend/", []string{mod + "tui/", "charm.land/bubbletea", "charm.land/bubbles", mod + "cmd/"}},
+		{mod + "wire/", []string{mod + "tui/", mod + "backend/", "charm.land/", mod + "cmd/"}},
+		{mod + "themes", []string{mod + "tui/", "charm.land/bubbletea", mod + "backend/"}},
+		{mod + "tui/", []string{mod + "cmd/"}},
+	}
+	checked := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		pkg, imports, ok := strings.Cut(line, ": ")
+		if !ok || !strings.HasPrefix(pkg, mod) {
+			continue
+		}
+		checked++
+		for _, r := range rules {
+			if !strings.HasPrefix(pkg, r.from) {
+				continue
+			}
+			for _, imp := range strings.Fields(imports) {
+				for _, bad := range r.forbidden {
+					if strings.HasPrefix(imp, bad) {
+						t.Errorf("%s imports %s", pkg, imp)
+					}
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d packages of the module listed:\n%s", checked, out)
+	}
+}
