@@ -238,7 +238,11 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 		label := ansi.Truncate(e.target, max(1, w/3), "…") + " = "
 		foot = append(foot, st.Key.Render(label)+e.val.View(st, max(1, w-ansi.StringWidth(label))))
 	case confirming:
-		foot = append(foot, st.Warning.Render(fmt.Sprintf("Delete %s? Other agents reading it will not find it. y/N", e.target)))
+		// Wrapped, not cut: the "y/N" that says No is the default ends the line.
+		msg := fmt.Sprintf("Delete %s? Other agents reading it will not find it. y/N", e.target)
+		for _, l := range strings.Split(ansi.Wrap(msg, w, " "), "\n") {
+			foot = append(foot, st.Warning.Render(l))
+		}
 	}
 	if e.note != "" {
 		style := st.Muted

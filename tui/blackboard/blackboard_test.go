@@ -156,3 +156,54 @@ func TestShape(t *testing.T) {
 		}
 	}
 }
+
+func TestConfirmLineKeepsTheDefaultVisible(t *testing.T) {
+	for _, w := range []int{20, 40, 60} {
+		e := editor()
+		press(e, "j", "d")
+		out := ansi.Strip(e.View(themes.Build(themes.Dark(), false), w, 12))
+		if !strings.Contains(out, "y/N") {
+			t.Errorf("w%d: confirm lost its y/N:\n%s", w, out)
+		}
+	}
+}
+
+func TestEditingInEachState(t *testing.T) {
+	e := editor()
+	if e.Editing() {
+		t.Fatal("list: Editing")
+	}
+	for _, c := range []struct {
+		open, close []string
+	}{
+		{[]string{"a"}, []string{"esc"}},
+		{[]string{"e"}, []string{"esc"}},
+		{[]string{"enter"}, []string{"esc"}},
+		{[]string{"d"}, []string{"n"}},
+	} {
+		press(e, c.open...)
+		if !e.Editing() {
+			t.Fatalf("%v: not Editing", c.open)
+		}
+		press(e, c.close...)
+		if e.Editing() {
+			t.Fatalf("%v then %v: still Editing", c.open, c.close)
+		}
+	}
+	e.Conflict("dev_port", "x")
+	if !e.Editing() {
+		t.Fatal("conflict: not Editing")
+	}
+}
+
+func TestSetFactsDuringAnEditKeepsTheTypedText(t *testing.T) {
+	e := editor()
+	press(e, "j", "e", "ctrl+u", "type:30")
+	e.SetFacts(facts("v2", "api_url", "x", "dev_port", "9999", "node_version", "20"))
+	if !e.Editing() {
+		t.Fatal("SetFacts ended the edit")
+	}
+	if act := press(e, "type:00", "enter"); act != (Set{Key: "dev_port", Value: "3000", Version: "v1"}) {
+		t.Fatalf("save = %#v", act)
+	}
+}

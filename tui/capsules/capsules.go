@@ -83,6 +83,12 @@ func (b *Browser) Update(msg tea.Msg) Action {
 	switch act {
 	case keys.Back:
 		return Close{}
+	case keys.Accept:
+		// Asked again even when shown: the capsule may have changed on disk.
+		if id := b.Selected(); id != "" {
+			return Show{ID: id}
+		}
+		return nil
 	case keys.Up:
 		b.sel = max(0, b.sel-1)
 	case keys.Down:

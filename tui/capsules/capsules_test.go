@@ -80,3 +80,21 @@ func TestShape(t *testing.T) {
 		}
 	}
 }
+
+func TestEnterAndScroll(t *testing.T) {
+	b := browser()
+	if act := b.Update(keys.Press("enter")); act != (Show{ID: "w2"}) {
+		t.Fatalf("enter = %#v", act)
+	}
+	st := themes.Build(themes.Dark(), false)
+	before := ansi.Strip(b.View(st, 120, 6))
+	b.Update(keys.Press("pgdown"))
+	after := ansi.Strip(b.View(st, 120, 6))
+	if before == after || !strings.Contains(after, "WHERE: F13") && !strings.Contains(after, "depends: w1") {
+		t.Fatalf("pgdown did not scroll the closure:\n%s\n--\n%s", before, after)
+	}
+	b.Update(keys.Press("pgup"))
+	if again := ansi.Strip(b.View(st, 120, 6)); again != before {
+		t.Fatalf("pgup did not scroll back:\n%s\n--\n%s", before, again)
+	}
+}

@@ -344,6 +344,7 @@ func Default() KeyMap {
 	km.ctx[CtxCapsules] = []Binding{
 		bind(Up, true, "up", "k").in("previous capsule"),
 		bind(Down, true, "down", "j").in("next capsule"),
+		bind(Accept, false, "enter").in("show closure"),
 		bind(PageUp, false, "pgup").in("scroll up"),
 		bind(PageDown, false, "pgdown", "space").in("scroll down"),
 		bind(Back, true, "esc", "q", "C").in("close capsules"),

@@ -298,4 +298,3 @@ func assertShape(t *testing.T, what, s string, w, h int) {
 		}
 	}
 }
-

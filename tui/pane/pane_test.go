@@ -391,4 +391,3 @@ func BenchmarkRenderFrameGrid16(b *testing.B) {
 		}
 	}
 }
-
