@@ -20,13 +20,13 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,7 +85,7 @@ command = ["nice", "-n", "%d", "sh", "-c", "base64 -w 110 /dev/urandom"]
 `, nice)), 0o600); err != nil {
 		return err
 	}
-	fmt.Printf("heimdall-loadcheck: %s, %d×%d pty, %d CPUs\n", bin, cols, rows, numCPU())
+	fmt.Printf("heimdall-loadcheck: %s, %d×%d pty, %d CPUs\n", bin, cols, rows, runtime.NumCPU())
 	if only == "" || only == "idle" {
 		if err := idleScenario(bin, cfg, tmp, idleN, idleFor, settle); err != nil {
 			return fmt.Errorf("idle: %w", err)
@@ -324,9 +324,4 @@ func (d *dashboard) stop() {
 	}
 	d.ptmx.Close()
 	<-d.done
-}
-
-func numCPU() int {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	return bytes.Count(b, []byte("processor\t:"))
 }

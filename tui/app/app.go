@@ -212,56 +212,65 @@ func (m *Model) waitEvents() tea.Cmd {
 	}
 }
 
-// Update implements tea.Model.
+// Update implements tea.Model. Whatever a message changed (selection, mode,
+// filter, page), the screens now on show that were never pulled are pulled
+// here, once, rather than by every handler that can change what is shown.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.pullVisible(false)
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.fixOffset()
-		return m, m.pullVisible(true)
+		m.pullVisible(true)
+		return nil
 	case eventsMsg:
-		return m, m.onEvents(msg)
+		return m.onEvents(msg)
 	case tickMsg:
 		if msg.seq != m.tickSeq {
-			return m, nil
+			return nil
 		}
 		m.tickAt = time.Time{}
-		return m, m.scheduleTick()
+		return m.scheduleTick()
 	case clearStatusMsg:
 		if msg.seq == m.statusSeq {
 			m.status = ""
 		}
-		return m, nil
+		return nil
 	case attachDoneMsg:
 		m.attachedID = ""
 		m.reload()
 		m.pullVisible(true)
 		switch {
 		case msg.err != nil:
-			return m, m.report(msg.err)
+			return m.report(msg.err)
 		case msg.res.Exited:
-			return m, m.info(msg.id + " exited (code " + strconv.Itoa(msg.res.Code) + ")")
+			return m.info(msg.id + " exited (code " + strconv.Itoa(msg.res.Code) + ")")
 		}
-		return m, m.info("detached from " + msg.id)
+		return m.info("detached from " + msg.id)
 	case planningChangedMsg, ledgerMsg, factsMsg, factWrittenMsg, conflictMsg, capsuleListMsg, hydratedMsg:
-		return m, m.onPlanning(msg)
+		return m.onPlanning(msg)
 	case tea.PasteMsg:
 		if m.page == pageBlackboard && m.bb.Editing() && len(m.dialogs) == 0 {
-			return m, m.onBlackboard(m.bb.Update(msg))
+			return m.onBlackboard(m.bb.Update(msg))
 		}
 	case tea.KeyPressMsg:
-		return m, m.onKey(msg)
+		return m.onKey(msg)
 	case tea.MouseClickMsg:
-		return m, m.onClick(msg.Mouse())
+		return m.onClick(msg.Mouse())
 	case tea.MouseWheelMsg:
-		return m, m.onWheel(msg.Mouse())
+		return m.onWheel(msg.Mouse())
 	}
 	if len(m.dialogs) > 0 {
 		// Non-key messages a dialog may need (e.g. its text input's cursor).
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(msg)
-		return m, tea.Batch(cmd, m.apply(act))
+		return tea.Batch(cmd, m.apply(act))
 	}
-	return m, nil
+	return nil
 }
 
 // onEvents applies a batch of backend events and waits for the next.
@@ -430,26 +439,24 @@ func (m *Model) selected() (fleet.Info, bool) {
 	return fleet.Info{}, false
 }
 
-// selectIndex moves the selection, clamped, and pulls the new screen.
-func (m *Model) selectIndex(i int) tea.Cmd {
+// selectIndex moves the selection, clamped, and scrolls the list to it.
+func (m *Model) selectIndex(i int) {
 	if len(m.view) == 0 {
-		return nil
+		return
 	}
 	i = max(0, min(i, len(m.view)-1))
 	m.selID = m.view[i].ID
 	m.fixOffset()
-	return m.pullVisible(false)
 }
 
 // pullVisible fetches the screens of the sessions on screen (all of them
 // with force, else only those not yet fetched).
-func (m *Model) pullVisible(force bool) tea.Cmd {
+func (m *Model) pullVisible(force bool) {
 	for _, id := range m.visibleIDs() {
 		if force || m.snaps[id] == nil {
 			m.snaps[id] = m.opt.Backend.Screen(id)
 		}
 	}
-	return nil
 }
 
 // report shows an error in the status line.

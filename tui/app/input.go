@@ -75,7 +75,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		switch a := m.caps.Update(msg).(type) {
 		case capsules.Close:
 			m.page = pageSessions
-			return m.pullVisible(false)
+			return nil
 		case capsules.Show:
 			return m.hydrate(a.ID)
 		}
@@ -83,7 +83,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case pageLedger:
 		if act, ok := m.opt.Keys.Lookup(keys.CtxLedger, msg); ok && act == keys.Back {
 			m.page = pageSessions
-			return m.pullVisible(false)
+			return nil
 		}
 		if msg.String() == "ctrl+c" {
 			return m.requestQuit()
@@ -111,7 +111,7 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 	case keys.Back:
 		m.filtering, m.filter = false, ""
 		m.refilter()
-		return m.pullVisible(false)
+		return nil
 	}
 	switch msg.String() {
 	case "backspace":
@@ -128,26 +128,20 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.filter += msg.Text
 	}
 	m.refilter()
-	return m.pullVisible(false)
+	return nil
 }
 
 // do performs a key-map action.
 func (m *Model) do(act keys.Action) tea.Cmd {
 	sel, ok := m.selected()
 	i := m.index(m.selID)
+	moves := map[keys.Action]int{keys.Up: i - 1, keys.Down: i + 1, keys.PageUp: i - m.pageSize(),
+		keys.PageDown: i + m.pageSize(), keys.Top: 0, keys.Bottom: len(m.view) - 1}
+	if to, ok := moves[act]; ok {
+		m.selectIndex(to)
+		return nil
+	}
 	switch act {
-	case keys.Up:
-		return m.selectIndex(i - 1)
-	case keys.Down:
-		return m.selectIndex(i + 1)
-	case keys.PageUp:
-		return m.selectIndex(i - m.pageSize())
-	case keys.PageDown:
-		return m.selectIndex(i + m.pageSize())
-	case keys.Top:
-		return m.selectIndex(0)
-	case keys.Bottom:
-		return m.selectIndex(len(m.view) - 1)
 	case keys.Help:
 		m.showHelp = !m.showHelp
 	case keys.Back:
@@ -162,7 +156,7 @@ func (m *Model) do(act keys.Action) tea.Cmd {
 			m.filter = ""
 			m.refilter()
 		}
-		return m.pullVisible(false)
+		return nil
 	case keys.Quit:
 		return m.requestQuit()
 	case keys.Filter:
@@ -177,7 +171,7 @@ func (m *Model) do(act keys.Action) tea.Cmd {
 		} else {
 			m.mode = layout.ModeGrid
 		}
-		return m.pullVisible(false)
+		return nil
 	case keys.Zoom:
 		if m.mode == layout.ModeZoom {
 			m.mode = m.prevMode()
@@ -185,7 +179,7 @@ func (m *Model) do(act keys.Action) tea.Cmd {
 			m.zoomFrom = m.mode
 			m.mode = layout.ModeZoom
 		}
-		return m.pullVisible(false)
+		return nil
 	case keys.NextAttention:
 		return m.nextAttention()
 	case keys.Ledger:
@@ -321,7 +315,7 @@ func (m *Model) nextAttention() tea.Cmd {
 		if in.NeedsInput && in.Alive {
 			m.selID = in.ID
 			m.fixOffset()
-			return m.pullVisible(false)
+			return nil
 		}
 	}
 	return m.info("no session needs input")
@@ -377,7 +371,6 @@ func (m *Model) apply(act dialog.Action) tea.Cmd {
 		}
 		m.pendingSel = id
 		m.reload()
-		m.pullVisible(false)
 		return m.info("started " + id)
 	case dialog.Send:
 		if err := b.Write(a.ID, []byte(a.Text+"\r")); err != nil {
@@ -421,7 +414,7 @@ func (m *Model) apply(act dialog.Action) tea.Cmd {
 		default:
 			m.mode = layout.ModeSplit
 		}
-		return m.pullVisible(false)
+		return nil
 	}
 	return m.report(fmt.Errorf("unhandled action %T", act))
 }
@@ -461,16 +454,16 @@ type attachResult = attach.Result
 // input reader) before Run and takes it back after, so the first key after
 // the detach key reaches the dashboard.
 type attachExec struct {
-	ep      attach.Endpoint
-	detach  byte
-	in, out io.Reader
-	outW    io.Writer
-	res     attach.Result
-	err     error
+	ep     attach.Endpoint
+	detach byte
+	in     io.Reader
+	out    io.Writer
+	res    attach.Result
+	err    error
 }
 
 func (x *attachExec) SetStdin(r io.Reader)  { x.in = r }
-func (x *attachExec) SetStdout(w io.Writer) { x.outW = w }
+func (x *attachExec) SetStdout(w io.Writer) { x.out = w }
 func (x *attachExec) SetStderr(io.Writer)   {}
 
 // Run implements tea.ExecCommand. attach needs real files for raw mode and
@@ -481,7 +474,7 @@ func (x *attachExec) Run() error {
 	if !ok {
 		in = os.Stdin
 	}
-	out, ok := x.outW.(*os.File)
+	out, ok := x.out.(*os.File)
 	if !ok {
 		out = os.Stdout
 	}
@@ -500,7 +493,7 @@ func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 		for k, r := range layout.GridRects(l.Body, end-start) {
 			if r.Contains(ms.X, ms.Y) {
 				m.selID = m.view[start+k].ID
-				return m.pullVisible(false)
+				return nil
 			}
 		}
 		return nil
@@ -508,7 +501,7 @@ func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 	if l.List.Contains(ms.X, ms.Y) {
 		row := ms.Y - l.List.Y - listHeaderRows
 		if row >= 0 && m.offset+row < len(m.view) {
-			return m.selectIndex(m.offset + row)
+			m.selectIndex(m.offset + row)
 		}
 	}
 	return nil
@@ -522,9 +515,9 @@ func (m *Model) onWheel(ms tea.Mouse) tea.Cmd {
 	i := m.index(m.selID)
 	switch ms.Button {
 	case tea.MouseWheelUp:
-		return m.selectIndex(i - 1)
+		m.selectIndex(i - 1)
 	case tea.MouseWheelDown:
-		return m.selectIndex(i + 1)
+		m.selectIndex(i + 1)
 	}
 	return nil
 }
@@ -534,7 +527,7 @@ func (m *Model) onBlackboard(act blackboard.Action) tea.Cmd {
 	switch a := act.(type) {
 	case blackboard.Close:
 		m.page = pageSessions
-		return m.pullVisible(false)
+		return nil
 	case blackboard.Set:
 		return m.setFact(a.Key, a.Value, a.Version)
 	case blackboard.Delete:
