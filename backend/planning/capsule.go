@@ -178,11 +178,7 @@ func parseCapsule(path, id string, b []byte) (Capsule, error) {
 					return Capsule{}, corrupt(n, "id %q does not match the file name", v)
 				}
 			case "depends":
-				for _, d := range strings.Split(v, ",") {
-					if d = strings.TrimSpace(d); d != "" {
-						cp.Depends = append(cp.Depends, d)
-					}
-				}
+				cp.Depends = SplitList(v)
 			case "ts":
 				cp.TS = v
 			}

@@ -120,28 +120,22 @@ func (d Delta) Short() string {
 // entries. A role without a baseline, or with a zero baseline, is
 // ErrNotFound / ErrInvalid.
 func (l Ledger) Delta(role string) (Delta, error) {
-	base, err := l.Baselines()
-	if err != nil {
-		return Delta{}, err
-	}
-	b, ok := base[role]
-	if !ok {
-		return Delta{}, fmt.Errorf("no baseline for role %q (set one with ledger baseline): %w", role, ErrNotFound)
-	}
-	if b == 0 {
-		return Delta{}, fmt.Errorf("baseline of role %q is 0: %w", role, ErrInvalid)
-	}
 	r, err := l.Report(0)
 	if err != nil {
 		return Delta{}, err
 	}
-	d := Delta{Role: role, Baseline: b}
 	for _, rr := range r.Roles {
-		if rr.Role == role {
-			d.Measured = rr.Tokens
+		switch {
+		case rr.Role != role:
+		case !rr.HasBaseline:
+			break
+		case rr.Baseline == 0:
+			return Delta{}, fmt.Errorf("baseline of role %q is 0: %w", role, ErrInvalid)
+		default:
+			return rr.Delta, nil
 		}
 	}
-	return d, nil
+	return Delta{}, fmt.Errorf("no baseline for role %q (set one with ledger baseline): %w", role, ErrNotFound)
 }
 
 // RoleReport is one role's line of a LedgerReport.

@@ -174,12 +174,10 @@ func withLock(path string, fn func() error) error {
 
 // writeAtomic replaces path with data: a temp file in the same directory,
 // then rename, so a reader sees the old or the new content, never a torn
-// one. Callers hold the file's lock so that writers do not lose updates.
+// one. Callers hold the file's lock (withLock, which also created the
+// directory) so that writers do not lose updates.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -66,6 +66,11 @@ func planCmd(a *app, c *cobra.Command) *cobra.Command {
 		c.Annotations = map[string]string{}
 	}
 	c.Annotations["planCmd"] = "1"
+	// The protocol tools never read the dashboard's config (the bash tools
+	// they replace have none): a broken or newer config file must not fail
+	// or add warnings to an agent's `heimdall-resolve`. This overrides the
+	// root's PersistentPreRunE, which loads it.
+	c.PersistentPreRunE = func(*cobra.Command, []string) error { return nil }
 	c.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr(a, cmd, "%v", err)
 	})
@@ -540,10 +545,7 @@ func newGateCmd(a *app) *cobra.Command {
 			}
 			msg, err := s.GateToMessage(v, report, from, msgID)
 			if err != nil {
-				if errors.Is(err, planning.ErrInvalid) {
-					return planFail(a, 1, err)
-				}
-				return planFail(a, 2, err)
+				return planErr(a, err)
 			}
 			a.println(string(msg))
 			return nil

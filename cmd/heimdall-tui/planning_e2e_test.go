@@ -437,3 +437,29 @@ func TestPlanningCLIConcurrentWriters(t *testing.T) {
 		t.Errorf("%d protocol.log lines, want %d", n, 2*workers*ops)
 	}
 }
+
+// The protocol tools are drop-ins for bash scripts that read no config:
+// a broken (or newer, with unknown keys) dashboard config neither fails
+// them nor adds warnings to what agents read on stderr.
+func TestPlanningIgnoresTheConfigFile(t *testing.T) {
+	e := newPlanEnv(t)
+	cfgHome := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfgHome, "heimdall"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgHome, "heimdall", "config.toml"), []byte("kill_grace = [broken\nfuture_key = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binPath, "resolve", "set", "F12", "src/engine.ts")
+	cmd.Dir = e.wd
+	cmd.Env = append(os.Environ(), "HEIMDALL_PLANNING_DIR="+e.root, "XDG_CONFIG_HOME="+cfgHome)
+	if r := runCmd(t, cmd); r.code != 0 || r.stderr != "" {
+		t.Fatalf("resolve set with a broken config: %s", r)
+	}
+	// The dashboard's own commands still read it (and report it).
+	cmd = exec.Command(binPath, "ls", "--socket-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+cfgHome)
+	if r := runCmd(t, cmd); r.code == 0 || !strings.Contains(r.stderr, "config") {
+		t.Fatalf("ls with a broken config: %s", r)
+	}
+}
