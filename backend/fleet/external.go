@@ -38,7 +38,6 @@ const (
 // carries the STATUS and SCREEN requests that refresh the session's state,
 // since a's reader would swallow their replies.
 type external struct {
-	sock string
 	a    *frame.Client
 	b    *frame.Client
 	bmu  sync.Mutex // one request at a time on b
@@ -146,7 +145,7 @@ func dialExternal(sock string) (*external, Info, error) {
 	if err != nil {
 		return nil, in, err
 	}
-	x := &external{sock: sock, b: b, done: make(chan struct{})}
+	x := &external{b: b, done: make(chan struct{})}
 	st, si, err := x.query()
 	if err != nil {
 		b.Close()
@@ -382,7 +381,7 @@ func (f *Fleet) restartExternal(e *entry) error {
 			f.restartFailed(e)
 			f.publish(Failed, id, fmt.Errorf("restart %s: it did not exit", id))
 			return
-		case <-f.closing():
+		case <-f.done:
 			return
 		}
 		// Its supervisor removes the socket and drops the pid file's lock
@@ -400,7 +399,7 @@ func (f *Fleet) restartExternal(e *entry) error {
 			}
 			select {
 			case <-time.After(50 * time.Millisecond):
-			case <-f.closing():
+			case <-f.done:
 				return
 			}
 		}

@@ -322,13 +322,14 @@ func (f *Fleet) Kill(id string, force bool) error {
 	}
 	if e.sess != nil {
 		if force {
+			// Record the kill as requested first (so whatever is left of
+			// the process group is reaped after the exit, even if the
+			// exit wins the race with the next line), then SIGKILL.
+			e.sess.Kill()
 			err = e.sess.Signal(syscall.SIGKILL)
 			if errors.Is(err, supervisor.ErrExited) {
 				err = nil
 			}
-			// Also record the kill as requested, so that whatever is left
-			// of the process group is reaped after the exit.
-			e.sess.Kill()
 		} else {
 			err = e.sess.Kill()
 		}
@@ -440,9 +441,6 @@ func (f *Fleet) Close() error {
 	})
 	return nil
 }
-
-// closing is closed when Close begins.
-func (f *Fleet) closing() <-chan struct{} { return f.done }
 
 // watchLoop follows the socket directory. A new socket (Create, or the
 // Chmod that ClaimID does once it listens) is adopted unless this process

@@ -185,7 +185,6 @@ type dashboard struct {
 	cmd  *exec.Cmd
 	ptmx *os.File
 	emu  *vt.Emulator
-	dir  string
 
 	mu       sync.Mutex
 	bursts   int
@@ -195,7 +194,7 @@ type dashboard struct {
 
 func startDashboard(bin, cfg, tmp, name string) (*dashboard, error) {
 	dir := filepath.Join(tmp, name)
-	d := &dashboard{dir: dir, done: make(chan struct{})}
+	d := &dashboard{done: make(chan struct{})}
 	d.cmd = exec.Command(bin, "--config", cfg, "--socket-dir", dir, "--log", filepath.Join(tmp, name+".log"))
 	d.cmd.Env = append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor")
 	var err error
