@@ -48,7 +48,6 @@ type external struct {
 	timer       *time.Timer // status refresh (see scheduleLocked)
 	armed       bool
 	armedQuiet  bool // armed for the quiet refresh rather than the throttle
-	lastOut     time.Time
 	lastRefresh time.Time
 
 	closeOnce sync.Once
@@ -269,7 +268,6 @@ func (f *Fleet) externalOutput(e *entry) {
 	now := time.Now()
 	f.mu.Lock()
 	e.info.LastOutput = now
-	x.lastOut = now
 	if !f.closed && (!x.armed || x.armedQuiet) {
 		x.armed, x.armedQuiet = true, false
 		x.timer.Reset(max(0, x.lastRefresh.Add(refreshEvery).Sub(now)))
@@ -309,9 +307,9 @@ func (f *Fleet) refresh(e *entry) {
 	since := now.Add(-time.Duration(st.StateMS) * time.Millisecond)
 	ch := applyLocked(&e.info, st.State, since, si.NeedsInput, si.Title, si.Cols, si.Rows, now)
 	if !x.armed {
-		quietAt := x.lastOut.Add(f.idle + classify.DebounceHold + recheckMargin)
+		quietAt := e.info.LastOutput.Add(f.idle + classify.DebounceHold + recheckMargin)
 		switch {
-		case x.lastOut.After(start):
+		case e.info.LastOutput.After(start):
 			x.armed = true
 			x.timer.Reset(refreshEvery)
 		case now.Before(quietAt):

@@ -101,7 +101,6 @@ type entry struct {
 	logf    *os.File
 	cleaned chan struct{} // closed once the server is shut down and the socket released
 	timer   *time.Timer   // classifier re-evaluation (see Fleet)
-	lastAct time.Time
 
 	// External sessions.
 	ext *external
@@ -262,7 +261,13 @@ func (f *Fleet) Screen(id string) *vt.Snapshot {
 // Presets returns the spawnable agents: the built-ins (claude, codex,
 // aider, gemini, shell) in that order, each possibly replaced by a config
 // [[agent]] of the same name, then the config's other agents in file order.
-func (f *Fleet) Presets() []Preset { return presets(f.cfg) }
+func (f *Fleet) Presets() []Preset {
+	ps := presets(f.cfg)
+	for i := range ps {
+		ps[i].Found = len(ps[i].Argv) > 0 && found(ps[i].Argv[0])
+	}
+	return ps
+}
 
 // Write sends p to the session's program as typed input.
 func (f *Fleet) Write(id string, p []byte) error {

@@ -270,7 +270,6 @@ func (f *Fleet) evalOwned(e *entry, activity bool) {
 	}
 	if activity {
 		e.info.LastOutput = now
-		e.lastAct = now
 	}
 	ch := applyLocked(&e.info, st.State, since, ni, title, int(cols), int(rows), now)
 	if activity && !f.closed {
@@ -316,9 +315,9 @@ func (f *Fleet) nextCheck(last, now time.Time) time.Duration {
 }
 
 // armLocked (re)arms e's single re-evaluation timer for the next instant
-// after e.lastAct at which the state may change without output. f.mu is held.
+// after e.info.LastOutput at which the state may change without output. f.mu is held.
 func (f *Fleet) armLocked(e *entry, now time.Time) {
-	d := f.nextCheck(e.lastAct, now)
+	d := f.nextCheck(e.info.LastOutput, now)
 	switch {
 	case d <= 0:
 		if e.timer != nil {

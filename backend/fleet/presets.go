@@ -26,7 +26,8 @@ func builtinPresets() []Preset {
 
 // presets merges the built-ins with the config's [[agent]] tables: an agent
 // with a built-in's name replaces it in place (its empty fields keep the
-// built-in's values), others follow in file order. Found is checked now.
+// built-in's values), others follow in file order. Found is not set: only
+// Presets, for the spawn dialog, looks the programs up on PATH.
 func presets(cfg config.Config) []Preset {
 	out := builtinPresets()
 	for _, a := range cfg.Agents {
@@ -45,9 +46,6 @@ func presets(cfg config.Config) []Preset {
 		} else {
 			out = append(out, p)
 		}
-	}
-	for i := range out {
-		out[i].Found = len(out[i].Argv) > 0 && found(out[i].Argv[0])
 	}
 	return out
 }
