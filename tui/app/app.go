@@ -30,6 +30,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/tui/dialog"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
+	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
 )
 
 // maxFPS caps how often backend events (and so screen pulls and renders
@@ -226,7 +227,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.fixOffset()
-		m.pullVisible(true)
 		return nil
 	case eventsMsg:
 		return m.onEvents(msg)
@@ -313,8 +313,8 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	for _, id := range visible {
 		if snap, ok := msg.screens[id]; ok {
 			m.snaps[id] = snap
-		} else if dirty[id] || m.snaps[id] == nil {
-			// Shown only since the batch was taken (or never pulled).
+		} else if dirty[id] {
+			// Shown only since the batch was taken.
 			m.snaps[id] = m.opt.Backend.Screen(id)
 		}
 	}
@@ -377,7 +377,7 @@ func (m *Model) refilter() {
 }
 
 func matches(in fleet.Info, q string) bool {
-	for _, s := range []string{in.ID, in.Agent, stateName(in), in.Title} {
+	for _, s := range []string{in.ID, in.Agent, sessions.State(in), in.Title} {
 		if strings.Contains(strings.ToLower(s), q) {
 			return true
 		}
@@ -394,7 +394,7 @@ func sortInfos(v []fleet.Info, order SortOrder) {
 			return 3
 		case in.NeedsInput:
 			return 0
-		case stateName(in) == "Idle":
+		case sessions.State(in) == "Idle":
 			return 2
 		}
 		return 1
@@ -413,14 +413,6 @@ func sortInfos(v []fleet.Info, order SortOrder) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-}
-
-// stateName is the badge text of a session's state.
-func stateName(in fleet.Info) string {
-	if !in.Alive {
-		return "Dead"
-	}
-	return in.State.String()
 }
 
 func (m *Model) index(id string) int {

@@ -17,6 +17,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/tui/dialog"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
+	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
 )
 
 // context is the key context the user is in: a dialog, the filter prompt,
@@ -55,6 +56,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		if _, own := m.opt.Keys.Lookup(ctx, msg); !own {
 			if act, ok := m.opt.Keys.Lookup(keys.CtxGlobal, msg); ok {
 				switch act {
+				case keys.Quit:
+					return m.requestQuit()
 				case keys.Ledger:
 					return m.openPage(pageLedger)
 				case keys.Blackboard:
@@ -67,9 +70,6 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch m.page {
 	case pageBlackboard:
-		if msg.String() == "ctrl+c" && !m.bb.Editing() {
-			return m.requestQuit()
-		}
 		return m.onBlackboard(m.bb.Update(msg))
 	case pageCapsules:
 		switch a := m.caps.Update(msg).(type) {
@@ -84,9 +84,6 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		if act, ok := m.opt.Keys.Lookup(keys.CtxLedger, msg); ok && act == keys.Back {
 			m.page = pageSessions
 			return nil
-		}
-		if msg.String() == "ctrl+c" {
-			return m.requestQuit()
 		}
 		return nil
 	}
@@ -135,13 +132,19 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) do(act keys.Action) tea.Cmd {
 	sel, ok := m.selected()
 	i := m.index(m.selID)
-	moves := map[keys.Action]int{keys.Up: i - 1, keys.Down: i + 1, keys.PageUp: i - m.pageSize(),
-		keys.PageDown: i + m.pageSize(), keys.Top: 0, keys.Bottom: len(m.view) - 1}
-	if to, ok := moves[act]; ok {
-		m.selectIndex(to)
-		return nil
-	}
 	switch act {
+	case keys.Up:
+		m.selectIndex(i - 1)
+	case keys.Down:
+		m.selectIndex(i + 1)
+	case keys.PageUp:
+		m.selectIndex(i - m.pageSize())
+	case keys.PageDown:
+		m.selectIndex(i + m.pageSize())
+	case keys.Top:
+		m.selectIndex(0)
+	case keys.Bottom:
+		m.selectIndex(len(m.view) - 1)
 	case keys.Help:
 		m.showHelp = !m.showHelp
 	case keys.Back:
@@ -193,11 +196,10 @@ func (m *Model) do(act keys.Action) tea.Cmd {
 		m.refilter()
 		return m.info("sorted by " + m.sort.String())
 	}
-	if act == keys.Help || act == keys.Filter || act == keys.Command || act == keys.Spawn ||
-		act == keys.Ledger || act == keys.Blackboard || act == keys.Capsules {
+	// The rest act on the selected session (the key map's Session context).
+	if len(m.opt.Keys.KeysOf(keys.CtxSession, act)) == 0 {
 		return nil
 	}
-	// The rest act on the selected session.
 	if !ok {
 		return m.info("no session selected")
 	}
@@ -484,7 +486,7 @@ func (x *attachExec) Run() error {
 
 // onClick focuses the session under the pointer.
 func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
-	if len(m.dialogs) > 0 || m.showHelp || ms.Button != tea.MouseLeft {
+	if len(m.dialogs) > 0 || m.showHelp || m.page != pageSessions || ms.Button != tea.MouseLeft {
 		return nil
 	}
 	l := layout.Compute(m.w, m.h, len(m.view), m.mode)
@@ -499,7 +501,7 @@ func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 		return nil
 	}
 	if l.List.Contains(ms.X, ms.Y) {
-		row := ms.Y - l.List.Y - listHeaderRows
+		row := ms.Y - l.List.Y - sessions.HeaderRows
 		if row >= 0 && m.offset+row < len(m.view) {
 			m.selectIndex(m.offset + row)
 		}
@@ -509,7 +511,7 @@ func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 
 // onWheel scrolls the list.
 func (m *Model) onWheel(ms tea.Mouse) tea.Cmd {
-	if len(m.dialogs) > 0 || m.showHelp {
+	if len(m.dialogs) > 0 || m.showHelp || m.page != pageSessions {
 		return nil
 	}
 	i := m.index(m.selID)

@@ -162,11 +162,7 @@ func (m *Model) reloadPage(c planning.Changes) tea.Cmd {
 		}
 	case pageCapsules:
 		if c.Has(planning.KindCapsule) {
-			cmds := []tea.Cmd{m.loadCapsules()}
-			if id := m.caps.Selected(); id != "" {
-				cmds = append(cmds, m.hydrate(id))
-			}
-			return tea.Batch(cmds...)
+			return m.loadCapsules() // its result hydrates the selected one
 		}
 	}
 	return nil

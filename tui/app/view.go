@@ -20,9 +20,6 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
 )
 
-// listHeaderRows is the session list's column-header height.
-const listHeaderRows = 1
-
 // View implements tea.Model.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
@@ -187,7 +184,7 @@ func (m *Model) paneView(r layout.Rect, focused bool) string {
 	}
 	body, cropped := pane.Render(m.snaps[in.ID], max(0, r.W-2), max(0, r.H-2),
 		pane.Options{Color: !m.opt.NoColor, Cursor: focused && in.Alive, ANSI: m.ansi()})
-	return pane.Frame(m.st, paneTitle(in), stateName(in), in.NeedsInput && in.Alive, focused, cropped, body, r.W, r.H)
+	return pane.Frame(m.st, paneTitle(in), sessions.State(in), in.NeedsInput && in.Alive, focused, cropped, body, r.W, r.H)
 }
 
 // ansi is the theme's remap of the 16 basic colours, if it has one.
@@ -220,7 +217,7 @@ func (m *Model) gridView(l layout.Layout) string {
 	cells := layout.GridRects(l.Body, end-start)
 	panes := make([]grid.Pane, 0, end-start)
 	for _, in := range m.view[start:end] {
-		panes = append(panes, grid.Pane{ID: in.ID, Title: paneTitle(in), State: stateName(in),
+		panes = append(panes, grid.Pane{ID: in.ID, Title: paneTitle(in), State: sessions.State(in),
 			NeedsInput: in.NeedsInput && in.Alive, Focused: in.ID == m.selID, Snap: m.snaps[in.ID]})
 	}
 	rects := make([]layout.Rect, len(panes))
@@ -264,7 +261,7 @@ func (m *Model) visibleIDs() []string {
 // listRows is how many sessions the list shows at once.
 func (m *Model) listRows() int {
 	l := layout.Compute(m.w, m.h, len(m.view), m.mode)
-	return max(1, l.List.H-listHeaderRows)
+	return max(1, l.List.H-sessions.HeaderRows)
 }
 
 // fixOffset scrolls the list so the selection is visible.

@@ -17,6 +17,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
 )
 
@@ -275,7 +276,9 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 		e.offset = max(0, min(e.offset, len(e.facts)-rows))
 		for i := e.offset; i < len(e.facts) && i < e.offset+rows; i++ {
 			f := e.facts[i]
-			row := cell(f.key, keyW) + " │ " + strings.ReplaceAll(f.value, "\n", "⏎")
+			// Facts are written by agents: control characters are shown,
+			// never sent to the terminal.
+			row := cell(pane.Sanitize(f.key), keyW) + " │ " + pane.Sanitize(strings.ReplaceAll(f.value, "\n", "⏎"))
 			row = cell(row, w)
 			if i == e.sel {
 				lines = append(lines, st.RowSelected.Render(row))

@@ -207,3 +207,14 @@ func TestSetFactsDuringAnEditKeepsTheTypedText(t *testing.T) {
 		t.Fatalf("save = %#v", act)
 	}
 }
+
+// Facts come from agents: an escape sequence in one is shown, not sent to
+// the terminal.
+func TestFactsAreSanitized(t *testing.T) {
+	e := New(keys.Default())
+	e.SetFacts(facts("v1", "evil\x1b]2;pwned\x07", "\x1b[2Jvalue"))
+	out := e.View(themes.Build(themes.Dark(), true), 80, 6)
+	if strings.Contains(out, "\x1b]2;") || strings.Contains(out, "\x1b[2J") {
+		t.Fatalf("control sequences reached the output: %q", out)
+	}
+}

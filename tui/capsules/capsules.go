@@ -13,6 +13,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 )
 
 // Action is what the browser asks the app to do.
@@ -130,7 +131,7 @@ func (b *Browser) View(st *themes.Styles, w, h int) string {
 		b.offset = b.sel - rows + 1
 	}
 	for i := b.offset; i < len(b.ids) && i < b.offset+rows; i++ {
-		row := cell(" "+b.ids[i], listW)
+		row := cell(" "+pane.Sanitize(b.ids[i]), listW)
 		if i == b.sel {
 			row = st.RowSelected.Render(row)
 		}
@@ -149,7 +150,7 @@ func (b *Browser) View(st *themes.Styles, w, h int) string {
 	default:
 		body = append(body, st.Title.Render("closure of "+b.shownID)+st.Muted.Render(" (dependencies first, as a brief hydrates it)"))
 		for _, l := range b.text[min(b.scroll, len(b.text)):] {
-			body = append(body, st.Base.Render(l))
+			body = append(body, st.Base.Render(pane.Sanitize(l)))
 		}
 	}
 	list, body = block(list, listW, listH), block(body, bodyW, bodyH)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 )
 
 // EmptyHint is shown when the ledger has no entries and no baselines.
@@ -113,7 +114,7 @@ func View(st *themes.Styles, r planning.LedgerReport, root string, w, h int) str
 			row := st.Muted.Render(clock(e.TS)) + "  " + st.Base.Render(cell(e.Role, roleW, false)) + "  " +
 				st.Muted.Render(cell(e.Kind, 14, false)) + " " + st.Base.Render(cell(group(e.Tokens), numW, true))
 			if e.MsgID != "" {
-				row += "  " + st.Subtle.Render(e.MsgID)
+				row += "  " + st.Subtle.Render(pane.Sanitize(e.MsgID))
 			}
 			add(row)
 		}
@@ -193,7 +194,7 @@ func group(n int64) string {
 
 // cell is s cut or padded to exactly w cells, right-aligned with right.
 func cell(s string, w int, right bool) string {
-	s = ansi.Truncate(s, w, "…")
+	s = ansi.Truncate(pane.Sanitize(s), w, "…") // roles, kinds: written by agents
 	gap := strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
 	if right {
 		return gap + s
