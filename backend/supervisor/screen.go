@@ -83,11 +83,18 @@ func newScreen(s *Session, cols, rows int) *screen {
 
 // reply writes the emulator's answers to queries (DA1, CPR, ...) to the
 // pty, unless an interactive terminal is attached and answers them itself.
+// It runs inside the emulator's Write, on the feeder, holding an emuSlots
+// slot: it must never wait, or a program that asks and does not read its
+// input would stop every session's emulator. So the answer is written only
+// if the pty takes it at once, and dropped otherwise (a program not
+// reading its input is not waiting for it).
 func (sc *screen) reply(p []byte) {
 	if sc.s.terminals.Load() > 0 {
 		return
 	}
-	sc.s.Write(append([]byte(nil), p...))
+	if !sc.s.tryWrite(p) {
+		sc.s.log.Debug("query reply dropped: the pty's input is full or busy", "bytes", len(p))
+	}
 }
 
 // resize asks the feeder to resize the emulator (it owns it).
@@ -158,9 +165,13 @@ func (sc *screen) drain(seq *uint64) {
 			sc.observe(seq)
 			return
 		}
-		emuWaiting.Add(1)
-		emuSlots <- struct{}{}
-		emuWaiting.Add(-1)
+		select {
+		case emuSlots <- struct{}{}:
+		default: // all taken: count as waiting (others then rest, see floodRest)
+			emuWaiting.Add(1)
+			emuSlots <- struct{}{}
+			emuWaiting.Add(-1)
+		}
 		if size[0] > 0 {
 			sc.emu.Resize(size[0], size[1])
 		}

@@ -95,3 +95,26 @@ func TestScreenResize(t *testing.T) {
 		return sn.Cols == 100 && sn.Rows == 30
 	})
 }
+
+// A program that floods queries (DA1) and never reads its input fills the
+// pty's input with the emulator's answers; answering must then not wait,
+// or that session's feeder would hold an emulation slot for good and every
+// other session's screen would stop. Run with a single slot, as on a
+// two-core machine.
+func TestQueryFloodDoesNotStallOthers(t *testing.T) {
+	// Hold all slots but one, so the two sessions share a single one.
+	for range cap(emuSlots) - 1 {
+		emuSlots <- struct{}{}
+	}
+	t.Cleanup(func() {
+		for range cap(emuSlots) - 1 {
+			<-emuSlots
+		}
+	})
+	startSession(t, Config{Argv: []string{"sh", "-c", "stty raw -echo; while :; do printf '\\033[c'; done"}})
+	time.Sleep(500 * time.Millisecond) // its input fills up with answers
+	s := startSession(t, Config{Argv: []string{"sh", "-c", "seq 1 20000; echo END; exec sleep 30"}, Cols: 80, Rows: 24})
+	waitFor(t, "END on the other session's screen", 20*time.Second, func() bool {
+		return strings.Contains(s.Screen().Text(), "END")
+	})
+}

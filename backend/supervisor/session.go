@@ -377,6 +377,27 @@ func (s *Session) Write(p []byte) (int, error) {
 	return s.ptmx.Write(p)
 }
 
+// tryWrite writes p to the pty only if that needs no waiting: not for
+// another writer (Write's lock) nor for room in the pty's input. It reports
+// whether all of p was written.
+func (s *Session) tryWrite(p []byte) bool {
+	if !s.wmu.TryLock() {
+		return false
+	}
+	defer s.wmu.Unlock()
+	rc, err := s.ptmx.SyscallConn()
+	if err != nil {
+		return false
+	}
+	ok := false
+	rc.Write(func(fd uintptr) bool {
+		n, err := unix.Write(int(fd), p)
+		ok = err == nil && n == len(p)
+		return true // never wait for the fd to become writable
+	})
+	return ok
+}
+
 // Resize sets the pty's size; the kernel sends SIGWINCH to the foreground
 // process group.
 func (s *Session) Resize(cols, rows uint16) error {
