@@ -19,6 +19,8 @@ import (
 // Added, its screen (fed over its socket), its title and state, input,
 // and a Kill through the fleet that ends it with its code.
 func TestExternalAfterNew(t *testing.T) {
+	// The shell preset is $SHELL; a CI runner's /bin/sh would name "sh" shell.
+	t.Setenv("SHELL", "/bin/bash")
 	dir := shortDir(t)
 	f := newFleet(t, dir)
 	r := record(t, f)

@@ -430,3 +430,30 @@ func TestRestartFailure(t *testing.T) {
 		t.Fatalf("second restart: %v", err)
 	}
 }
+
+// An external session is named for the preset whose name or program is its
+// argv[0]'s base name, else for that base name.
+func TestAgentName(t *testing.T) {
+	cfg := testConfig()
+	cfg.Agents = []config.Agent{{Name: "mine", Command: []string{"/opt/bin/mytool", "--x"}}}
+	f := &Fleet{cfg: cfg}
+	for _, c := range []struct {
+		shell string
+		argv  []string
+		want  string
+	}{
+		{"/bin/bash", []string{"sh", "-c", "x"}, "sh"},
+		{"/bin/sh", []string{"sh", "-c", "x"}, "shell"},
+		{"/usr/bin/zsh", []string{"/bin/zsh"}, "shell"},
+		{"/bin/bash", []string{"/usr/local/bin/claude", "--resume"}, "claude"},
+		{"/bin/bash", []string{"mytool"}, "mine"},
+		{"/bin/bash", []string{"mine"}, "mine"},
+		{"/bin/bash", []string{"./build.sh"}, "build.sh"},
+		{"/bin/bash", nil, ""},
+	} {
+		t.Setenv("SHELL", c.shell)
+		if got := f.agentName(c.argv); got != c.want {
+			t.Errorf("SHELL=%s agentName(%q) = %q, want %q", c.shell, c.argv, got, c.want)
+		}
+	}
+}
