@@ -31,9 +31,12 @@ const (
 
 // external follows a session another process serves in the directory.
 //
-// Connection a is subscribed: its reader goroutine feeds OUTPUT (the
-// scrollback replay, then live output) into emu, a local emulator that is
-// only a viewer (its query replies go nowhere), until EXIT or EOF. Sends
+// Connection a is subscribed: its reader goroutine pushes OUTPUT (the
+// scrollback replay, then live output) to feed, whose emulator is only a
+// viewer (its query replies go nowhere), until EXIT or EOF. feed shares
+// the process's emulation limits with the owned sessions' screens, and
+// paces the reader (the remote session then drops what this subscriber
+// cannot take, never waiting for it). Sends
 // (INPUT, RESIZE, KILL) also go on a. Connection b is never subscribed: it
 // carries the STATUS and SCREEN requests that refresh the session's state,
 // since a's reader would swallow their replies.
@@ -41,8 +44,11 @@ type external struct {
 	a    *frame.Client
 	b    *frame.Client
 	bmu  sync.Mutex // one request at a time on b
-	emu  *vt.Emulator
-	done chan struct{} // closed by close
+	feed *supervisor.Feeder
+	// onScreen is called by feed after its emulator changed: Dirty. Set
+	// before feed runs.
+	onScreen func(seq uint64)
+	done     chan struct{} // closed by close; feed's Run then finishes
 
 	// Guarded by the fleet's mutex.
 	timer       *time.Timer // status refresh (see scheduleLocked)
@@ -129,6 +135,7 @@ func (f *Fleet) adopt(id string, retry bool) {
 	e := &entry{info: in, ext: x, spec: Spec{ID: id, Agent: in.Agent, Argv: in.Argv, Dir: in.Dir}}
 	x.timer = time.AfterFunc(time.Hour, func() { f.refresh(e) })
 	x.timer.Stop()
+	x.onScreen = func(seq uint64) { f.dirty(id, seq) }
 	f.sessions[id] = e
 	f.goLocked(func() { f.readExternal(e) })
 	f.mu.Unlock()
@@ -157,8 +164,10 @@ func dialExternal(sock string) (*external, Info, error) {
 	}
 	x.a = a
 	// A viewer: no Reply, so queries in the output are not answered (the
-	// session's own emulator or an attached terminal does that).
-	x.emu = vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{})
+	// session's own emulator or an attached terminal does that). No
+	// scrollback: nothing reads it.
+	emu := vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{ScrollbackLines: -1})
+	x.feed = supervisor.NewFeeder(emu, func() { x.onScreen(emu.Seq()) })
 	if err := a.Subscribe(); err != nil {
 		x.close()
 		return nil, in, err
@@ -217,13 +226,24 @@ func (f *Fleet) agentName(argv []string) string {
 	return base
 }
 
-// readExternal feeds a's OUTPUT into the local emulator until EXIT (the
+// readExternal pushes a's OUTPUT to the local emulator until EXIT (the
 // session is then Dead, listed until Remove) or until the connection ends
-// without one (the session vanished: Removed).
+// without one (the session vanished: Removed). Either is published once
+// all output is on the screen.
 func (f *Fleet) readExternal(e *entry) {
 	x, id := e.ext, e.info.ID
+	fed, ran := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ran)
+		x.feed.Run(fed)
+	}()
+	finish := func() { // no more output: apply what is left
+		close(fed)
+		<-ran
+	}
 	for {
-		fr, err := x.a.NextShared()
+		x.feed.Pace()
+		fr, err := x.a.Next() // its payload is ours: feed keeps it
 		if err != nil {
 			f.mu.Lock()
 			gone := !f.closed && f.sessions[id] == e && e.info.Alive
@@ -233,6 +253,7 @@ func (f *Fleet) readExternal(e *entry) {
 			x.timer.Stop()
 			f.mu.Unlock()
 			x.close()
+			finish()
 			if gone {
 				f.log.Info("external session vanished", "id", id, "err", err)
 				f.publish(Removed, id, nil)
@@ -241,7 +262,7 @@ func (f *Fleet) readExternal(e *entry) {
 		}
 		switch fr.Type {
 		case frame.Output:
-			x.emu.Write(fr.Payload)
+			x.feed.Push(fr.Payload)
 			f.externalOutput(e)
 		case frame.Exit:
 			code, _ := frame.ParseExit(fr.Payload)
@@ -253,6 +274,7 @@ func (f *Fleet) readExternal(e *entry) {
 			listed := f.sessions[id] == e
 			f.mu.Unlock()
 			x.close()
+			finish()
 			if listed {
 				f.publish(Exited, id, nil)
 			}
@@ -261,8 +283,8 @@ func (f *Fleet) readExternal(e *entry) {
 	}
 }
 
-// externalOutput notes output fed into e's emulator: Dirty, and a status
-// refresh scheduled.
+// externalOutput notes output from e (its feed publishes Dirty once it is
+// on the screen): a status refresh is scheduled.
 func (f *Fleet) externalOutput(e *entry) {
 	x := e.ext
 	now := time.Now()
@@ -273,7 +295,6 @@ func (f *Fleet) externalOutput(e *entry) {
 		x.timer.Reset(max(0, x.lastRefresh.Add(refreshEvery).Sub(now)))
 	}
 	f.mu.Unlock()
-	f.dirty(e.info.ID, x.emu.Seq())
 }
 
 // refresh asks an external session for its status and screen (on b) and
@@ -319,8 +340,7 @@ func (f *Fleet) refresh(e *entry) {
 	}
 	f.mu.Unlock()
 	if resized {
-		x.emu.Resize(si.Cols, si.Rows)
-		f.dirty(id, x.emu.Seq())
+		x.feed.Resize(si.Cols, si.Rows) // Dirty follows from feed
 	}
 	if ch {
 		f.changed(id)
@@ -333,14 +353,13 @@ func (f *Fleet) resizeExternal(e *entry, cols, rows uint16) error {
 	if err := e.ext.a.Resize(cols, rows); err != nil {
 		return fmt.Errorf("resize %s: %w", e.info.ID, err)
 	}
-	e.ext.emu.Resize(int(cols), int(rows))
+	e.ext.feed.Resize(int(cols), int(rows)) // Dirty follows from feed
 	f.mu.Lock()
 	ch := e.info.Cols != int(cols) || e.info.Rows != int(rows)
 	e.info.Cols, e.info.Rows = int(cols), int(rows)
 	f.mu.Unlock()
 	if ch {
 		f.changed(e.info.ID)
-		f.dirty(e.info.ID, e.ext.emu.Seq())
 	}
 	return nil
 }

@@ -83,6 +83,22 @@ func TestExternalAfterNew(t *testing.T) {
 	}
 }
 
+// An external session's Exited is published once all its output is on the
+// fleet's screen (the screen is fed on its own goroutine).
+func TestExternalExitAfterScreen(t *testing.T) {
+	dir := shortDir(t)
+	f := newFleet(t, dir)
+	r := record(t, f)
+	g := newGate(t)
+	startExternal(t, dir, "burst", "sh", "-c", g.Wait()+"; seq 1 300000; echo LAST")
+	r.wait(t, Added, "burst")
+	g.Open(t)
+	r.wait(t, Exited, "burst")
+	if !screenHas(f, "burst", "LAST") {
+		t.Fatalf("Exited before the last output reached the screen:\n%s", f.Screen("burst").Text())
+	}
+}
+
 // Sessions already served when the fleet opens are adopted at once; stale
 // socket files are ignored; a socket whose server goes away without EXIT
 // is Removed.

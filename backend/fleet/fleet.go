@@ -254,7 +254,7 @@ func (f *Fleet) Screen(id string) *vt.Snapshot {
 	case e.sess != nil:
 		return e.sess.Screen()
 	default:
-		return e.ext.emu.Snapshot()
+		return e.ext.feed.Emulator().Snapshot()
 	}
 }
 

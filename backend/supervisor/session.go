@@ -134,6 +134,7 @@ type Session struct {
 	scr *screen // the terminal emulator and its feeder
 
 	readerDone chan struct{}
+	screenDone chan struct{} // closed once all output is on the screen (after readerDone)
 	done       chan struct{} // closed once the exit is recorded and all output delivered
 }
 
@@ -193,6 +194,7 @@ func Start(cfg Config) (*Session, error) {
 		cols:       cfg.Cols,
 		rows:       cfg.Rows,
 		readerDone: make(chan struct{}),
+		screenDone: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
 	if s.cls == nil {
@@ -200,7 +202,10 @@ func Start(cfg Config) (*Session, error) {
 	}
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
 	s.log.Info("session started", "pid", cmd.Process.Pid, "argv", cfg.Argv, "dir", cfg.Dir)
-	go s.scr.run()
+	go func() {
+		defer close(s.screenDone)
+		s.scr.Run(s.readerDone)
+	}()
 	go s.readLoop()
 	go s.waitLoop()
 	return s, nil
@@ -272,7 +277,7 @@ func (s *Session) readLoop() {
 	// readiness on entry, so an edge that arrived while a chunk was being
 	// published would be lost if the first attempt skipped the read.
 	for {
-		s.scr.pace()
+		s.scr.Pace()
 		var chunk []byte
 		var rerr error
 		err := rc.Read(func(fd uintptr) bool {
@@ -323,7 +328,7 @@ func (s *Session) publish(chunk []byte) {
 	}
 	ls := s.listeners
 	s.mu.Unlock()
-	s.scr.push(chunk)
+	s.scr.Push(chunk)
 	for _, l := range ls {
 		l.fn(chunk)
 	}
@@ -336,6 +341,7 @@ func (s *Session) waitLoop() {
 	code := exitCode(s.cmd.ProcessState, err)
 	s.ptmx.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-s.readerDone
+	<-s.screenDone // Screen shows all output once Done
 	s.ptmx.Close()
 	now := time.Now()
 	s.mu.Lock()
@@ -428,7 +434,7 @@ func (s *Session) Resize(cols, rows uint16) error {
 	s.mu.Lock()
 	s.cols, s.rows = cols, rows
 	s.mu.Unlock()
-	s.scr.resize(int(cols), int(rows))
+	s.scr.Resize(int(cols), int(rows))
 	return nil
 }
 

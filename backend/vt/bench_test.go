@@ -7,20 +7,28 @@ import (
 )
 
 // BenchmarkASCIILog measures the fast path: plain log lines ending in
-// CRLF on an 80x24 screen, scrolling into a full scrollback ring.
+// CRLF on an 80x24 screen, with a full 1000-line scrollback ring and
+// without one (as the supervisor and the dashboard run it).
 func BenchmarkASCIILog(b *testing.B) {
 	var sb strings.Builder
 	for i := 0; sb.Len() < 64<<10; i++ {
 		fmt.Fprintf(&sb, "2026-11-22T21:29:51.%03dZ INFO  server: handled request id=%d path=/api/v1/items status=200 dur=%dms\r\n", i%1000, i, i%97)
 	}
 	data := []byte(sb.String())
-	e := New(80, 24, Options{})
-	e.Write(data) // warm up: fill scrollback so its storage is reused
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		e.Write(data)
+	for _, c := range []struct {
+		name  string
+		lines int
+	}{{"scrollback=1000", 1000}, {"scrollback=none", -1}} {
+		b.Run(c.name, func(b *testing.B) {
+			e := New(80, 24, Options{ScrollbackLines: c.lines})
+			e.Write(data) // warm up: fill scrollback so its storage is reused
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				e.Write(data)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,204 @@
+package supervisor
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+)
+
+// screenPace bounds the output waiting for an emulator. While more is
+// waiting, Feeder.Pace waits: the producer (a session's pty reader, the
+// dashboard's reader of a remote session's socket) is paced by the
+// emulator, as a program in a real terminal is paced by the terminal's
+// renderer (its writes block on a full pty). A session's reader never
+// waits for a subscriber; only for this.
+//
+// Pacing, rather than skipping ahead, keeps every screen exact, and it
+// bounds the CPU a flood costs: a program writing as fast as it can runs
+// only as fast as its output is emulated, instead of spinning a core on
+// output nobody will see. A variable so tests can force the waiting path.
+var screenPace = 1 << 20
+
+// writeSlice bounds one emulator Write (≈0.1 ms at the emulator's speed):
+// a reader of the screen (Snapshot: the dashboard, SCREEN requests) never
+// waits long for the emulator's lock, and the feeder yields between slices
+// so the dashboard's goroutines are not queued behind a long batch. With 16
+// sessions flooding on 2 cores this halved the keypress→frame delay
+// (heimdall-loadcheck, side by side: p50 30→19 ms, p99 150→70 ms).
+const writeSlice = 16 << 10
+
+// observeEvery bounds how often a stream that never pauses is observed
+// (see NewFeeder): often enough for a 60 fps display, cheap for a flood.
+const observeEvery = 10 * time.Millisecond
+
+// emuSlots bounds how many emulators run at once in this process, over all
+// Feeders: GOMAXPROCS-1 (at least 1). However many sessions flood, one core
+// stays free for the pty readers, the socket writers and the dashboard's
+// own goroutines (keys, rendering); the flooding sessions are paced
+// (screenPace) by the share of emulation they get.
+var emuSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
+
+// emuWaiting counts feeders waiting for an emuSlots slot.
+var emuWaiting atomic.Int32
+
+// floodRest is how long, relative to the time a slice took, a feeder rests
+// (holding its slot) while other feeders wait for one: 0.5 keeps
+// emulation at two thirds of a core. With several sessions flooding at
+// once, emulation, and so the floods (paced by it), then take a fraction
+// of a core instead of all of it, and the pty work the kernel does for
+// them shrinks alike: the CPU that frees keeps the dashboard's keys and
+// frames prompt. A single busy session never rests. Measured with
+// heimdall-loadcheck (16 floods, 2 cores, side by side): keypress→frame
+// p99 40–79 ms without, 33–40 ms with; frames 30 → 16 /s.
+var floodRest = 0.5
+
+// A Feeder applies an output stream to a terminal emulator on its own
+// goroutine (Run), sharing the process's cores with every other Feeder
+// (emuSlots, floodRest). Every Session has one; the dashboard uses one per
+// session it follows over a socket, so all emulation in the process obeys
+// the same limits.
+//
+// The producer calls Pace before reading more and Push with what it read,
+// from one goroutine, in stream order. Resize may be called from any
+// goroutine. The emulator is written only by the Feeder once Run started;
+// reading it (Snapshot, Seq, Plain) is safe at any time.
+type Feeder struct {
+	emu     *vt.Emulator
+	observe func()
+
+	mu       sync.Mutex
+	pending  [][]byte
+	n        int    // bytes in pending
+	size     [2]int // a pending resize (cols, rows), applied by Run
+	wake     chan struct{}
+	room     chan struct{} // Run took a batch: a pacing producer may go on
+	observed uint64        // the Seq observe was last called for (Run's own)
+}
+
+// NewFeeder returns a Feeder for emu. observe, if not nil, is called on
+// Run's goroutine after a batch (or resize) changed the screen, at most
+// every observeEvery while the stream does not pause and once when it
+// does: the screen it then reads is exactly what was applied. It must
+// return quickly; nothing is applied while it runs.
+func NewFeeder(emu *vt.Emulator, observe func()) *Feeder {
+	if observe == nil {
+		observe = func() {}
+	}
+	return &Feeder{emu: emu, observe: observe, wake: make(chan struct{}, 1), room: make(chan struct{}, 1)}
+}
+
+// Emulator returns the emulator the Feeder writes.
+func (f *Feeder) Emulator() *vt.Emulator { return f.emu }
+
+// Push queues chunk, which must not be modified afterwards.
+func (f *Feeder) Push(chunk []byte) {
+	f.mu.Lock()
+	f.pending = append(f.pending, chunk)
+	f.n += len(chunk)
+	f.mu.Unlock()
+	signal(f.wake)
+}
+
+// Pace waits while more than screenPace bytes wait for the emulator. It
+// must not be called after Run returned.
+func (f *Feeder) Pace() {
+	for {
+		f.mu.Lock()
+		behind := f.n
+		f.mu.Unlock()
+		if behind <= screenPace {
+			return
+		}
+		<-f.room
+	}
+}
+
+// Resize resizes the emulator, in order with the output pushed before it.
+func (f *Feeder) Resize(cols, rows int) {
+	f.mu.Lock()
+	f.size = [2]int{cols, rows}
+	f.mu.Unlock()
+	signal(f.wake)
+}
+
+// Run applies what is pushed until done is closed, then applies what is
+// left and returns. The producer closes done once it pushes no more.
+func (f *Feeder) Run(done <-chan struct{}) {
+	for {
+		select {
+		case <-f.wake:
+		case <-done:
+			f.drain()
+			return
+		}
+		f.drain()
+	}
+}
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// drain applies what is pending, a batch at a time, and observes the screen
+// after a batch when observeEvery has passed or nothing more is pending: a
+// stream that never pauses is still observed while it flows.
+func (f *Feeder) drain() {
+	var last time.Time
+	for {
+		f.mu.Lock()
+		batch, size := f.pending, f.size
+		f.pending, f.n, f.size = nil, 0, [2]int{}
+		f.mu.Unlock()
+		signal(f.room)
+		if len(batch) == 0 && size[0] == 0 {
+			f.changed()
+			return
+		}
+		select {
+		case emuSlots <- struct{}{}:
+		default: // all taken: count as waiting (others then rest, see floodRest)
+			emuWaiting.Add(1)
+			emuSlots <- struct{}{}
+			emuWaiting.Add(-1)
+		}
+		if size[0] > 0 {
+			f.emu.Resize(size[0], size[1])
+		}
+		for _, b := range batch {
+			for len(b) > 0 {
+				n := min(len(b), writeSlice)
+				start := time.Now()
+				f.emu.Write(b[:n])
+				b = b[n:]
+				if emuWaiting.Load() > 0 {
+					// Contention: several sessions flood at once. Pause,
+					// holding the slot, for a share of the time the slice
+					// took (see floodRest).
+					time.Sleep(time.Duration(float64(time.Since(start)) * floodRest))
+				}
+				// Let waiting goroutines (keys, rendering) run between
+				// slices rather than after the scheduler's 10 ms slice.
+				runtime.Gosched()
+			}
+		}
+		<-emuSlots
+		if now := time.Now(); now.Sub(last) >= observeEvery {
+			last = now
+			f.changed()
+		}
+	}
+}
+
+// changed calls observe if the screen changed since it was last called.
+func (f *Feeder) changed() {
+	if seq := f.emu.Seq(); seq != f.observed {
+		f.observed = seq
+		f.observe()
+	}
+}

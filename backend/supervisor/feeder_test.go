@@ -1,0 +1,116 @@
+package supervisor
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+)
+
+// A Feeder applies pushes and resizes in order, observes each change once
+// it is on the screen (not again while nothing changes), and applies what
+// is left when done closes.
+func TestFeederOrderAndObserve(t *testing.T) {
+	emu := vt.New(20, 4, vt.Options{ScrollbackLines: -1})
+	var calls atomic.Int32
+	var last atomic.Value // screen text at the last observe
+	f := NewFeeder(emu, func() {
+		calls.Add(1)
+		last.Store(emu.Snapshot().Text())
+	})
+	done, ran := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ran)
+		f.Run(done)
+	}()
+	f.Push([]byte("one\r\n"))
+	waitFor(t, "one observed", 5*time.Second, func() bool {
+		s, _ := last.Load().(string)
+		return strings.Contains(s, "one")
+	})
+	n := calls.Load()
+	f.Resize(10, 3)
+	f.Push([]byte("two-is-longer-than-ten"))
+	close(done)
+	<-ran
+	sn := emu.Snapshot()
+	if sn.Cols != 10 || sn.Rows != 3 {
+		t.Fatalf("size %dx%d, want 10x3", sn.Cols, sn.Rows)
+	}
+	// Written after the resize, the text wraps at 10 columns.
+	if txt := sn.Text(); !strings.Contains(txt, "two-is-lon\nger-than-t\nen") {
+		t.Fatalf("screen after resize:\n%s", txt)
+	}
+	if calls.Load() <= n {
+		t.Fatal("the resize and last push were not observed")
+	}
+	got := calls.Load()
+	f.changed() // nothing changed since: no call
+	if calls.Load() != got {
+		t.Fatal("observed without a change")
+	}
+}
+
+// While no emulation slot is free nothing is applied and Pace holds the
+// producer once more than screenPace bytes wait; freeing the slots lets
+// both go on, losing nothing.
+func TestFeederSharesSlotsAndPaces(t *testing.T) {
+	for range cap(emuSlots) {
+		emuSlots <- struct{}{}
+	}
+	held := true
+	release := func() {
+		if held {
+			held = false
+			for range cap(emuSlots) {
+				<-emuSlots
+			}
+		}
+	}
+	defer release()
+	emu := vt.New(80, 5, vt.Options{ScrollbackLines: -1})
+	f := NewFeeder(emu, nil)
+	done, ran := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ran)
+		f.Run(done)
+	}()
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	var pushed atomic.Int64
+	produced := make(chan struct{})
+	go func() {
+		defer close(produced)
+		for range 3 * screenPace / len(chunk) {
+			f.Pace()
+			f.Push(chunk)
+			pushed.Add(int64(len(chunk)))
+		}
+		f.Push([]byte("\r\nEND"))
+	}()
+	// The producer stops: at most screenPace and a chunk waiting, plus the
+	// batch Run took and is stuck applying (as much).
+	limit := int64(2 * (screenPace + len(chunk)))
+	var prev int64 = -1
+	waitFor(t, "the producer to stop", 10*time.Second, func() bool {
+		p := pushed.Load()
+		stopped := p == prev
+		prev = p
+		time.Sleep(100 * time.Millisecond)
+		return stopped
+	})
+	if prev > limit {
+		t.Fatalf("pushed %d bytes with no slot free; limit %d", prev, limit)
+	}
+	if emu.Seq() != 0 && strings.Contains(emu.Snapshot().Text(), "x") {
+		t.Fatal("applied output without a slot")
+	}
+	release()
+	<-produced
+	close(done)
+	<-ran
+	if !strings.HasSuffix(strings.TrimRight(emu.Snapshot().Text(), "\n "), "END") {
+		t.Fatalf("END not last on the screen:\n%s", emu.Snapshot().Text())
+	}
+}
