@@ -61,6 +61,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
 // Built-in default values.
@@ -145,6 +146,24 @@ func (c Config) EnvList() []string {
 		out = append(out, e.Name+"="+e.Value)
 	}
 	return out
+}
+
+// Session returns the settings this configuration gives every session
+// (`run`'s and the dashboard's alike): environment, session variable,
+// scrollback, kill grace (0 here, "kill at once", is negative there) and
+// kill scope. The caller adds the ID, program, size and classifier.
+func (c Config) Session() supervisor.Config {
+	grace := c.KillGrace
+	if grace <= 0 {
+		grace = -1
+	}
+	return supervisor.Config{
+		Env:             c.EnvList(),
+		SessionEnvVar:   c.SessionEnvVar,
+		ScrollbackBytes: c.ScrollbackBytes,
+		KillGrace:       grace,
+		KillChildOnly:   !c.KillProcessGroup,
+	}
 }
 
 // fileConfig mirrors the TOML document. Durations are strings, parsed after

@@ -28,10 +28,6 @@ import (
 var ErrClosed = errors.New("fleet: closed")
 
 const (
-	// exitDeliveryTimeout bounds how long an exited owned session's server
-	// waits for its subscribers to take EXIT before the socket goes (as in
-	// `heimdall-tui run`).
-	exitDeliveryTimeout = 5 * time.Second
 	// recheckMargin is added to the classifier deadlines a re-evaluation is
 	// armed for, so that it lands just after the state had its chance to
 	// change rather than just before.
@@ -95,12 +91,10 @@ type entry struct {
 	restarting bool // a Restart is under way: a second one is a no-op
 
 	// Owned sessions.
-	sess    *supervisor.Session
-	srv     *supervisor.Server
-	claim   *supervisor.Claim
-	logf    *os.File
-	cleaned chan struct{} // closed once the server is shut down and the socket released
-	timer   *time.Timer   // classifier re-evaluation (see Fleet)
+	hosted  *supervisor.Hosted
+	sess    *supervisor.Session // hosted.Session
+	cleaned chan struct{}       // closed once hosted is finished (socket released)
+	timer   *time.Timer         // classifier re-evaluation (see Fleet)
 
 	// External sessions.
 	ext *external

@@ -1,10 +1,8 @@
 package fleet
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,15 +88,15 @@ func (f *Fleet) unreserve(id string) {
 // in f.claiming by the caller. prev, if set, is the entry being restarted:
 // the new one replaces it only if it is still in the map.
 func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
-	env := f.cfg.EnvList()
+	cfg := f.cfg.Session() // then the preset's env, then the spec's
 	clsName := spec.Classifier
 	if p, ok := f.preset(spec.Agent); ok {
-		env = append(env, p.Env...)
+		cfg.Env = append(cfg.Env, p.Env...)
 		if clsName == "" {
 			clsName = p.Classifier
 		}
 	}
-	env = append(env, spec.Env...)
+	cfg.Env = append(cfg.Env, spec.Env...)
 	if clsName == "" {
 		clsName = f.cfg.Classifier
 	}
@@ -107,47 +105,15 @@ func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
 	if err != nil {
 		return fmt.Errorf("spawn %s: %w", id, err)
 	}
-	claim, err := supervisor.ClaimID(f.dir, id)
-	if err != nil {
-		return fmt.Errorf("spawn %s: %w", id, err)
-	}
-	logPath := supervisor.LogPath(f.dir, id)
-	_, statErr := os.Lstat(logPath)
-	newLog := os.IsNotExist(statErr)
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		claim.Release()
-		return fmt.Errorf("spawn %s: session log: %w", id, err)
-	}
-	logger := slog.New(slog.NewJSONHandler(logf, nil)).With("supervisor_pid", os.Getpid())
-
 	e := &entry{spec: spec, cleaned: make(chan struct{})}
-	sess, err := supervisor.Start(supervisor.Config{
-		ID:              id,
-		Argv:            spec.Argv,
-		Dir:             spec.Dir,
-		Env:             env,
-		SessionEnvVar:   f.cfg.SessionEnvVar,
-		Cols:            spec.Cols,
-		Rows:            spec.Rows,
-		ScrollbackBytes: f.cfg.ScrollbackBytes,
-		KillGrace:       killGrace(f.cfg.KillGrace),
-		KillChildOnly:   !f.cfg.KillProcessGroup,
-		Classifier:      cls,
-		Logger:          logger,
-		OnScreen:        func(seq uint64) { f.onOwnedScreen(e, seq) },
-	})
+	cfg.ID, cfg.Argv, cfg.Dir = id, spec.Argv, spec.Dir
+	cfg.Cols, cfg.Rows, cfg.Classifier = spec.Cols, spec.Rows, cls
+	cfg.OnScreen = func(seq uint64) { f.onOwnedScreen(e, seq) }
+	h, err := supervisor.Host(f.dir, cfg)
 	if err != nil {
-		logger.Error("start failed", "err", err)
-		logf.Close()
-		if newLog {
-			// Nothing ran: leave no trace (the error goes to the caller).
-			os.Remove(logPath)
-		}
-		claim.Release()
 		return fmt.Errorf("spawn %s: %w", id, err)
 	}
-	srv := &supervisor.Server{Session: sess, Logger: logger}
+	sess := h.Session
 	dir := spec.Dir
 	if dir == "" {
 		dir, _ = os.Getwd()
@@ -159,16 +125,13 @@ func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
 	if f.closed || (prev != nil && f.sessions[id] != prev) {
 		closed := f.closed
 		f.mu.Unlock()
-		sess.Close()
-		srv.Close()
-		claim.Release()
-		logf.Close()
+		h.Finish()
 		if closed {
 			return ErrClosed
 		}
 		return fmt.Errorf("restart %s: session was removed meanwhile", id)
 	}
-	e.sess, e.srv, e.claim, e.logf = sess, srv, claim, logf
+	e.hosted, e.sess = h, sess
 	e.info = Info{
 		ID:         id,
 		Agent:      spec.Agent,
@@ -185,7 +148,7 @@ func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
 		Rows:       int(rows),
 	}
 	f.sessions[id] = e
-	f.goLocked(func() { srv.Serve(claim.Listener) })
+	f.goLocked(func() { h.Serve() })
 	f.goLocked(func() { f.ownedExit(e) })
 	f.mu.Unlock()
 	f.log.Info("session spawned", "id", id, "pid", sess.PID(), "argv", spec.Argv)
@@ -195,15 +158,6 @@ func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
 		f.onOwnedScreen(e, seq)
 	}
 	return nil
-}
-
-// killGrace maps the config's grace (0 = immediate) to the supervisor's
-// convention (0 = default, negative = immediate), as `run` does.
-func killGrace(d time.Duration) time.Duration {
-	if d <= 0 {
-		return -1
-	}
-	return d
 }
 
 // ownedExit waits for the child's exit, reports it, then does what `run`
@@ -229,12 +183,7 @@ func (f *Fleet) ownedExit(e *entry) {
 	f.log.Info("session exited", "id", id, "code", code)
 	f.publish(Exited, id, nil)
 
-	e.sess.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), exitDeliveryTimeout)
-	e.srv.Shutdown(ctx)
-	cancel()
-	e.claim.Release()
-	e.logf.Close()
+	e.hosted.Finish()
 	close(e.cleaned)
 }
 

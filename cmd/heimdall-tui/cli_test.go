@@ -745,3 +745,34 @@ func TestTmuxRunAttached(t *testing.T) {
 	assertCooked(t, x)
 	assertGone(t, sock, filepath.Join(dir, "ra.pid"))
 }
+
+// A program that cannot be started exits like a shell would: 127 when it
+// is not found, 126 when it is found but cannot run; either way the
+// session leaves nothing in the socket dir.
+func TestRunStartFailureCodes(t *testing.T) {
+	dir := newSockDir(t)
+	notExec := filepath.Join(t.TempDir(), "data.txt")
+	if err := os.WriteFile(notExec, []byte("not a program\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		prog string
+		code int
+		says string
+	}{
+		{"no-such-program-hm", 127, "no-such-program-hm"},
+		{notExec, 126, "permission denied"},
+	} {
+		r := hmIn(t, dir, "run", "--id", "bad", "--detach", "--", c.prog)
+		if r.code != c.code || !strings.Contains(r.stderr, c.says) {
+			t.Errorf("run %s: want exit %d saying %q, got %s", c.prog, c.code, c.says, r)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Errorf("run %s left %v in the socket dir", c.prog, names)
+		}
+	}
+}

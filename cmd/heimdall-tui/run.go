@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -18,10 +16,6 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
-
-// exitDeliveryTimeout bounds how long run waits for subscribers to take the
-// EXIT frame before it removes the socket and exits.
-const exitDeliveryTimeout = 5 * time.Second
 
 func newRunCmd(a *app) *cobra.Command {
 	var (
@@ -86,47 +80,25 @@ func (a *app) run(o runOptions) error {
 		return err
 	}
 	dir := a.dir()
-	claim, err := supervisor.ClaimID(dir, o.id)
-	if errors.Is(err, supervisor.ErrAlreadyRunning) {
+	cfg := a.cfg.Session()
+	cfg.ID, cfg.Argv, cfg.Dir = o.id, o.argv, o.workdir
+	cfg.Cols, cfg.Rows, cfg.Classifier = o.cols, o.rows, cls
+	h, err := supervisor.Host(dir, cfg)
+	switch {
+	case errors.Is(err, supervisor.ErrAlreadyRunning):
 		a.errorf("session %q already running in %s", o.id, dir)
 		return exitCode(1)
-	}
-	if err != nil {
-		return err
-	}
-	defer claim.Release()
-
-	logFile, err := os.OpenFile(supervisor.LogPath(dir, o.id), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("session log: %w", err)
-	}
-	defer logFile.Close()
-	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("supervisor_pid", os.Getpid())
-
-	sess, err := supervisor.Start(supervisor.Config{
-		ID:              o.id,
-		Argv:            o.argv,
-		Dir:             o.workdir,
-		Env:             a.cfg.EnvList(),
-		SessionEnvVar:   a.cfg.SessionEnvVar,
-		Cols:            o.cols,
-		Rows:            o.rows,
-		ScrollbackBytes: a.cfg.ScrollbackBytes,
-		KillGrace:       killGrace(a.cfg.KillGrace),
-		KillChildOnly:   !a.cfg.KillProcessGroup,
-		Classifier:      cls,
-		Logger:          logger,
-	})
-	if err != nil {
-		logger.Error("start failed", "err", err)
+	case errors.As(err, new(*supervisor.StartError)):
 		a.errorf("%v", err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return exitCode(127)
 		}
 		return exitCode(126)
+	case err != nil:
+		return err
 	}
-	srv := &supervisor.Server{Session: sess, Logger: logger}
-	go srv.Serve(claim.Listener)
+	sess, logger := h.Session, h.Logger
+	go h.Serve()
 
 	// SIGINT/SIGTERM stop the session (a second one SIGKILLs it); SIGHUP
 	// (our terminal went away) leaves it running, reachable on its socket.
@@ -164,26 +136,14 @@ func (a *app) run(o runOptions) error {
 	}
 
 	sess.Wait()
-	// Close (the child has exited: no kill, no wait) SIGKILLs what is left
+	// Finish (the child has exited: no kill, no wait) SIGKILLs what is left
 	// of the process group after a requested kill, so a grandchild that
 	// ignores SIGTERM/SIGHUP does not outlive a killed session.
-	code := sess.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), exitDeliveryTimeout)
-	srv.Shutdown(ctx)
-	cancel()
+	code := h.Finish()
 	if !o.detach {
 		fmt.Fprintf(a.stderr, "session exited (code %d)\n", code)
 	}
 	return exitCode(code)
-}
-
-// killGrace maps the config's grace (0 = immediate) to the supervisor's
-// convention (0 = default, negative = immediate).
-func killGrace(d time.Duration) time.Duration {
-	if d <= 0 {
-		return -1
-	}
-	return d
 }
 
 // outFile returns stdout as a file for raw-mode attach (os.Stdout unless a
