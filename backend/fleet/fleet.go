@@ -397,8 +397,9 @@ func (f *Fleet) Endpoint(id string) (attach.Endpoint, error) {
 	return ep, nil
 }
 
-// Close stops the fleet: every live owned session is killed (SIGTERM, and
-// SIGKILL after the grace plus a second) and its socket removed; external
+// Close stops the fleet: every live owned session is hung up as when its
+// terminal closes (SIGHUP and SIGTERM; SIGKILL after the grace plus a
+// second) and its socket removed; external
 // sessions keep running (they belong to other processes) and only their
 // connections close. It waits for every goroutine the fleet started. Next
 // then returns the remaining events and ErrClosed. Close is idempotent.

@@ -118,3 +118,38 @@ func TestQueryFloodDoesNotStallOthers(t *testing.T) {
 		return strings.Contains(s.Screen().Text(), "END")
 	})
 }
+
+// A reader that waits for a slow emulator when the child exits still reads
+// the end of its output: pacing does not count against the drain after
+// exit.
+func TestPacedReaderDrainsAfterExit(t *testing.T) {
+	old := screenPace
+	screenPace = 0 // the reader waits while any chunk is pending
+	t.Cleanup(func() { screenPace = old })
+	for range cap(emuSlots) {
+		emuSlots <- struct{}{}
+	}
+	held := true
+	release := func() {
+		if held {
+			held = false
+			for range cap(emuSlots) {
+				<-emuSlots
+			}
+		}
+	}
+	defer release()
+	// The feeder takes "a" and waits for a slot; "b" stays pending, so the
+	// reader waits while the child writes END and exits.
+	s := startSession(t, Config{Argv: []string{"sh", "-c", "printf a; sleep 0.1; printf b; sleep 0.1; printf END"}})
+	time.Sleep(4 * drainAfterExit) // the child exits while the reader waits
+	release()
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit")
+	}
+	if txt := s.Screen().Text(); !strings.Contains(txt, "abEND") {
+		t.Fatalf("the end of the output was lost:\n%s", txt)
+	}
+}

@@ -39,9 +39,13 @@ const (
 	DefaultCols          = 80
 	DefaultRows          = 24
 
-	// drainAfterExit bounds how long output is still read after the child
-	// exited: a background grandchild may hold the pty open forever.
+	// After the child exited, output is still read until none comes for
+	// drainAfterExit, or until reads took drainMax in all: a background
+	// grandchild may hold the pty open, and write, forever. Time the reader
+	// spends waiting for its emulator (pacing) does not count, so a slow
+	// emulator never loses the end of a program's output.
 	drainAfterExit = 250 * time.Millisecond
+	drainMax       = 2 * time.Second
 )
 
 // ErrExited is returned by operations that need a running child.
@@ -130,6 +134,7 @@ type Session struct {
 	total     int64 // bytes published so far (stream offset of the next chunk)
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
+	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
 
 	scr *screen // the terminal emulator and its feeder
 
@@ -276,8 +281,18 @@ func (s *Session) readLoop() {
 	// Each attempt reads before waiting: RawConn.Read resets the poller's
 	// readiness on entry, so an edge that arrived while a chunk was being
 	// published would be lost if the first attempt skipped the read.
+	var drained time.Duration // time spent reading since the child exited
 	for {
 		s.scr.Pace()
+		var start time.Time
+		if s.reaped.Load() {
+			left := drainMax - drained
+			if left <= 0 {
+				return
+			}
+			start = time.Now()
+			s.ptmx.SetReadDeadline(start.Add(min(drainAfterExit, left)))
+		}
 		var chunk []byte
 		var rerr error
 		err := rc.Read(func(fd uintptr) bool {
@@ -307,6 +322,9 @@ func (s *Session) readLoop() {
 			chunk = append([]byte(nil), buf[:n]...)
 			return true
 		})
+		if !start.IsZero() {
+			drained += time.Since(start)
+		}
 		if len(chunk) > 0 {
 			s.publish(chunk)
 		}
@@ -339,6 +357,8 @@ func (s *Session) publish(chunk []byte) {
 func (s *Session) waitLoop() {
 	err := s.cmd.Wait()
 	code := exitCode(s.cmd.ProcessState, err)
+	s.reaped.Store(true)
+	// Wake a reader blocked in read; from now on it sets its own deadlines.
 	s.ptmx.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-s.readerDone
 	<-s.screenDone // Screen shows all output once Done
@@ -498,7 +518,18 @@ func (s *Session) Size() (cols, rows uint16) {
 // KillChildOnly) and, if the child or its group is still alive after
 // KillGrace, SIGKILL. Repeated calls resend SIGTERM but keep the first
 // deadline. It is a no-op once the child has exited.
-func (s *Session) Kill() error {
+func (s *Session) Kill() error { return s.stop(syscall.SIGTERM) }
+
+// Hangup stops the session as closing its terminal would: SIGHUP, then
+// SIGTERM, to the child's process group (or the child alone with
+// KillChildOnly), and SIGKILL after KillGrace as with Kill. Interactive
+// shells ignore SIGTERM but exit on SIGHUP; programs that ignore SIGHUP
+// (nohup) still get SIGTERM. It is a no-op once the child has exited.
+func (s *Session) Hangup() error { return s.stop(syscall.SIGHUP, syscall.SIGTERM) }
+
+// stop sends sigs in order (SIGKILL instead with a negative KillGrace) and
+// arms the kill grace.
+func (s *Session) stop(sigs ...syscall.Signal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.exited {
@@ -508,7 +539,10 @@ func (s *Session) Kill() error {
 	if s.cfg.KillGrace < 0 {
 		return s.signalLocked(syscall.SIGKILL)
 	}
-	err := s.signalLocked(syscall.SIGTERM)
+	var err error
+	for _, sig := range sigs {
+		err = errors.Join(err, s.signalLocked(sig))
+	}
 	if s.killTimer == nil {
 		s.killTimer = time.AfterFunc(s.cfg.KillGrace, s.killAfterGrace)
 	}
@@ -558,13 +592,13 @@ func (s *Session) signalLocked(sig syscall.Signal) error {
 	return nil
 }
 
-// Close stops the session: if the child is alive it is killed as by Kill;
-// if it has not exited a second after the kill grace, the group is
-// SIGKILLed. Once the child has exited after a requested kill, whatever is
+// Close stops the session: if the child is alive it is hung up as by
+// Hangup (as when the terminal it runs in closes); if it has not exited a
+// second after the kill grace, the group is SIGKILLed. Once the child has exited after a requested kill, whatever is
 // left of its process group is SIGKILLed at once (the supervisor is going
 // away and could not enforce the grace later). It returns the exit code.
 func (s *Session) Close() int {
-	s.Kill()
+	s.Hangup()
 	select {
 	case <-s.done:
 	case <-time.After(s.cfg.KillGrace + time.Second):

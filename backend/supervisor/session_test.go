@@ -182,7 +182,29 @@ func TestSessionAfterExit(t *testing.T) {
 // Close on a running session kills it (SIGTERM) and returns 128+15.
 func TestSessionClose(t *testing.T) {
 	s := startSession(t, Config{Argv: []string{"sleep", "1000"}, KillGrace: 5 * time.Second})
-	if code := s.Close(); code != 128+int(syscall.SIGTERM) {
+	if code := s.Close(); code != 128+int(syscall.SIGHUP) {
 		t.Fatalf("Close: %d", code)
+	}
+}
+
+// Close hangs up as a closing terminal does: a program that ignores
+// SIGTERM but exits on SIGHUP (an interactive shell) and one that ignores
+// SIGHUP but exits on SIGTERM (nohup) both end at once, by their own
+// handlers, not by the SIGKILL after the grace.
+func TestCloseHangsUp(t *testing.T) {
+	for _, c := range []struct {
+		name, script string
+		code         int
+	}{
+		{"shell", `trap '' TERM; trap 'exit 7' HUP; echo ready; while :; do sleep 0.05; done`, 7},
+		{"nohup", `trap '' HUP; trap 'exit 9' TERM; echo ready; while :; do sleep 0.05; done`, 9},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := startSession(t, Config{Argv: []string{"sh", "-c", c.script}, KillGrace: time.Minute})
+			waitFor(t, "ready", 10*time.Second, func() bool { return strings.Contains(s.Screen().Text(), "ready") })
+			if code := s.Close(); code != c.code {
+				t.Fatalf("exit code %d, want %d (its handler's)", code, c.code)
+			}
+		})
 	}
 }
