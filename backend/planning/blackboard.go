@@ -1,7 +1,5 @@
 package planning
 
-import "fmt"
-
 // Blackboard is the shared fact table (blackboard.json): key → value facts
 // discovered once (ports, versions, environment quirks) and read by key.
 //
@@ -15,8 +13,15 @@ type Blackboard struct{ s *Store }
 // Blackboard returns the Store's blackboard.
 func (s *Store) Blackboard() Blackboard { return Blackboard{s} }
 
-func (b Blackboard) table() table[string] {
-	return table[string]{path: b.s.BlackboardPath(), field: "facts"}
+func (b Blackboard) table() kv {
+	return kv{
+		table: table[string]{path: b.s.BlackboardPath(), field: "facts"},
+		s:     b.s,
+		noun:  "fact",
+		key:   "key",
+		value: "value",
+		actor: "blackboard",
+	}
 }
 
 // Facts is a snapshot of the blackboard.
@@ -32,77 +37,30 @@ func (b Blackboard) Load() (Facts, error) {
 }
 
 // Get returns the value of key; an unknown key is ErrNotFound.
-func (b Blackboard) Get(key string) (string, error) {
-	m, _, err := b.table().load()
-	if err != nil {
-		return "", err
-	}
-	v, ok := m[key]
-	if !ok {
-		return "", fmt.Errorf("fact %q: %w", key, ErrNotFound)
-	}
-	return v, nil
-}
+func (b Blackboard) Get(key string) (string, error) { return b.table().get(key) }
 
 // List returns the facts sorted by key.
-func (b Blackboard) List() ([]Entry, error) {
-	m, _, err := b.table().load()
-	if err != nil {
-		return nil, err
-	}
-	return sortedEntries(m), nil
-}
+func (b Blackboard) List() ([]Entry, error) { return b.table().list() }
 
 // Set sets key = value unconditionally (last writer wins, no update lost).
 func (b Blackboard) Set(key, value string) error {
-	_, err := b.set(key, value, nil)
+	_, err := b.table().set(key, value, nil)
 	return err
 }
 
 // SetIf sets key = value only if the file's Version is still expected; it
 // returns the new Version, or a *ConflictError.
 func (b Blackboard) SetIf(key, value string, expected Version) (Version, error) {
-	return b.set(key, value, &expected)
-}
-
-func (b Blackboard) set(key, value string, expected *Version) (Version, error) {
-	if err := checkKey("key", key); err != nil {
-		return "", err
-	}
-	if err := checkValue("value", value); err != nil {
-		return "", err
-	}
-	v, err := b.table().update(expected, func(m map[string]string) (bool, error) {
-		m[key] = value
-		return true, nil
-	})
-	if err != nil {
-		return "", err
-	}
-	return v, b.s.Log("blackboard", "set", key+"="+value)
+	return b.table().set(key, value, &expected)
 }
 
 // Delete removes key; an unknown key is ErrNotFound.
 func (b Blackboard) Delete(key string) error {
-	_, err := b.del(key, nil)
+	_, err := b.table().del(key, nil)
 	return err
 }
 
 // DeleteIf removes key only if the file's Version is still expected.
 func (b Blackboard) DeleteIf(key string, expected Version) (Version, error) {
-	return b.del(key, &expected)
-}
-
-func (b Blackboard) del(key string, expected *Version) (Version, error) {
-	v, err := b.table().update(expected, func(m map[string]string) (bool, error) {
-		if _, ok := m[key]; !ok {
-			return false, fmt.Errorf("fact %q: %w", key, ErrNotFound)
-		}
-		delete(m, key)
-		return true, nil
-	})
-	if err != nil {
-		return "", err
-	}
-	return v, b.s.Log("blackboard", "delete", key)
+	return b.table().del(key, &expected)
 }

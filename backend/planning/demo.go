@@ -66,16 +66,24 @@ var demoTasks = []demoTask{
 
 // DemoResult is what one run of the demo measured.
 type DemoResult struct {
-	V1, V2 int64 // orchestration tokens, verbatim vs protocol
-	Delta  Delta // computed by the ledger from the logged entries
-	Root   string
+	// Delta is the ledger's own: v1's total as the orchestration baseline
+	// against the sum of v2's logged costs.
+	Delta Delta
+	Root  string
 }
+
+// V1 is v1's orchestration tokens (verbatim briefs and prose results).
+func (r DemoResult) V1() int64 { return r.Delta.Baseline }
+
+// V2 is v2's orchestration tokens (symbol table, delta briefs, typed
+// results), as the ledger summed them.
+func (r DemoResult) V2() int64 { return r.Delta.Measured }
 
 // Lines are the demo's printed lines.
 func (r DemoResult) Lines() []string {
 	return []string{
-		fmt.Sprintf("v1 orchestration (briefing %d spawns, verbatim): %d tokens (baseline)", len(demoTasks), r.V1),
-		fmt.Sprintf("v2 orchestration (symbol table + %d delta briefs + %d typed results): %d tokens", len(demoTasks), len(demoTasks), r.V2),
+		fmt.Sprintf("v1 orchestration (briefing %d spawns, verbatim): %d tokens (baseline)", len(demoTasks), r.V1()),
+		fmt.Sprintf("v2 orchestration (symbol table + %d delta briefs + %d typed results): %d tokens", len(demoTasks), len(demoTasks), r.V2()),
 		"measured delta: " + r.Delta.Short(),
 		fmt.Sprintf("%s: %s → %d tokens, measured.", r.Delta.Role, kilo(r.Delta.Baseline), r.Delta.Measured),
 	}
@@ -201,7 +209,11 @@ func RunDemo(dir string) (DemoResult, error) {
 	if err != nil {
 		return DemoResult{}, err
 	}
-	return DemoResult{V1: v1, V2: v2, Delta: delta, Root: dir}, nil
+	// The ledger's sums must be what was counted and logged.
+	if delta.Baseline != v1 || delta.Measured != v2 {
+		return DemoResult{}, fmt.Errorf("demo: the ledger says %d -> %d tokens, the demo counted %d -> %d", delta.Baseline, delta.Measured, v1, v2)
+	}
+	return DemoResult{Delta: delta, Root: dir}, nil
 }
 
 func resolveAll(ids []string) []string {

@@ -23,7 +23,7 @@ func TestRunDemo(t *testing.T) {
 		t.Fatalf("roles = %+v", rep.Roles)
 	}
 	o := rep.Roles[0]
-	if o.Tokens != res.V2 || o.Baseline != res.V1 || res.Delta != (Delta{"orchestration", res.V1, res.V2}) {
+	if o.Tokens != res.V2() || o.Baseline != res.V1() || res.Delta != o.Delta {
 		t.Errorf("result %+v vs ledger %+v", res, o)
 	}
 	// 1 symbol table + 3 briefs + 3 results.
@@ -53,15 +53,15 @@ func TestRunDemo(t *testing.T) {
 		b, _ := CountTokens(task.typed)
 		v2 += int64(a + b)
 	}
-	if v2 != res.V2 {
-		t.Errorf("v2 recounted %d, demo says %d", v2, res.V2)
+	if v2 != res.V2() {
+		t.Errorf("v2 recounted %d, demo says %d", v2, res.V2())
 	}
-	if res.V1 <= res.V2 || res.V2 <= 0 {
-		t.Errorf("v1 %d, v2 %d", res.V1, res.V2)
+	if res.V1() <= res.V2() || res.V2() <= 0 {
+		t.Errorf("v1 %d, v2 %d", res.V1(), res.V2())
 	}
 	lines := res.Lines()
-	want0 := "v1 orchestration (briefing 3 spawns, verbatim): " + strconv.FormatInt(res.V1, 10) + " tokens (baseline)"
-	want2 := "measured delta: orchestration: " + strconv.FormatInt(res.V1, 10) + " -> " + strconv.FormatInt(res.V2, 10) + " tokens (" + strconv.Itoa(res.Delta.Percent()) + "%)"
+	want0 := "v1 orchestration (briefing 3 spawns, verbatim): " + strconv.FormatInt(res.V1(), 10) + " tokens (baseline)"
+	want2 := "measured delta: orchestration: " + strconv.FormatInt(res.V1(), 10) + " -> " + strconv.FormatInt(res.V2(), 10) + " tokens (" + strconv.Itoa(res.Delta.Percent()) + "%)"
 	if lines[0] != want0 || lines[2] != want2 || !strings.HasPrefix(lines[1], "v2 orchestration (symbol table + 3 delta briefs + 3 typed results): ") {
 		t.Errorf("lines = %q", lines)
 	}

@@ -29,13 +29,19 @@
 // changed and rewritten under that lock, through a temp file and a rename,
 // so no update is lost and a reader (which takes no lock) sees the old or
 // the new file, never a torn one. Appends (ledger.jsonl, protocol.log) are
-// one write of one whole line under the lock; a reader skips a last line
-// without its newline (still being written), and an appender first ends a
-// line a crashed writer left torn. Files are not fsynced: the guarantees
-// hold against concurrent processes and crashed processes, not against a
-// power loss mid-write. A state file that does not
-// parse, or that is stamped with another protocol version, is an error
-// naming the file (*FileError wrapping ErrCorrupt or ErrVersion).
+// one write of one whole line under the lock, so bytes after a file's last
+// newline are a line being written or the torn record of a writer that
+// crashed. Readers (Report, Tail, the dashboard's views) ignore such an
+// unterminated last line. An appender, holding the lock (so no write can
+// be in progress), cuts it off, truncating the file to just after its last
+// newline, before it appends its own line: the fragment never becomes a
+// complete line, and no complete line is ever lost. A complete line that
+// does not parse is foreign data, never skipped: an error naming the file
+// and line. Files are not fsynced: the guarantees hold against concurrent
+// processes and crashed processes, not against a power loss mid-write. A
+// state file that does not parse, or that is stamped with another protocol
+// version, is an error naming the file (*FileError wrapping ErrCorrupt or
+// ErrVersion).
 //
 // # For views
 //

@@ -124,35 +124,20 @@ func (p *scanner) expect(c byte) bool {
 // str reads a JSON string. Plain ones (no escapes, valid UTF-8, no
 // control characters) are sliced; others are decoded by encoding/json.
 func (p *scanner) str() (string, bool) {
-	if !p.expect('"') {
+	raw, plain, ok := p.rawStr()
+	if !ok {
 		return "", false
 	}
-	start := p.i
-	plain := true
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			raw := p.b[start:p.i]
-			p.i++
-			if plain && utf8.Valid(raw) {
-				return string(raw), true
-			}
-			var s string
-			if json.Unmarshal(p.b[start-1:p.i], &s) != nil {
-				return "", false
-			}
-			return s, true
-		case c == '\\':
-			plain = false
-			p.i += 2
-		case c < 0x20:
-			return "", false
-		default:
-			p.i++
-		}
+	if plain {
+		return string(raw), true
 	}
-	return "", false
+	// raw ends just before the closing quote at p.i-1; with its quotes
+	// it is p.b[p.i-len(raw)-2 : p.i].
+	var s string
+	if json.Unmarshal(p.b[p.i-len(raw)-2:p.i], &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // int reads a JSON integer (no fraction, no exponent).

@@ -162,9 +162,9 @@ type LedgerReport struct {
 }
 
 // Report reads the whole ledger and the baselines and returns the totals
-// and the last `latest` entries. A final line still being written (no
-// newline) is skipped; any other malformed line is an error naming the
-// file and line.
+// and the last `latest` entries. A final line without its newline (being
+// written, or torn by a crashed writer) is ignored; any complete line that
+// is not a ledger entry is an error naming the file and line.
 func (l Ledger) Report(latest int) (LedgerReport, error) {
 	base, err := l.Baselines()
 	if err != nil {
@@ -202,8 +202,8 @@ func (l Ledger) Report(latest int) (LedgerReport, error) {
 				line = full
 			}
 			if err != nil {
-				// EOF: whatever is left has no newline yet — a line being
-				// written, skipped.
+				// EOF: whatever is left has no newline — a line being
+				// written or torn by a crash — and is ignored.
 				break
 			}
 			line = bytes.TrimRight(line, "\r\n")

@@ -106,22 +106,19 @@ func TestLedgerReportLatestRing(t *testing.T) {
 func TestLedgerCorruptLines(t *testing.T) {
 	s := newStore(t)
 	must(t, s.Ledger().Log(LedgerEntry{Role: "r", Kind: "k", Tokens: 1}))
-	f, err := os.OpenFile(s.LedgerPath(), os.O_APPEND|os.O_WRONLY, 0)
-	must(t, err)
-	// A last line without newline is a line being written: skipped.
-	f.WriteString(`{"ts":"x","role":"r","kind":"k","tok`)
-	f.Close()
-	r, err := s.Ledger().Report(5)
-	must(t, err)
-	if r.Entries != 1 || r.Total != 1 {
-		t.Errorf("with a partial last line: %+v", r)
-	}
-	// Once it is followed by another line it is corrupt, named by line.
+	// A complete line that is not a ledger entry is foreign data: an error
+	// naming the file and the line, never skipped.
+	appendRaw(t, s.LedgerPath(), "garbage\n")
 	must(t, s.Ledger().Log(LedgerEntry{Role: "r", Kind: "k", Tokens: 2}))
-	_, err = s.Ledger().Report(0)
+	_, err := s.Ledger().Report(0)
 	var fe *FileError
 	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &fe) || fe.Line != 2 || !strings.Contains(err.Error(), "ledger.jsonl:2:") {
-		t.Errorf("torn line: %v", err)
+		t.Errorf("a garbage line: %v", err)
+	}
+	// Also when it is the last line.
+	must(t, os.WriteFile(s.LedgerPath(), []byte(`{"role":"r","kind":"k","tokens":1}`+"\n"+`{"ts":"x","role":"r"`+"\n"), 0o644))
+	if _, err := s.Ledger().Report(3); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ledger.jsonl:2:") {
+		t.Errorf("a complete but cut-short last line: %v", err)
 	}
 	must(t, os.WriteFile(s.LedgerPath(), []byte(`{"role":"r","tokens":"many"}`+"\n"), 0o644))
 	if _, err := s.Ledger().Report(0); !errors.Is(err, ErrCorrupt) {
@@ -131,6 +128,80 @@ func TestLedgerCorruptLines(t *testing.T) {
 	if _, err := s.Ledger().Report(0); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("no role: %v", err)
 	}
+}
+
+// A writer that crashed mid-line leaves a torn record. Readers ignore it,
+// and the next append under the lock cuts it off, so the ledger never
+// becomes corrupt and no complete line is lost.
+func TestLedgerCrashedWriter(t *testing.T) {
+	s := newStore(t)
+	for i := int64(1); i <= 3; i++ {
+		must(t, s.Ledger().Log(LedgerEntry{TS: "t", Role: "r", Kind: "k", Tokens: i}))
+	}
+	before, err := os.ReadFile(s.LedgerPath())
+	must(t, err)
+	// The crash: half a line, written without the lock and never ended.
+	appendRaw(t, s.LedgerPath(), `{"ts":"t","role":"r","kind":"k","tok`)
+	r, err := s.Ledger().Report(5)
+	must(t, err)
+	if r.Entries != 3 || r.Total != 6 || len(r.Latest) != 3 {
+		t.Errorf("report with a torn last line: %+v", r)
+	}
+	// The next append, through the Store, drops the fragment.
+	must(t, s.Ledger().Log(LedgerEntry{TS: "t", Role: "q", Kind: "k", Tokens: 10}))
+	after, err := os.ReadFile(s.LedgerPath())
+	must(t, err)
+	want := string(before) + `{"ts":"t","role":"q","kind":"k","tokens":10}` + "\n"
+	if string(after) != want {
+		t.Errorf("ledger after the append =\n%s\nwant\n%s", after, want)
+	}
+	r, err = s.Ledger().Report(5)
+	must(t, err)
+	if r.Entries != 4 || r.Total != 16 || len(r.Roles) != 2 || r.Roles[0].Role != "q" || r.Roles[1].Tokens != 6 {
+		t.Errorf("report after the append: %+v", r)
+	}
+	if len(r.Latest) != 4 || r.Latest[3].Role != "q" || r.Latest[2].Tokens != 3 {
+		t.Errorf("latest after the append: %+v", r.Latest)
+	}
+}
+
+// The torn tail is cut at the last newline however long it is (longer than
+// the backward scan's chunk), and a file that is nothing but a fragment
+// becomes empty before the append.
+func TestAppendCutsLongTornTail(t *testing.T) {
+	s := newStore(t)
+	must(t, s.Ledger().Log(LedgerEntry{TS: "t", Role: "r", Kind: "k", Tokens: 1}))
+	before, err := os.ReadFile(s.LedgerPath())
+	must(t, err)
+	appendRaw(t, s.LedgerPath(), `{"role":"`+strings.Repeat("x", 200<<10))
+	must(t, s.Ledger().Log(LedgerEntry{TS: "t", Role: "r", Kind: "k", Tokens: 2}))
+	after, err := os.ReadFile(s.LedgerPath())
+	must(t, err)
+	if want := string(before) + `{"ts":"t","role":"r","kind":"k","tokens":2}` + "\n"; string(after) != want {
+		t.Errorf("after a 200 KiB torn tail: %d bytes, want %q", len(after), want)
+	}
+
+	must(t, os.WriteFile(s.LedgerPath(), []byte(`{"ts":"t","ro`), 0o644))
+	if r, err := s.Ledger().Report(1); err != nil || r.Entries != 0 {
+		t.Errorf("report of a lone fragment: %+v, %v", r, err)
+	}
+	must(t, s.Ledger().Log(LedgerEntry{TS: "t", Role: "r", Kind: "k", Tokens: 3}))
+	after, err = os.ReadFile(s.LedgerPath())
+	must(t, err)
+	if want := `{"ts":"t","role":"r","kind":"k","tokens":3}` + "\n"; string(after) != want {
+		t.Errorf("after a lone fragment: %q, want %q", after, want)
+	}
+}
+
+// appendRaw appends s to path the way a foreign or crashing writer would:
+// without the lock.
+func appendRaw(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteString(s)
+	must(t, err)
+	must(t, f.Close())
 }
 
 func TestCountTokens(t *testing.T) {

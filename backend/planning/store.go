@@ -202,25 +202,22 @@ func writeAtomic(path string, data []byte) error {
 
 // appendLine appends one whole line (it must end in "\n" and contain no
 // other newline) to path under its lock, with a single write, so concurrent
-// appenders never interleave and readers see whole lines (a reader may see
-// the last line without its newline while it is being written; readers
-// skip such a line). A torn last line left by a writer that died is ended
-// first, so it can never swallow this one.
+// appenders never interleave. Every writer appends under the lock, so once
+// it is held, bytes after the file's last newline cannot be a write in
+// progress: they are the torn record of a writer that crashed mid-line (a
+// kill, a full disk). They are cut off first (the file is truncated to
+// just after its last newline), so the fragment is never completed into a
+// line that poisons the file; every complete line is kept.
 func appendLine(path string, line []byte) error {
 	return withLock(path, func() error {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 		if err != nil {
 			return fmt.Errorf("append %s: %w", path, err)
 		}
-		// A writer that died mid-line (a crash, a full disk) left a line
-		// without its newline: end it, so this line stays whole.
-		if st, serr := f.Stat(); serr == nil && st.Size() > 0 {
-			last := make([]byte, 1)
-			if _, rerr := f.ReadAt(last, st.Size()-1); rerr == nil && last[0] != '\n' {
-				line = append([]byte{'\n'}, line...)
-			}
+		err = dropTornTail(f)
+		if err == nil {
+			_, err = f.Write(line)
 		}
-		_, err = f.Write(line)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -229,6 +226,48 @@ func appendLine(path string, line []byte) error {
 		}
 		return nil
 	})
+}
+
+// dropTornTail truncates f to just after its last newline (to empty if it
+// has none), removing an unterminated last line. The caller holds f's lock.
+// The common case, a file ending in a newline, costs a stat and a one-byte
+// read.
+func dropTornTail(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size()
+	if size == 0 {
+		return nil
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, size-1); err != nil {
+		return fmt.Errorf("read last byte: %w", err)
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	// Scan backwards for the last newline, a chunk at a time: a torn line
+	// may be long.
+	keep := int64(0)
+	buf := make([]byte, 64<<10)
+	for end := size - 1; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		b := buf[:end-start]
+		if _, err := f.ReadAt(b, start); err != nil {
+			return fmt.Errorf("read torn tail: %w", err)
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			keep = start + int64(i) + 1
+			break
+		}
+		end = start
+	}
+	if err := f.Truncate(keep); err != nil {
+		return fmt.Errorf("cut torn tail (%d bytes): %w", size-keep, err)
+	}
+	return nil
 }
 
 // checkVersion accepts the protocol versions this package can rewrite

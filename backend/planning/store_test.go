@@ -207,24 +207,27 @@ func TestTail(t *testing.T) {
 	all, err := s.Tail(1000)
 	must(t, err)
 	if len(all) != 100 {
-		t.Errorf("Tail(1000) = %d lines, want 100", len(all))
+		t.Fatalf("Tail(1000) = %d lines, want 100", len(all))
 	}
-	// A last line still being written (no newline) is not shown.
-	f, err := os.OpenFile(s.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
-	must(t, err)
-	f.WriteString("2026-06-11T12:07:27Z\tpartial")
-	f.Close()
+	// A last line without its newline (being written, or torn by a crashed
+	// writer) is not shown.
+	appendRaw(t, s.LogPath(), "2026-06-11T12:07:27Z\tpartial")
 	lines, err = s.Tail(1)
 	must(t, err)
 	if len(lines) != 1 || strings.Contains(lines[0], "partial") {
 		t.Errorf("Tail(1) with a partial last line = %q", lines)
 	}
-	// The next append ends the torn line first, and tabs and newlines in
-	// fields cannot break the format.
+	// The next append, under the lock, cuts the torn line off; tabs and
+	// newlines in fields cannot break the format.
 	must(t, s.Log("a\tb", "c\nd", "e\tf\ng"))
-	lines, _ = s.Tail(2)
-	if lines[0] != "2026-06-11T12:07:27Z\tpartial" || lines[1] != "2026-06-11T12:07:27Z\ta b\tc d\te f g" {
+	lines, _ = s.Tail(3)
+	if len(lines) != 3 || lines[0] != all[98] || lines[1] != all[99] || lines[2] != "2026-06-11T12:07:27Z\ta b\tc d\te f g" {
 		t.Errorf("last lines = %q", lines)
+	}
+	b, err := os.ReadFile(s.LogPath())
+	must(t, err)
+	if strings.Contains(string(b), "partial") || strings.Count(string(b), "\n") != 101 {
+		t.Errorf("protocol.log kept the torn line or lost one: %d lines", strings.Count(string(b), "\n"))
 	}
 }
 
@@ -374,4 +377,35 @@ func FuzzFastTable(f *testing.F) {
 			return *x.Version, x.Baselines, nil
 		})
 	})
+}
+
+// The symbol table and the blackboard word their errors for the CLI, which
+// prints them as they are: pin the exact messages.
+func TestTableErrorMessages(t *testing.T) {
+	s := newStore(t)
+	y, b := s.Symbols(), s.Blackboard()
+	must(t, b.Set("k", "v")) // a blackboard that exists, for Delete
+	_, getSym := y.Get("X")
+	_, getFact := b.Get("X")
+	_, delIf := b.DeleteIf("X", "")
+	for _, c := range []struct {
+		err  error
+		kind error
+		want string
+	}{
+		{getSym, ErrNotFound, `symbol "X": not found`},
+		{y.Set("", "x"), ErrInvalid, `empty symbol id`},
+		{y.Set("a\tb", "x"), ErrInvalid, `symbol id "a\tb" contains a tab or newline`},
+		{y.Set("a", "x\ny"), ErrInvalid, `symbol value contains a newline`},
+		{getFact, ErrNotFound, `fact "X": not found`},
+		{b.Set("", "x"), ErrInvalid, `empty key`},
+		{b.Set("a\nb", "x"), ErrInvalid, `key "a\nb" contains a tab or newline`},
+		{b.Set("a", "x\ry"), ErrInvalid, `value contains a newline`},
+		{b.Delete("X"), ErrNotFound, `fact "X": not found`},
+		{delIf, ErrConflict, ""},
+	} {
+		if !errors.Is(c.err, c.kind) || (c.want != "" && c.err.Error() != c.want) {
+			t.Errorf("error %v, want %q (%v)", c.err, c.want, c.kind)
+		}
+	}
 }

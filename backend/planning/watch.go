@@ -45,6 +45,20 @@ func (s *Store) WatchDirs() []string {
 	return []string{s.root, s.ProtocolDir(), s.CapsuleDir()}
 }
 
+// structuralPaths are the paths whose creation, removal or renaming can
+// change the set of directories Watch must watch: the WatchDirs and all
+// their ancestors, cleaned. Any other event (a state file written, a lock
+// or temp file) leaves the set as it is.
+func (s *Store) structuralPaths() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range s.WatchDirs() {
+		for p := filepath.Clean(d); !m[p]; p = filepath.Dir(p) {
+			m[p] = true
+		}
+	}
+	return m
+}
+
 // Classify maps a path from a watch event to the state it changed. Lock
 // files and temp files are KindOther: a writer's rename is the change.
 func (s *Store) Classify(path string) FileKind {
@@ -108,6 +122,7 @@ func (s *Store) Watch(ctx context.Context, debounce time.Duration, fn func(Chang
 	}
 	defer w.Close()
 	watched := map[string]bool{}
+	structural := s.structuralPaths()
 	// sync adds every WatchDir that exists, and the nearest existing
 	// parent of the first that does not; it reports whether a state
 	// directory was added. It loops until nothing changes: a directory
@@ -178,11 +193,16 @@ func (s *Store) Watch(ctx context.Context, debounce time.Duration, fn func(Chang
 			if !ok {
 				return nil
 			}
+			name := filepath.Clean(ev.Name)
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 				// A watched directory that goes away loses its watch.
-				delete(watched, filepath.Clean(ev.Name))
+				delete(watched, name)
 			}
-			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			// Only a state directory, or a directory on the way to one,
+			// appearing or going away can change what must be watched.
+			// Every JSON write creates and renames a temp file: those
+			// events are not re-checked (no stat per write).
+			if structural[name] && (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
 				added, err := sync()
 				if err != nil {
 					return err

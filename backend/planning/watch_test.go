@@ -8,14 +8,14 @@ import (
 	"time"
 )
 
-func TestWatch(t *testing.T) {
-	base := t.TempDir()
-	s := Open(filepath.Join(base, "work", ".planning"))
+// startWatch runs s.Watch until the test ends (checking that it then
+// returns nil, promptly) and returns its reports.
+func startWatch(t *testing.T, s *Store, debounce time.Duration) <-chan Changes {
 	ctx, cancel := context.WithCancel(context.Background())
 	got := make(chan Changes, 64)
 	done := make(chan error, 1)
-	go func() { done <- s.Watch(ctx, 100*time.Millisecond, func(c Changes) { got <- c }) }()
-	defer func() {
+	go func() { done <- s.Watch(ctx, debounce, func(c Changes) { got <- c }) }()
+	t.Cleanup(func() {
 		cancel()
 		select {
 		case err := <-done:
@@ -25,28 +25,37 @@ func TestWatch(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Error("Watch did not return after cancel")
 		}
-	}()
-	// waitFor waits (bounded) for a report that includes k, doing act
-	// again every half second: the watcher may not be in place yet.
-	waitFor := func(k FileKind, act func()) {
-		t.Helper()
-		deadline := time.After(10 * time.Second)
-		retry := time.NewTicker(500 * time.Millisecond)
-		defer retry.Stop()
-		act()
-		for {
-			select {
-			case c := <-got:
-				if c.Has(k) {
-					return
-				}
-			case <-retry.C:
-				act()
-			case <-deadline:
-				t.Fatalf("no %v change reported", k)
+	})
+	return got
+}
+
+// awaitChange does act, and again every half second (the watcher may not
+// be in place yet), until a report from got includes k; bounded.
+func awaitChange(t *testing.T, got <-chan Changes, k FileKind, act func()) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	retry := time.NewTicker(500 * time.Millisecond)
+	defer retry.Stop()
+	act()
+	for {
+		select {
+		case c := <-got:
+			if c.Has(k) {
+				return
 			}
+		case <-retry.C:
+			act()
+		case <-deadline:
+			t.Fatalf("no %v change reported", k)
 		}
 	}
+}
+
+func TestWatch(t *testing.T) {
+	base := t.TempDir()
+	s := Open(filepath.Join(base, "work", ".planning"))
+	got := startWatch(t, s, 100*time.Millisecond)
+	waitFor := func(k FileKind, act func()) { t.Helper(); awaitChange(t, got, k, act) }
 	// The root does not exist yet: its creation is seen from the parent.
 	must(t, os.MkdirAll(filepath.Join(base, "work"), 0o755))
 	waitFor(KindSymbols, func() { must(t, s.Init()) })
@@ -116,4 +125,43 @@ func TestWatchRootRace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Only the state directories and their ancestors can change what is
+// watched; a state file, a lock or temp file, a capsule are not re-checked.
+func TestStructuralPaths(t *testing.T) {
+	for _, root := range []string{"/r/w/.planning", ".planning", "../x/.planning"} {
+		s := Open(root)
+		got := s.structuralPaths()
+		want := []string{root, s.ProtocolDir(), s.CapsuleDir(), filepath.Dir(root)}
+		not := []string{s.BlackboardPath(), s.LedgerPath(), s.LogPath(), lockPath(s.BlackboardPath()),
+			filepath.Join(root, ".blackboard.json.tmp-123"), filepath.Join(s.CapsuleDir(), "w1.md"),
+			filepath.Join(filepath.Dir(root), "sibling")}
+		for _, p := range want {
+			if !got[filepath.Clean(p)] {
+				t.Errorf("root %s: %s is not structural", root, p)
+			}
+		}
+		for _, p := range not {
+			if got[filepath.Clean(p)] {
+				t.Errorf("root %s: %s is structural", root, p)
+			}
+		}
+	}
+	if got := Open("/r/w/.planning").structuralPaths(); !got["/"] || !got["/r"] || len(got) != 6 {
+		t.Errorf("structural paths of /r/w/.planning = %v", got)
+	}
+}
+
+// A state directory removed and created again is watched again.
+func TestWatchDirRecreated(t *testing.T) {
+	s := newStore(t)
+	must(t, s.Init())
+	got := startWatch(t, s, 10*time.Millisecond)
+	awaitChange(t, got, KindLedger, func() { must(t, s.Ledger().Log(LedgerEntry{Role: "r", Kind: "k", Tokens: 1})) })
+	// No capsule existed, so removing the tree reports no KindCapsule: one
+	// can only come from the new capsules/ being watched.
+	must(t, os.RemoveAll(s.ProtocolDir()))
+	must(t, os.MkdirAll(s.CapsuleDir(), 0o755))
+	awaitChange(t, got, KindCapsule, func() { must(t, s.Capsules().Write(Capsule{ID: "w1", What: "x"})) })
 }
