@@ -105,6 +105,10 @@ type Model struct {
 	caps      *capsules.Browser
 
 	dialogs []dialog.Dialog
+	// presetsFor is the open dialog waiting for lookup number presetSeq
+	// (presetsMsg); nil when none waits.
+	presetsFor dialog.Dialog
+	presetSeq  int
 
 	status     string
 	statusErr  bool
@@ -252,6 +256,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.info(msg.id + " exited (code " + strconv.Itoa(msg.res.Code) + ")")
 		}
 		return m.info("detached from " + msg.id)
+	case presetsMsg:
+		return m.onPresets(msg)
 	case planningChangedMsg, ledgerMsg, factsMsg, factWrittenMsg, conflictMsg, capsuleListMsg, hydratedMsg:
 		return m.onPlanning(msg)
 	case tea.PasteMsg:

@@ -32,12 +32,17 @@ type stub struct {
 	calls   []string
 	screens map[string]int // Screen calls per ID
 	failed  error          // returned by the next mutating call
+	presets []fleet.Preset // what Presets returns
+	// presetCalls counts Presets calls: the tests check that Update makes
+	// none (only the Cmds it returns may).
+	presetCalls int
 }
 
 func newStub() *stub {
 	at := func(s int) time.Time { return t0.Add(-time.Duration(s) * time.Second) }
 	return &stub{
 		screens: map[string]int{},
+		presets: []fleet.Preset{{Name: "shell", Argv: []string{"/bin/sh"}, Classifier: "simple", Found: true}},
 		infos: []fleet.Info{
 			{ID: "claude-1", Agent: "claude", Owned: true, Alive: true, State: frame.StateThinking,
 				Started: at(600), StateSince: at(12), LastOutput: at(1), Cols: 80, Rows: 24},
@@ -81,7 +86,16 @@ func (s *stub) Next(ctx context.Context) ([]fleet.Event, error) {
 }
 
 func (s *stub) Presets() []fleet.Preset {
-	return []fleet.Preset{{Name: "shell", Argv: []string{"/bin/sh"}, Classifier: "simple", Found: true}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.presetCalls++
+	return slices.Clone(s.presets)
+}
+
+func (s *stub) PresetCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.presetCalls
 }
 
 func (s *stub) Spawn(spec fleet.Spec) (string, error) {
@@ -423,7 +437,8 @@ func TestRemoveRestartResizeSpawn(t *testing.T) {
 		t.Fatalf("resize to terminal: %q", calls)
 	}
 
-	press(m, "n", "ctrl+s")
+	lookUp(t, m, press(m, "n"))
+	press(m, "ctrl+s")
 	calls = b.Calls()
 	cols, rows := m.paneSize(m.mode)
 	if want := fmt.Sprintf("spawn shell [/bin/sh] %dx%d", cols, rows); calls[len(calls)-1] != want {
@@ -433,7 +448,8 @@ func TestRemoveRestartResizeSpawn(t *testing.T) {
 		t.Fatalf("new session not selected: %q", m.selID)
 	}
 	b.failed = errors.New("spawn: exec: \"nope\": not found")
-	press(m, "n", "ctrl+s")
+	lookUp(t, m, press(m, "n"))
+	press(m, "ctrl+s")
 	if !m.statusErr || !strings.Contains(m.status, "not found") {
 		t.Fatalf("spawn error not reported: %q", m.status)
 	}

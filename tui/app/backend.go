@@ -20,8 +20,8 @@ var (
 // here, by its user; *fleet.Fleet implements it and tests use a stub.
 //
 // Methods may be called from Update (they are in-memory or do one quick
-// syscall/socket write) except Next, which blocks and is only called from a
-// tea.Cmd.
+// syscall/socket write) except Next, which blocks, and Presets, which
+// looks programs up on PATH: those two are only called from a tea.Cmd.
 type Backend interface {
 	// Sessions returns every known session, in a stable order.
 	Sessions() []fleet.Info
@@ -32,6 +32,8 @@ type Backend interface {
 	// the latest lossy event per session.
 	Next(ctx context.Context) ([]fleet.Event, error)
 
+	// Presets returns the spawn presets, each marked Found when its program
+	// is on PATH (file system I/O: call it from a tea.Cmd).
 	Presets() []fleet.Preset
 	Spawn(spec fleet.Spec) (id string, err error)
 	Write(id string, p []byte) error

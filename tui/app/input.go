@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -165,9 +166,9 @@ func (m *Model) do(act keys.Action) tea.Cmd {
 	case keys.Filter:
 		m.filtering = true
 	case keys.Command:
-		m.push(dialog.NewCommand(m.ids(), m.opt.Backend.Presets()...))
+		return m.pushForPresets(dialog.NewCommandPending(m.ids()))
 	case keys.Spawn:
-		m.push(dialog.NewSpawn(m.opt.Backend.Presets(), m.opt.DefaultDir, m.opt.Classifiers))
+		return m.pushForPresets(dialog.NewSpawnPending(m.opt.DefaultDir, m.opt.Classifiers))
 	case keys.Grid:
 		if m.mode == layout.ModeGrid {
 			m.mode = layout.ModeSplit
@@ -247,6 +248,46 @@ func (m *Model) prevMode() layout.Mode {
 }
 
 func (m *Model) push(d dialog.Dialog) { m.dialogs = append(m.dialogs, d) }
+
+// presetsMsg carries the presets looked up for the dialog that was opened
+// as lookup number seq.
+type presetsMsg struct {
+	seq     int
+	presets []fleet.Preset
+}
+
+// pushForPresets opens d (a dialog that waits for the presets) at once and
+// returns the Cmd that looks the presets up off the event loop (PATH
+// lookups are file system I/O). onPresets hands them to d.
+func (m *Model) pushForPresets(d dialog.Dialog) tea.Cmd {
+	m.push(d)
+	m.presetSeq++
+	m.presetsFor = d
+	seq, b := m.presetSeq, m.opt.Backend
+	return func() tea.Msg { return presetsMsg{seq: seq, presets: b.Presets()} }
+}
+
+// onPresets fills in the dialog the presets were looked up for. A result
+// for an earlier lookup (the dialog was closed and another opened since)
+// or for a dialog no longer open (esc) is dropped.
+func (m *Model) onPresets(msg presetsMsg) tea.Cmd {
+	d := m.presetsFor
+	if msg.seq != m.presetSeq || d == nil || !slices.Contains(m.dialogs, d) {
+		return nil
+	}
+	m.presetsFor = nil
+	switch d := d.(type) {
+	case *dialog.SpawnDialog:
+		d.SetPresets(msg.presets)
+	case *dialog.CommandDialog:
+		// A ":spawn …" entered while the lookup ran runs now. Actions
+		// apply to the top dialog, which this one must be for that.
+		if act := d.SetPresets(msg.presets); act != nil && m.dialogs[len(m.dialogs)-1] == d {
+			return m.apply(act)
+		}
+	}
+	return nil
+}
 
 func (m *Model) pop() {
 	if n := len(m.dialogs); n > 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
@@ -262,7 +263,7 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 	for _, f := range e.facts {
 		keyW = max(keyW, min(w/3, ansi.StringWidth(f.key)))
 	}
-	lines = append(lines, st.Muted.Render(cell("KEY", keyW)+" │ VALUE"))
+	lines = append(lines, st.Muted.Render(cellwidth.Fit("KEY", keyW, "…")+" │ VALUE"))
 	if len(e.facts) == 0 {
 		lines = append(lines, st.Muted.Render("no facts yet — a adds one; agents add with: heimdall-blackboard set KEY VALUE"))
 	}
@@ -278,8 +279,8 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 			f := e.facts[i]
 			// Facts are written by agents: control characters are shown,
 			// never sent to the terminal.
-			row := cell(pane.Sanitize(f.key), keyW) + " │ " + pane.Sanitize(strings.ReplaceAll(f.value, "\n", "⏎"))
-			row = cell(row, w)
+			row := cellwidth.Fit(pane.Sanitize(f.key), keyW, "…") + " │ " + pane.Sanitize(strings.ReplaceAll(f.value, "\n", "⏎"))
+			row = cellwidth.Fit(row, w, "…")
 			if i == e.sel {
 				lines = append(lines, st.RowSelected.Render(row))
 			} else {
@@ -292,17 +293,10 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 	}
 	lines = append(lines[:max(0, h-len(foot))], foot...)
 	for i, l := range lines {
-		l = ansi.Truncate(l, w, "")
-		lines[i] = l + strings.Repeat(" ", max(0, w-ansi.StringWidth(l)))
+		lines[i] = cellwidth.Fit(l, w, "")
 	}
 	if len(lines) > h {
 		lines = lines[len(lines)-h:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// cell is s cut ("…") or padded to exactly w cells.
-func cell(s string, w int) string {
-	s = ansi.Truncate(s, w, "…")
-	return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
 }

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 )
@@ -131,7 +131,7 @@ func (b *Browser) View(st *themes.Styles, w, h int) string {
 		b.offset = b.sel - rows + 1
 	}
 	for i := b.offset; i < len(b.ids) && i < b.offset+rows; i++ {
-		row := cell(" "+pane.Sanitize(b.ids[i]), listW)
+		row := cellwidth.Fit(" "+pane.Sanitize(b.ids[i]), listW, "…")
 		if i == b.sel {
 			row = st.RowSelected.Render(row)
 		}
@@ -171,19 +171,10 @@ func block(lines []string, w, h int) []string {
 	out := make([]string, max(0, h))
 	for i := range out {
 		if i < len(lines) {
-			out[i] = cell(lines[i], w)
+			out[i] = cellwidth.Fit(lines[i], w, "…")
 		} else {
 			out[i] = strings.Repeat(" ", max(0, w))
 		}
 	}
 	return out
-}
-
-// cell cuts ("…") or pads a styled string to exactly w cells.
-func cell(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	s = ansi.Truncate(s, w, "…")
-	return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
 }

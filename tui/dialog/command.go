@@ -278,6 +278,9 @@ type CommandDialog struct {
 	line    textfield.Field
 	err     string
 	cands   []string // completions shown after an ambiguous tab
+	// pending is true from NewCommandPending until SetPresets; queued is
+	// true when enter ran a line that needs the presets meanwhile.
+	pending, queued bool
 }
 
 // NewCommand returns the command line for the given session IDs; presets
@@ -289,6 +292,53 @@ func NewCommand(sessionIDs []string, presets ...fleet.Preset) *CommandDialog {
 	d := &CommandDialog{ids: slices.Clone(sessionIDs), presets: presets, line: textfield.New("command (tab completes, e.g. kill NAME)", "")}
 	d.line.Focused = true
 	return d
+}
+
+// NewCommandPending is NewCommand before the presets are known (looking
+// them up on PATH is I/O, done off the event loop); SetPresets fills them
+// in. Until then every command works but those naming a preset: enter on
+// such a line waits for the presets (SetPresets then runs it), and tab
+// offers no preset names.
+func NewCommandPending(sessionIDs []string) *CommandDialog {
+	d := NewCommand(sessionIDs)
+	d.pending = true
+	return d
+}
+
+// Pending reports whether the command line still waits for SetPresets.
+func (d *CommandDialog) Pending() bool { return d.pending }
+
+// SetPresets fills in the presets of a command line from
+// NewCommandPending. If enter was pressed on a line that needed them
+// while they were looked up, the line runs now: its Action is returned
+// (or nil, with its error shown, as enter would).
+func (d *CommandDialog) SetPresets(presets []fleet.Preset) Action {
+	d.presets, d.pending = presets, false
+	if !d.queued {
+		return nil
+	}
+	d.queued = false
+	return d.run()
+}
+
+// needsPresets reports whether line is a command with a preset argument.
+func needsPresets(line string) bool {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return false
+	}
+	c, ok := lookupCommand(strings.ToLower(f[0]))
+	return ok && slices.Contains(c.args, argPreset)
+}
+
+// run parses the line: its Action, or nil with the error shown.
+func (d *CommandDialog) run() Action {
+	act, err := ParseCommand(d.line.Value(), d.ids, d.presets...)
+	if err != nil {
+		d.err, d.cands = err.Error(), nil
+		return nil
+	}
+	return act
 }
 
 // Title implements Dialog.
@@ -304,19 +354,19 @@ func (d *CommandDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 		case keys.DialogCancel:
 			return Close{}, nil
 		case keys.DialogOK:
-			act, err := ParseCommand(d.line.Value(), d.ids, d.presets...)
-			if err != nil {
-				d.err, d.cands = err.Error(), nil
+			if d.pending && needsPresets(d.line.Value()) {
+				d.queued = true
+				d.err, d.cands = "", nil
 				return nil, nil
 			}
-			return act, nil
+			return d.run(), nil
 		case keys.DialogNext:
 			d.complete()
 			return nil, nil
 		}
 	}
 	if d.line.Update(msg) {
-		d.err, d.cands = "", nil
+		d.err, d.cands, d.queued = "", nil, false
 	}
 	return nil, nil
 }
@@ -340,6 +390,10 @@ func (d *CommandDialog) complete() {
 		case argSession:
 			pool = d.ids
 		case argPreset:
+			if d.pending {
+				d.err, d.cands = "still looking up presets on PATH", nil
+				return
+			}
 			for _, p := range d.presets {
 				if p.Found {
 					pool = append(pool, p.Name)
@@ -392,6 +446,8 @@ func (d *CommandDialog) View(st *themes.Styles, w, h int) string {
 	switch {
 	case d.err != "":
 		foot = append(foot, wrap(st.Error.Render, d.err, iw)...)
+	case d.queued:
+		foot = append(foot, wrap(st.Muted.Render, "looking up presets on PATH…", iw)...)
 	case len(d.cands) > 0:
 		foot = append(foot, wrap(st.Muted.Render, strings.Join(d.cands, "  "), iw)...)
 	default:

@@ -24,6 +24,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
 
@@ -183,17 +184,9 @@ func layoutBox(st *themes.Styles, w, h, pref int, title string, body, foot []str
 		lines = lines[:h-frameH]
 	}
 	for i, l := range lines {
-		lines[i] = pad(ansi.Truncate(l, iw, "…"), iw)
+		lines[i] = cellwidth.Fit(l, iw, "…")
 	}
 	return st.Dialog.Render(strings.Join(lines, "\n"))
-}
-
-// pad right-pads s with spaces to w cells.
-func pad(s string, w int) string {
-	if n := ansi.StringWidth(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
 }
 
 // wrap word-wraps plain text to w cells and styles each line.

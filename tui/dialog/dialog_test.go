@@ -533,8 +533,9 @@ func dialogs(t *testing.T) map[string]Dialog {
 	feed(t, cmdCands, "type:kill cl", "tab")
 	cmdUsage := NewCommand(testIDs, testPresets...)
 	feed(t, cmdUsage, "type:resize shell-1 ")
+	pending := NewSpawnPending("/home/user/src/app", testClassifiers)
 	return map[string]Dialog{
-		"confirm-kill": confirm, "confirm-quit-yes": quit, "spawn": spawn, "spawn-custom-error": custom,
+		"confirm-kill": confirm, "confirm-quit-yes": quit, "spawn": spawn, "spawn-custom-error": custom, "spawn-pending": pending,
 		"send": send, "resize-error": resize, "command-error": cmdErr, "command-complete": cmdCands, "command-usage": cmdUsage,
 	}
 }

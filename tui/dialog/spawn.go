@@ -13,6 +13,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
 )
@@ -31,6 +32,10 @@ const (
 // customLabel is the last entry of the preset list.
 const customLabel = "custom command"
 
+// errPending is the form's error when it is submitted with nothing to
+// start while the presets are looked up; SetPresets clears it.
+var errPending = errors.New("still looking up presets on PATH: wait a moment, or enter a custom command")
+
 // SpawnDialog is the "new session" form.
 type SpawnDialog struct {
 	presets     []fleet.Preset // found ones only
@@ -43,6 +48,9 @@ type SpawnDialog struct {
 	dir         textfield.Field
 	focus       int
 	err         string
+	// pending is true from NewSpawnPending until SetPresets: the presets
+	// are being looked up, and only "custom command" can be chosen.
+	pending bool
 }
 
 // NewSpawn returns the spawn form. It offers the presets that were found
@@ -59,11 +67,7 @@ type SpawnDialog struct {
 // which keeps everything typed, and focuses the field at fault.
 func NewSpawn(presets []fleet.Preset, defaultDir string, classifiers []string) *SpawnDialog {
 	d := &SpawnDialog{defaultDir: defaultDir}
-	for _, p := range presets {
-		if p.Found {
-			d.presets = append(d.presets, p)
-		}
-	}
+	d.presets = found(presets)
 	d.classifiers = append([]string{""}, classifiers...)
 	d.cmd = textfield.New("program and arguments, e.g. make -j8 test", "")
 	d.name = textfield.New("auto", "")
@@ -71,6 +75,52 @@ func NewSpawn(presets []fleet.Preset, defaultDir string, classifiers []string) *
 	d.selectPreset(0)
 	d.setFocus(fPreset)
 	return d
+}
+
+// NewSpawnPending is NewSpawn before the presets are known (looking them
+// up on PATH is I/O, done off the event loop): the form opens at once and
+// says it is looking them up; SetPresets fills them in. Meanwhile every
+// field works, with "custom command" the only choice of the list.
+func NewSpawnPending(defaultDir string, classifiers []string) *SpawnDialog {
+	d := NewSpawn(nil, defaultDir, classifiers)
+	d.pending = true
+	return d
+}
+
+// Pending reports whether the form still waits for SetPresets.
+func (d *SpawnDialog) Pending() bool { return d.pending }
+
+// SetPresets fills in the presets of a form from NewSpawnPending (a form
+// with presets gets them replaced). The first preset is selected, with its
+// classifier, unless the user is already writing a custom command (the
+// command field is focused or not empty), which then stays selected; a
+// classifier the user chose meanwhile is kept.
+func (d *SpawnDialog) SetPresets(presets []fleet.Preset) {
+	d.pending = false
+	d.presets = found(presets)
+	if d.err == errPending.Error() {
+		d.err = ""
+	}
+	if d.focus == fCommand || d.cmd.Value() != "" {
+		d.sel = len(d.presets) // custom command
+		return
+	}
+	cls := d.cls
+	d.selectPreset(0)
+	if cls != 0 {
+		d.cls = cls
+	}
+}
+
+// found returns the presets found on PATH, in order.
+func found(presets []fleet.Preset) []fleet.Preset {
+	var out []fleet.Preset
+	for _, p := range presets {
+		if p.Found {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Title implements Dialog.
@@ -188,6 +238,9 @@ func (d *SpawnDialog) submit() Action {
 		return nil
 	}
 	spec := fleet.Spec{Classifier: d.classifiers[d.cls]}
+	if d.pending && d.custom() && strings.TrimSpace(d.cmd.Value()) == "" {
+		return fail(fPreset, errPending)
+	}
 	if d.custom() {
 		argv, err := SplitCommand(d.cmd.Value())
 		if err != nil {
@@ -277,9 +330,9 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 	vw := max(1, iw-labelW)
 	label := func(f int, s string) string {
 		if d.focus == f {
-			return pad(st.Key.Render(s), labelW)
+			return cellwidth.PadRight(st.Key.Render(s), labelW)
 		}
-		return pad(st.Muted.Render(s), labelW)
+		return cellwidth.PadRight(st.Muted.Render(s), labelW)
 	}
 	var body []string
 	// Preset list.
@@ -288,23 +341,26 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 		nameW = max(nameW, ansi.StringWidth(p.Name))
 	}
 	nameW = min(nameW, max(1, vw-2))
+	if d.pending {
+		body = append(body, label(fPreset, "Agent")+st.Muted.Render("  "+cellwidth.Cut("looking up presets…", vw-2, "…")))
+	}
 	for i := 0; i <= len(d.presets); i++ {
 		lead := strings.Repeat(" ", labelW)
-		if i == 0 {
+		if i == 0 && !d.pending {
 			lead = label(fPreset, "Agent")
 		}
 		var text string
 		if i < len(d.presets) {
 			p := d.presets[i]
-			text = pad(ansi.Truncate(p.Name, nameW, "…"), nameW) + "  " + strings.Join(p.Argv, " ")
+			text = cellwidth.Fit(p.Name, nameW, "…") + "  " + strings.Join(p.Argv, " ")
 		} else {
 			text = customLabel
 		}
-		text = ansi.Truncate(text, vw-2, "…")
+		text = cellwidth.Cut(text, vw-2, "…")
 		row := "  " + text
 		switch {
 		case i == d.sel && d.focus == fPreset:
-			row = st.RowSelected.Render(pad("▸ "+text, vw))
+			row = st.RowSelected.Render(cellwidth.PadRight("▸ "+text, vw))
 		case i == d.sel:
 			row = st.Base.Bold(true).Render("▸ " + text)
 		default:

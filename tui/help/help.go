@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
 
@@ -85,18 +86,7 @@ func Footer(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w int) string {
 		parts[i] = it.render(st)
 	}
 	line := strings.Join(parts, st.Subtle.Render(sep))
-	return fit(line, w)
-}
-
-// fit truncates s (with "…") or pads it with spaces to exactly w cells.
-func fit(s string, w int) string {
-	if ansi.StringWidth(s) > w {
-		s = ansi.Truncate(s, w, "…")
-	}
-	if n := ansi.StringWidth(s); n < w {
-		s += strings.Repeat(" ", w-n)
-	}
-	return s
+	return cellwidth.Fit(line, w, "…")
 }
 
 // line is one row of the help screen before styling.
@@ -171,7 +161,7 @@ func Full(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w, h int) string 
 		case l.key == "":
 			return ""
 		}
-		return st.Key.Render(padRight(l.key, keyW)) + "  " + st.Desc.Render(l.desc)
+		return st.Key.Render(cellwidth.PadRight(l.key, keyW)) + "  " + st.Desc.Render(l.desc)
 	}
 	rows := 0
 	for _, c := range cols {
@@ -189,9 +179,9 @@ func Full(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w, h int) string 
 			if r < len(c) {
 				cell = render(c[r])
 			}
-			sb.WriteString(fit(cell, colW))
+			sb.WriteString(cellwidth.Fit(cell, colW, "…"))
 		}
-		out[r] = fit(sb.String(), w)
+		out[r] = cellwidth.Fit(sb.String(), w, "…")
 	}
 	return strings.Join(out, "\n")
 }
@@ -260,13 +250,6 @@ func pack(blocks []block, ncols, height int) ([][]line, bool) {
 		cols[len(cols)-1] = append(cur, b...)
 	}
 	return cols, true
-}
-
-func padRight(s string, w int) string {
-	if n := ansi.StringWidth(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
 }
 
 func contains(cs []keys.Context, c keys.Context) bool {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 )
 
@@ -37,7 +38,7 @@ func View(st *themes.Styles, r planning.LedgerReport, root string, w, h int) str
 		return ""
 	}
 	var lines []string
-	add := func(s string) { lines = append(lines, fit(s, w)) }
+	add := func(s string) { lines = append(lines, cellwidth.Fit(s, w, "")) }
 	add(st.Title.Render("Token ledger") + st.Muted.Render("  "+root))
 	if len(r.Roles) == 0 && r.Entries == 0 {
 		add("")
@@ -194,18 +195,11 @@ func group(n int64) string {
 
 // cell is s cut or padded to exactly w cells, right-aligned with right.
 func cell(s string, w int, right bool) string {
-	s = ansi.Truncate(pane.Sanitize(s), w, "…") // roles, kinds: written by agents
-	gap := strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
+	s = cellwidth.Cut(pane.Sanitize(s), w, "…") // roles, kinds: written by agents
 	if right {
-		return gap + s
+		return cellwidth.PadLeft(s, w)
 	}
-	return s + gap
-}
-
-// fit cuts a styled line to w cells and pads it to exactly w.
-func fit(s string, w int) string {
-	s = ansi.Truncate(s, w, "")
-	return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
+	return cellwidth.PadRight(s, w)
 }
 
 // pad returns exactly h lines (cut or padded with blank lines).

@@ -20,6 +20,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 )
 
 // NeedsInputBadge replaces the state badge of a live session that waits
@@ -163,23 +164,31 @@ func ViewHint(st *themes.Styles, infos []fleet.Info, selected, offset int, now t
 	}
 	agentW, nameW := agentMin, 0
 	for _, in := range infos {
-		agentW = max(agentW, min(agentMax, ansi.StringWidth(sanitize(in.Agent))))
-		nameW = max(nameW, ansi.StringWidth(sanitize(in.ID)))
+		agentW = max(agentW, min(agentMax, cellwidth.Of(sanitize(in.Agent))))
+		nameW = max(nameW, cellwidth.Of(sanitize(in.ID)))
 	}
 	cols := columns(w, agentW, nameW)
-	lines := make([]string, 0, h)
-	lines = append(lines, header(st, cols, w))
-	if len(infos) == 0 && len(lines) < h {
-		lines = append(lines, fit(st.Muted, " "+sanitize(empty), w))
+	// Rows are as wide as w plus their escape sequences.
+	buf := make([]byte, 0, h*(w+160))
+	buf = append(buf, header(st, cols, w)...)
+	lines := 1
+	if len(infos) == 0 && lines < h {
+		buf = append(buf, '\n')
+		buf = append(buf, st.Muted.Render(cellwidth.Fit(" "+sanitize(empty), w, "…"))...)
+		lines++
 	}
+	p := painter{st: st}
 	offset = max(0, min(offset, len(infos)-1))
-	for i := offset; i < len(infos) && len(lines) < h; i++ {
-		lines = append(lines, row(st, cols, infos[i], i == selected, now, w))
+	for i := offset; i < len(infos) && lines < h; i++ {
+		buf = append(buf, '\n')
+		buf = p.row(buf, cols, infos[i], i == selected, now, w)
+		lines++
 	}
-	for len(lines) < h {
-		lines = append(lines, strings.Repeat(" ", w))
+	for ; lines < h; lines++ {
+		buf = append(buf, '\n')
+		buf = appendSpaces(buf, w)
 	}
-	return strings.Join(lines, "\n")
+	return string(buf)
 }
 
 // header is the line of column names.
@@ -187,30 +196,150 @@ func header(st *themes.Styles, cols []column, w int) string {
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", markerW+1))
 	for _, c := range cols {
-		b.WriteString(pad(c.title, c.width))
+		b.WriteString(cellwidth.Fit(c.title, c.width, "…"))
 		b.WriteByte(' ')
 	}
-	return fit(st.Muted.Bold(true), b.String(), w)
+	return st.Muted.Bold(true).Render(cellwidth.Fit(b.String(), w, "…"))
 }
 
-// row renders one session.
-func row(st *themes.Styles, cols []column, in fleet.Info, selected bool, now time.Time, w int) string {
+// span is a style reduced to the bytes Render puts around one line of
+// text: an SGR prefix and the reset after it. Writing text through a span
+// gives exactly Render's bytes without Render's cost (it rebuilds the SGR
+// sequence and scans the text on every call). A style that does more than
+// wrap the text (width, max width, borders, transforms, spaces styled
+// apart for underline or strikethrough) fails the check in newSpan and is
+// rendered per call instead.
+type span struct {
+	style    lipgloss.Style
+	pre, suf string
+	wraps    bool // pre+text+suf is style.Render(text)
+}
+
+func newSpan(style lipgloss.Style) span {
+	sp := span{style: style}
+	if style.GetWidth() != 0 || style.GetMaxWidth() != 0 || style.GetMaxHeight() != 0 || style.GetTransform() != nil {
+		return sp
+	}
+	const probe = "x y"
+	out := style.Render(probe)
+	i := strings.Index(out, probe)
+	if i < 0 {
+		return sp
+	}
+	pre, suf := out[:i], out[i+len(probe):]
+	if style.Render("ab") != pre+"ab"+suf {
+		return sp
+	}
+	sp.pre, sp.suf, sp.wraps = pre, suf, true
+	return sp
+}
+
+// cell appends text cut ("…") or padded to exactly width cells, then the
+// one-cell gap, all in the span's style: the bytes of
+// style.Render(cellwidth.Fit(text, width, "…") + " ").
+func (sp *span) cell(buf []byte, text string, width int) []byte {
+	if !sp.wraps || strings.ContainsAny(text, "\t\r\n") {
+		// Render converts tabs and line breaks; sanitized text has none.
+		return append(buf, sp.style.Render(cellwidth.Fit(text, width, "…")+" ")...)
+	}
+	buf = append(buf, sp.pre...)
+	n := 0
+	if width > 0 {
+		text = cellwidth.Cut(text, width, "…")
+		buf = append(buf, text...)
+		n = cellwidth.Of(text)
+	}
+	buf = appendSpaces(buf, max(width, 0)-n+1)
+	return append(buf, sp.suf...)
+}
+
+// spaces appends n spaces (none when n <= 0) in the span's style.
+func (sp *span) spaces(buf []byte, n int) []byte {
+	if !sp.wraps {
+		return append(buf, sp.style.Render(strings.Repeat(" ", max(n, 0)))...)
+	}
+	buf = append(buf, sp.pre...)
+	buf = appendSpaces(buf, n)
+	return append(buf, sp.suf...)
+}
+
+// rowKind names the plain row styles a painter keeps.
+type rowKind uint8
+
+const (
+	kindRow   rowKind = iota // st.Row
+	kindAttn                 // st.RowAttn
+	kindMuted                // st.Muted
+	numKinds
+)
+
+// stateSpan is the badge span of one state.
+type stateSpan struct {
+	name           string
+	attn, selected bool
+	sp             span
+}
+
+// painter renders the rows of one View: it reduces each style it needs to
+// a span once, on first use, instead of rendering a lipgloss style per
+// column per row.
+type painter struct {
+	st     *themes.Styles
+	kinds  [numKinds][2]span // [kind][selected]
+	built  [numKinds][2]bool
+	states []stateSpan
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// kind returns the span of a row style, on the selection when selected.
+func (p *painter) kind(k rowKind, selected bool) *span {
+	sel := b2i(selected)
+	if !p.built[k][sel] {
+		style := [numKinds]lipgloss.Style{p.st.Row, p.st.RowAttn, p.st.Muted}[k]
+		if selected {
+			style = style.Inherit(p.st.RowSelected)
+		}
+		p.kinds[k][sel], p.built[k][sel] = newSpan(style), true
+	}
+	return &p.kinds[k][sel]
+}
+
+// state returns the span of a state badge.
+func (p *painter) state(name string, attn, selected bool) *span {
+	for i := range p.states {
+		if s := &p.states[i]; s.name == name && s.attn == attn && s.selected == selected {
+			return &s.sp
+		}
+	}
+	style := p.st.State(name, attn)
+	if selected {
+		style = style.Inherit(p.st.RowSelected)
+	}
+	p.states = append(p.states, stateSpan{name: name, attn: attn, selected: selected, sp: newSpan(style)})
+	return &p.states[len(p.states)-1].sp
+}
+
+// row appends one session's line to buf.
+func (p *painter) row(buf []byte, cols []column, in fleet.Info, selected bool, now time.Time, w int) []byte {
 	hasExit := slices.ContainsFunc(cols, func(c column) bool { return c.kind == colExit })
 	attn := in.NeedsInput && in.Alive
 	state := State(in)
-	base, muted := st.Row, st.Muted
+	baseKind := kindRow
 	if attn {
-		base = st.RowAttn
+		baseKind = kindAttn
 	}
-	if selected {
-		base = base.Inherit(st.RowSelected)
-		muted = muted.Inherit(st.RowSelected)
-	}
-	var b strings.Builder
+	base, muted := p.kind(baseKind, selected), p.kind(kindMuted, selected)
+	start := len(buf)
 	used := 0
-	// put writes a column and the one-cell gap after it in style.
-	put := func(style lipgloss.Style, text string, width int) {
-		b.WriteString(style.Render(pad(text, width) + " "))
+	// put writes a column and the one-cell gap after it.
+	put := func(sp *span, text string, width int) {
+		buf = sp.cell(buf, text, width)
 		used += width + 1
 	}
 	marker := " "
@@ -238,11 +367,7 @@ func row(st *themes.Styles, cols []column, in fleet.Info, selected bool, now tim
 				// No room for the EXIT column: the code goes in the badge.
 				badge = state + " " + strconv.Itoa(in.ExitCode)
 			}
-			bs := st.State(state, attn)
-			if selected {
-				bs = bs.Inherit(st.RowSelected)
-			}
-			put(bs, badge, c.width)
+			put(p.state(state, attn, selected), badge, c.width)
 		case colTime:
 			put(muted, since(now, in.StateSince), c.width)
 		case colIdle:
@@ -260,15 +385,16 @@ func row(st *themes.Styles, cols []column, in fleet.Info, selected bool, now tim
 		}
 	}
 	if used < w {
-		b.WriteString(base.Render(strings.Repeat(" ", w-used)))
+		buf = base.spaces(buf, w-used)
 		used = w
 	}
 	// The columns were sized to fit w; cutting guards against rounding
 	// and very small widths.
 	if used > w {
-		return ansi.Truncate(b.String(), w, "")
+		cut := ansi.Truncate(string(buf[start:]), w, "")
+		buf = append(buf[:start], cut...)
 	}
-	return b.String()
+	return buf
 }
 
 // since is the compact time from t to now, "-" for a zero t.
@@ -279,22 +405,17 @@ func since(now, t time.Time) string {
 	return FormatDuration(now.Sub(t))
 }
 
-// pad fits s into exactly width cells: cut with "…" or padded with spaces.
-func pad(s string, width int) string {
-	if width <= 0 {
-		return ""
+// appendSpaces appends n spaces (none when n <= 0).
+func appendSpaces(buf []byte, n int) []byte {
+	const spaces = "                                                                "
+	for n > len(spaces) {
+		buf = append(buf, spaces...)
+		n -= len(spaces)
 	}
-	sw := ansi.StringWidth(s)
-	if sw > width {
-		s = ansi.Truncate(s, width, "…")
-		sw = ansi.StringWidth(s)
+	if n > 0 {
+		buf = append(buf, spaces[:n]...)
 	}
-	return s + strings.Repeat(" ", width-sw)
-}
-
-// fit renders s in style, cut or padded to exactly w cells.
-func fit(style lipgloss.Style, s string, w int) string {
-	return style.Render(pad(s, w))
+	return buf
 }
 
 // sanitize replaces control characters in a name taken from outside so it
