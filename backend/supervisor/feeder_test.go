@@ -57,19 +57,8 @@ func TestFeederOrderAndObserve(t *testing.T) {
 // producer once more than screenPace bytes wait; freeing the slots lets
 // both go on, losing nothing.
 func TestFeederSharesSlotsAndPaces(t *testing.T) {
-	for range cap(emuSlots) {
-		emuSlots <- struct{}{}
-	}
-	held := true
-	release := func() {
-		if held {
-			held = false
-			for range cap(emuSlots) {
-				<-emuSlots
-			}
-		}
-	}
-	defer release()
+	release := holdSlots(t, cap(emuSlots))
+	defer release() // before the sessions' cleanups, which wait for their feeders
 	emu := vt.New(80, 5, vt.Options{ScrollbackLines: -1})
 	f := NewFeeder(emu, nil)
 	done, ran := make(chan struct{}), make(chan struct{})

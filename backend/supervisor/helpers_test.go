@@ -318,3 +318,21 @@ var (
 	processGone = proctest.ProcessGone
 	newGate     = proctest.NewGate
 )
+
+// holdSlots takes n emulation slots (no Feeder can use them) until the
+// returned release is called, or the test ends.
+func holdSlots(t testing.TB, n int) (release func()) {
+	for range n {
+		emuSlots <- struct{}{}
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			for range n {
+				<-emuSlots
+			}
+		})
+	}
+	t.Cleanup(release)
+	return release
+}

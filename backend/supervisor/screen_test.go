@@ -42,19 +42,8 @@ func TestScreenFollowsOutput(t *testing.T) {
 // stalled-subscriber tests); this is the only wait the reader has.
 func TestScreenPacesTheReader(t *testing.T) {
 	// Hold every emulation slot: no session's feeder can apply anything.
-	for range cap(emuSlots) {
-		emuSlots <- struct{}{}
-	}
-	held := true
-	release := func() {
-		if held {
-			held = false
-			for range cap(emuSlots) {
-				<-emuSlots
-			}
-		}
-	}
-	defer release()
+	release := holdSlots(t, cap(emuSlots))
+	defer release() // before the sessions' cleanups, which wait for their feeders
 	s := startSession(t, Config{Argv: []string{"sh", "-c", "yes 0123456789 | head -c 5000000; echo; echo DONE; exec sleep 30"}, Cols: 80, Rows: 24})
 	// The reader goes on until screenPace bytes wait, plus the batch the
 	// feeder took (and is stuck applying), plus one read.
@@ -103,14 +92,7 @@ func TestScreenResize(t *testing.T) {
 // two-core machine.
 func TestQueryFloodDoesNotStallOthers(t *testing.T) {
 	// Hold all slots but one, so the two sessions share a single one.
-	for range cap(emuSlots) - 1 {
-		emuSlots <- struct{}{}
-	}
-	t.Cleanup(func() {
-		for range cap(emuSlots) - 1 {
-			<-emuSlots
-		}
-	})
+	holdSlots(t, cap(emuSlots)-1)
 	startSession(t, Config{Argv: []string{"sh", "-c", "stty raw -echo; while :; do printf '\\033[c'; done"}})
 	time.Sleep(500 * time.Millisecond) // its input fills up with answers
 	s := startSession(t, Config{Argv: []string{"sh", "-c", "seq 1 20000; echo END; exec sleep 30"}, Cols: 80, Rows: 24})
@@ -126,19 +108,8 @@ func TestPacedReaderDrainsAfterExit(t *testing.T) {
 	old := screenPace
 	screenPace = 0 // the reader waits while any chunk is pending
 	t.Cleanup(func() { screenPace = old })
-	for range cap(emuSlots) {
-		emuSlots <- struct{}{}
-	}
-	held := true
-	release := func() {
-		if held {
-			held = false
-			for range cap(emuSlots) {
-				<-emuSlots
-			}
-		}
-	}
-	defer release()
+	release := holdSlots(t, cap(emuSlots))
+	defer release() // before the sessions' cleanups, which wait for their feeders
 	// The feeder takes "a" and waits for a slot; "b" stays pending, so the
 	// reader waits while the child writes END and exits.
 	s := startSession(t, Config{Argv: []string{"sh", "-c", "printf a; sleep 0.1; printf b; sleep 0.1; printf END"}})
