@@ -538,3 +538,19 @@ func TestTickOncePerShownUnit(t *testing.T) {
 		t.Fatal("a tick was armed with no duration shown")
 	}
 }
+
+// The empty list names the keys of the list itself, also while a dialog
+// is open over it (not the dialog's keys, not action names).
+func TestEmptyHintNamesListKeys(t *testing.T) {
+	b := newStub()
+	b.infos = nil
+	m := newModel(t, b, 120, 35, themes.Dark())
+	want := "no sessions — press n to spawn one, : for commands"
+	if v := plain(m); !strings.Contains(v, want) {
+		t.Fatalf("empty view lacks %q:\n%s", want, v)
+	}
+	press(m, "n")
+	if v := plain(m); !strings.Contains(v, "press n to spawn one") || strings.Contains(v, "press spawn") {
+		t.Fatalf("under the spawn dialog:\n%s", v)
+	}
+}

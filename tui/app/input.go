@@ -24,9 +24,16 @@ import (
 // context is the key context the user is in: a dialog, the filter prompt,
 // the help screen, the grid or the list.
 func (m *Model) context() keys.Context {
-	switch {
-	case len(m.dialogs) > 0:
+	if len(m.dialogs) > 0 {
 		return keys.CtxDialog
+	}
+	return m.viewContext()
+}
+
+// viewContext is the context of what is shown under any dialog: the key
+// hints the view itself shows are named in it.
+func (m *Model) viewContext() keys.Context {
+	switch {
 	case m.page == pageLedger:
 		return keys.CtxLedger
 	case m.page == pageBlackboard:

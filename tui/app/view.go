@@ -96,9 +96,10 @@ func (m *Model) emptyHint() string {
 	return "no sessions — press " + m.keyFor(keys.Spawn) + " to spawn one"
 }
 
-// keyFor names the first key bound to a (the user may have remapped it).
+// keyFor names the first key bound to a (the user may have remapped it) in
+// the view shown, whether or not a dialog is open over it.
 func (m *Model) keyFor(a keys.Action) string {
-	for _, ctx := range m.context().Chain() {
+	for _, ctx := range m.viewContext().Chain() {
 		if ks := m.opt.Keys.KeysOf(ctx, a); len(ks) > 0 {
 			return ks[0]
 		}
