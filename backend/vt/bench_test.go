@@ -60,3 +60,26 @@ func BenchmarkColorRedraw(b *testing.B) {
 		e.Write(data)
 	}
 }
+
+// BenchmarkBoxUI measures a redraw of an agent's TUI drawn with non-ASCII
+// glyphs (box drawing, symbols, a braille spinner), as claude's is.
+func BenchmarkBoxUI(b *testing.B) {
+	const cols, rows = 100, 30
+	spin := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+	var sb strings.Builder
+	sb.WriteString("\x1b[H")
+	sb.WriteString("╭" + strings.Repeat("─", cols-2) + "╮\r\n")
+	for y := 1; y < rows-1; y++ {
+		fmt.Fprintf(&sb, "│ %c ⏺ Read(src/file%02d.go) → ✻ thinking… %s│\r\n", spin[y%len(spin)], y, strings.Repeat("·", cols-42))
+	}
+	sb.WriteString("╰" + strings.Repeat("─", cols-2) + "╯")
+	data := []byte(sb.String())
+	e := New(cols, rows, Options{ScrollbackLines: -1})
+	e.Write(data)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		e.Write(data)
+	}
+}

@@ -1,6 +1,9 @@
 package vt
 
 import (
+	"sync"
+	"unicode/utf8"
+
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/mattn/go-runewidth"
 )
@@ -11,6 +14,42 @@ var widthCond = &runewidth.Condition{EastAsianWidth: false}
 
 // asciiStr holds one-byte strings so printing ASCII never allocates.
 var asciiStr [128]string
+
+// Runes from U+0080 to U+07FF (Latin, Greek, Cyrillic, ...) are two bytes
+// in UTF-8, and those agents' interfaces draw with from U+2000 to U+2BFF
+// (punctuation, arrows, technical and geometric symbols, box drawing,
+// dingbats, braille spinners) three: one string holds each range, and a
+// glyph from them is a slice of it, so printing them never allocates. The
+// strings are built on first use (ASCII-only programs never pay for them).
+var glyphRanges = [...]struct {
+	lo, hi rune
+	size   int
+	once   sync.Once
+	all    string
+}{
+	{lo: 0x80, hi: 0x7ff, size: 2},
+	{lo: 0x2000, hi: 0x2bff, size: 3},
+}
+
+// glyph returns r as a string, without allocating for the common ranges.
+func glyph(r rune) string {
+	for i := range glyphRanges {
+		g := &glyphRanges[i]
+		if r < g.lo || r > g.hi {
+			continue
+		}
+		g.once.Do(func() {
+			b := make([]byte, 0, g.size*int(g.hi-g.lo+1))
+			for c := g.lo; c <= g.hi; c++ {
+				b = utf8.AppendRune(b, c)
+			}
+			g.all = string(b)
+		})
+		k := g.size * int(r-g.lo)
+		return g.all[k : k+g.size]
+	}
+	return string(r)
+}
 
 // decGraphics maps 0x5f..0x7e to the DEC special graphics (line drawing)
 // set selected by ESC ( 0.
@@ -91,7 +130,7 @@ func (e *Emulator) print(r rune) {
 		e.combine(r)
 		return
 	}
-	e.putGlyph(string(r), min(w, 2))
+	e.putGlyph(glyph(r), min(w, 2))
 }
 
 // combine appends a zero-width rune (combining mark, ZWJ, variation

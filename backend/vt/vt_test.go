@@ -438,3 +438,17 @@ func TestSplitWrites(t *testing.T) {
 		t.Errorf("byte-at-a-time differs:\n%q\n%q", whole.Lines(), split.Lines())
 	}
 }
+
+// glyph is string(r), whichever range r is in.
+func TestGlyph(t *testing.T) {
+	for r := rune(0x80); r <= 0x3000; r++ {
+		if got := glyph(r); got != string(r) {
+			t.Fatalf("glyph(%U) = %q, want %q", r, got, string(r))
+		}
+	}
+	for _, r := range []rune{0x1f600, 0x4e2d, 0xfffd} {
+		if got := glyph(r); got != string(r) {
+			t.Fatalf("glyph(%U) = %q", r, got)
+		}
+	}
+}
