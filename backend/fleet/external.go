@@ -45,10 +45,7 @@ type external struct {
 	b    *frame.Client
 	bmu  sync.Mutex // one request at a time on b
 	feed *supervisor.Feeder
-	// onScreen is called by feed after its emulator changed: Dirty. Set
-	// before feed runs.
-	onScreen func(seq uint64)
-	done     chan struct{} // closed by close; feed's Run then finishes
+	done chan struct{} // closed by close
 
 	// Guarded by the fleet's mutex.
 	timer       *time.Timer // status refresh (see scheduleLocked)
@@ -105,7 +102,7 @@ func (f *Fleet) adopt(id string, retry bool) {
 	var in Info
 	var err error
 	for try := 0; ; try++ {
-		x, in, err = dialExternal(sock)
+		x, in, err = dialExternal(sock, func(seq uint64) { f.dirty(id, seq) })
 		if err == nil || !retry || try >= 5 || !errors.Is(err, syscall.ECONNREFUSED) {
 			break
 		}
@@ -135,7 +132,6 @@ func (f *Fleet) adopt(id string, retry bool) {
 	e := &entry{info: in, ext: x, spec: Spec{ID: id, Agent: in.Agent, Argv: in.Argv, Dir: in.Dir}}
 	x.timer = time.AfterFunc(time.Hour, func() { f.refresh(e) })
 	x.timer.Stop()
-	x.onScreen = func(seq uint64) { f.dirty(id, seq) }
 	f.sessions[id] = e
 	f.goLocked(func() { f.readExternal(e) })
 	f.mu.Unlock()
@@ -144,8 +140,9 @@ func (f *Fleet) adopt(id string, retry bool) {
 }
 
 // dialExternal connects both connections, learns the session's size, title
-// and state, and subscribes a.
-func dialExternal(sock string) (*external, Info, error) {
+// and state, and subscribes a. onScreen is called (on the feeder) after
+// output or a resize changed the local screen.
+func dialExternal(sock string, onScreen func(seq uint64)) (*external, Info, error) {
 	var in Info
 	b, err := frame.Dial(sock, dialTimeout)
 	if err != nil {
@@ -164,10 +161,8 @@ func dialExternal(sock string) (*external, Info, error) {
 	}
 	x.a = a
 	// A viewer: no Reply, so queries in the output are not answered (the
-	// session's own emulator or an attached terminal does that). No
-	// scrollback: nothing reads it.
-	emu := vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{ScrollbackLines: -1})
-	x.feed = supervisor.NewFeeder(emu, func() { x.onScreen(emu.Seq()) })
+	// session's own emulator or an attached terminal does that).
+	x.feed = supervisor.NewFeeder(vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{}), onScreen)
 	if err := a.Subscribe(); err != nil {
 		x.close()
 		return nil, in, err

@@ -67,7 +67,7 @@ var floodRest = 0.5
 // reading it (Snapshot, Seq, Plain) is safe at any time.
 type Feeder struct {
 	emu     *vt.Emulator
-	observe func()
+	observe func(seq uint64)
 
 	mu       sync.Mutex
 	pending  [][]byte
@@ -79,13 +79,14 @@ type Feeder struct {
 }
 
 // NewFeeder returns a Feeder for emu. observe, if not nil, is called on
-// Run's goroutine after a batch (or resize) changed the screen, at most
+// Run's goroutine with the emulator's Seq after a batch (or resize)
+// changed the screen, at most
 // every observeEvery while the stream does not pause and once when it
 // does: the screen it then reads is exactly what was applied. It must
 // return quickly; nothing is applied while it runs.
-func NewFeeder(emu *vt.Emulator, observe func()) *Feeder {
+func NewFeeder(emu *vt.Emulator, observe func(seq uint64)) *Feeder {
 	if observe == nil {
-		observe = func() {}
+		observe = func(uint64) {}
 	}
 	return &Feeder{emu: emu, observe: observe, wake: make(chan struct{}, 1), room: make(chan struct{}, 1)}
 }
@@ -199,6 +200,6 @@ func (f *Feeder) drain() {
 func (f *Feeder) changed() {
 	if seq := f.emu.Seq(); seq != f.observed {
 		f.observed = seq
-		f.observe()
+		f.observe(seq)
 	}
 }

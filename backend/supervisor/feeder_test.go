@@ -13,10 +13,10 @@ import (
 // it is on the screen (not again while nothing changes), and applies what
 // is left when done closes.
 func TestFeederOrderAndObserve(t *testing.T) {
-	emu := vt.New(20, 4, vt.Options{ScrollbackLines: -1})
+	emu := vt.New(20, 4, vt.Options{})
 	var calls atomic.Int32
 	var last atomic.Value // screen text at the last observe
-	f := NewFeeder(emu, func() {
+	f := NewFeeder(emu, func(uint64) {
 		calls.Add(1)
 		last.Store(emu.Snapshot().Text())
 	})
@@ -58,8 +58,7 @@ func TestFeederOrderAndObserve(t *testing.T) {
 // both go on, losing nothing.
 func TestFeederSharesSlotsAndPaces(t *testing.T) {
 	release := holdSlots(t, cap(emuSlots))
-	defer release() // before the sessions' cleanups, which wait for their feeders
-	emu := vt.New(80, 5, vt.Options{ScrollbackLines: -1})
+	emu := vt.New(80, 5, vt.Options{})
 	f := NewFeeder(emu, nil)
 	done, ran := make(chan struct{}), make(chan struct{})
 	go func() {

@@ -20,9 +20,8 @@ type screen struct {
 
 func newScreen(s *Session, cols, rows int) *screen {
 	sc := &screen{s: s}
-	// No scrollback: nothing reads it (the session's byte ring serves
-	// replays), and keeping it costs scrolling output ~40% more emulation.
-	emu := vt.New(cols, rows, vt.Options{Reply: sc.reply, ScrollbackLines: -1})
+	// No scrollback (vt's default): the session's byte ring serves replays.
+	emu := vt.New(cols, rows, vt.Options{Reply: sc.reply})
 	sc.Feeder = NewFeeder(emu, sc.observe)
 	return sc
 }
@@ -47,7 +46,7 @@ func (sc *screen) reply(p []byte) {
 // Snapshot (cells) is only taken when someone asks for one), then tells
 // Config.OnScreen: after the classifier, so that Status and NeedsInput
 // called from the hook already see this screen.
-func (sc *screen) observe() {
+func (sc *screen) observe(uint64) {
 	p := sc.emu.Plain()
 	now := time.Now()
 	sc.s.mu.Lock()

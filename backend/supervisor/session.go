@@ -130,8 +130,9 @@ type Session struct {
 	exited    bool
 	exitCode  int
 	killTimer *time.Timer
-	killed    bool  // a kill was requested
-	total     int64 // bytes published so far (stream offset of the next chunk)
+	termTimer *time.Timer // Hangup's SIGTERM
+	killed    bool        // a kill was requested
+	total     int64       // bytes published so far (stream offset of the next chunk)
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
@@ -520,16 +521,38 @@ func (s *Session) Size() (cols, rows uint16) {
 // deadline. It is a no-op once the child has exited.
 func (s *Session) Kill() error { return s.stop(syscall.SIGTERM) }
 
-// Hangup stops the session as closing its terminal would: SIGHUP, then
-// SIGTERM, to the child's process group (or the child alone with
-// KillChildOnly), and SIGKILL after KillGrace as with Kill. Interactive
-// shells ignore SIGTERM but exit on SIGHUP; programs that ignore SIGHUP
-// (nohup) still get SIGTERM. It is a no-op once the child has exited.
-func (s *Session) Hangup() error { return s.stop(syscall.SIGHUP, syscall.SIGTERM) }
+// Hangup stops the session as closing its terminal would: SIGHUP to the
+// child's process group (or the child alone with KillChildOnly), which
+// ends interactive shells (they ignore SIGTERM) and lets a program clean
+// up as on a closed terminal; SIGTERM hangupTerm later if the child or
+// its group is still there (nohup'd programs ignore SIGHUP); SIGKILL
+// after KillGrace as with Kill. It is a no-op once the child has exited.
+func (s *Session) Hangup() error {
+	if err := s.stop(syscall.SIGHUP); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exited || s.cfg.KillGrace < 0 || s.termTimer != nil {
+		return nil
+	}
+	s.termTimer = time.AfterFunc(min(hangupTerm, s.cfg.KillGrace/2), func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.reaped.Load() || (!s.cfg.KillChildOnly && groupAlive(s.cmd.Process.Pid)) {
+			s.signalLocked(syscall.SIGTERM)
+		}
+	})
+	return nil
+}
 
-// stop sends sigs in order (SIGKILL instead with a negative KillGrace) and
-// arms the kill grace.
-func (s *Session) stop(sigs ...syscall.Signal) error {
+// hangupTerm is how long after Hangup's SIGHUP a program still running
+// gets SIGTERM (at most half the kill grace).
+const hangupTerm = time.Second
+
+// stop sends sig (SIGKILL instead with a negative KillGrace) and arms the
+// kill grace.
+func (s *Session) stop(sig syscall.Signal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.exited {
@@ -539,10 +562,7 @@ func (s *Session) stop(sigs ...syscall.Signal) error {
 	if s.cfg.KillGrace < 0 {
 		return s.signalLocked(syscall.SIGKILL)
 	}
-	var err error
-	for _, sig := range sigs {
-		err = errors.Join(err, s.signalLocked(sig))
-	}
+	err := s.signalLocked(sig)
 	if s.killTimer == nil {
 		s.killTimer = time.AfterFunc(s.cfg.KillGrace, s.killAfterGrace)
 	}
@@ -583,6 +603,11 @@ func (s *Session) Signal(sig syscall.Signal) error {
 
 func (s *Session) signalLocked(sig syscall.Signal) error {
 	pid := s.cmd.Process.Pid
+	if s.cfg.KillChildOnly && s.reaped.Load() {
+		// Reaped: its pid may already be another process's. (A group's id
+		// stays reserved while it has members, and is ESRCH after.)
+		return nil
+	}
 	if !s.cfg.KillChildOnly {
 		pid = -pid // the child leads its own process group (Setsid)
 	}
@@ -594,8 +619,9 @@ func (s *Session) signalLocked(sig syscall.Signal) error {
 
 // Close stops the session: if the child is alive it is hung up as by
 // Hangup (as when the terminal it runs in closes); if it has not exited a
-// second after the kill grace, the group is SIGKILLed. Once the child has exited after a requested kill, whatever is
-// left of its process group is SIGKILLed at once (the supervisor is going
+// second after the kill grace, the group is SIGKILLed. Once the child has
+// exited after a requested kill, whatever is left of its process group is
+// SIGKILLed at once (the supervisor is going
 // away and could not enforce the grace later). It returns the exit code.
 func (s *Session) Close() int {
 	s.Hangup()

@@ -188,9 +188,9 @@ func TestSessionClose(t *testing.T) {
 }
 
 // Close hangs up as a closing terminal does: a program that ignores
-// SIGTERM but exits on SIGHUP (an interactive shell) and one that ignores
-// SIGHUP but exits on SIGTERM (nohup) both end at once, by their own
-// handlers, not by the SIGKILL after the grace.
+// SIGTERM but exits on SIGHUP (an interactive shell) ends at once, and one
+// that ignores SIGHUP but exits on SIGTERM (nohup) a second later, both by
+// their own handlers, not by the SIGKILL after the grace.
 func TestCloseHangsUp(t *testing.T) {
 	for _, c := range []struct {
 		name, script string

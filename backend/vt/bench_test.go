@@ -18,7 +18,7 @@ func BenchmarkASCIILog(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		lines int
-	}{{"scrollback=1000", 1000}, {"scrollback=none", -1}} {
+	}{{"scrollback=1000", 1000}, {"scrollback=none", 0}} {
 		b.Run(c.name, func(b *testing.B) {
 			e := New(80, 24, Options{ScrollbackLines: c.lines})
 			e.Write(data) // warm up: fill scrollback so its storage is reused
@@ -74,7 +74,7 @@ func BenchmarkBoxUI(b *testing.B) {
 	}
 	sb.WriteString("╰" + strings.Repeat("─", cols-2) + "╯")
 	data := []byte(sb.String())
-	e := New(cols, rows, Options{ScrollbackLines: -1})
+	e := New(cols, rows, Options{})
 	e.Write(data)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()

@@ -10,10 +10,6 @@ import (
 	"github.com/charmbracelet/x/ansi/parser"
 )
 
-// defaultScrollback is the scrollback bound used when
-// Options.ScrollbackLines is zero.
-const defaultScrollback = 1000
-
 // Emulator is a virtual terminal. Write must be called from a single
 // goroutine; Snapshot, Seq and Scrollback may be called from any goroutine.
 //
@@ -69,12 +65,7 @@ type rgbEntry struct {
 func New(cols, rows int, opts Options) *Emulator {
 	cols, rows = max(cols, 1), max(rows, 1)
 	e := &Emulator{reply: opts.Reply}
-	switch {
-	case opts.ScrollbackLines == 0:
-		e.sb.max = defaultScrollback
-	case opts.ScrollbackLines > 0:
-		e.sb.max = opts.ScrollbackLines
-	}
+	e.sb.max = max(opts.ScrollbackLines, 0)
 	e.parser = ansi.NewParser()
 	// The parser's default 64 KiB payload buffer is per emulator, i.e. per
 	// session. OSC strings are collected by osc.go, not by the parser, and

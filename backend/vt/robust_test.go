@@ -44,7 +44,8 @@ func TestResizeRandom(t *testing.T) {
 }
 
 func TestResizeKeepsContent(t *testing.T) {
-	e := feed(10, 5, "one\r\ntwo\r\nthree\r\nfour")
+	e := New(10, 5, Options{ScrollbackLines: 10})
+	e.Write([]byte("one\r\ntwo\r\nthree\r\nfour"))
 	e.Resize(3, 2)
 	s := e.Snapshot()
 	// Cursor was on row 3; shrinking to 2 rows pushes two rows to scrollback.

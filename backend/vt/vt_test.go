@@ -380,20 +380,24 @@ func TestScrollback(t *testing.T) {
 	if got := e.Scrollback(); len(got) != 0 {
 		t.Errorf("scrollback = %q, want none", got)
 	}
-	e = New(5, 1, Options{ScrollbackLines: -1})
-	e.Write([]byte("a\r\nb\r\n"))
-	if got := e.Scrollback(); len(got) != 0 {
-		t.Errorf("scrollback with -1 = %q", got)
+	// None by default (or with a negative bound).
+	for _, n := range []int{0, -1} {
+		e = New(5, 1, Options{ScrollbackLines: n})
+		e.Write([]byte("a\r\nb\r\n"))
+		if got := e.Scrollback(); len(got) != 0 {
+			t.Errorf("scrollback with %d = %q", n, got)
+		}
 	}
-	e = New(5, 1, Options{})
+	e = New(5, 1, Options{ScrollbackLines: 1000})
 	for range 1500 {
 		e.Write([]byte("x\r\n"))
 	}
-	if got := len(e.Scrollback()); got != defaultScrollback {
-		t.Errorf("default scrollback holds %d lines, want %d", got, defaultScrollback)
+	if got := len(e.Scrollback()); got != 1000 {
+		t.Errorf("scrollback holds %d lines, want 1000", got)
 	}
 	// Wide chars appear once in scrollback.
-	e = feed(5, 1, "中a\r\n")
+	e = New(5, 1, Options{ScrollbackLines: 10})
+	e.Write([]byte("中a\r\n"))
 	if got := e.Scrollback(); !reflect.DeepEqual(got, []string{"中a"}) {
 		t.Errorf("scrollback = %q", got)
 	}
