@@ -104,7 +104,7 @@ func QuitText(running int, grace time.Duration) string {
 	if running == 1 {
 		what, verb = "1 running session started here", "is"
 	}
-	stop := fmt.Sprintf("hung up as when a terminal closes (SIGHUP and SIGTERM to each process group), SIGKILL after %s", grace)
+	stop := fmt.Sprintf("hung up as when a terminal closes (SIGHUP to each process group, SIGTERM a second later), SIGKILL after %s", grace)
 	if grace <= 0 {
 		stop = "SIGKILL to each process group at once"
 	}

@@ -91,7 +91,7 @@ func TestTexts(t *testing.T) {
 		{KillText("x", 1500*time.Millisecond, false), "SIGKILL follows after 1.5s"},
 		{KillText("x", 0, false), "SIGKILL goes to its whole process group at once (the kill grace is 0)"},
 		{KillText("x", 5*time.Second, true), "Kill x now? SIGKILL goes to its whole process group at once"},
-		{QuitText(2, 5*time.Second), "Quit heimdall-tui? 2 running sessions started here are then stopped: hung up as when a terminal closes (SIGHUP and SIGTERM to each process group), SIGKILL after 5s. Sessions served by other processes keep running."},
+		{QuitText(2, 5*time.Second), "Quit heimdall-tui? 2 running sessions started here are then stopped: hung up as when a terminal closes (SIGHUP to each process group, SIGTERM a second later), SIGKILL after 5s. Sessions served by other processes keep running."},
 		{QuitText(1, 5*time.Second), "1 running session started here is then stopped"},
 		{QuitText(3, 0), "SIGKILL to each process group at once"},
 		{QuitText(0, 0), "No session started here is running"},
