@@ -105,10 +105,6 @@ type Model struct {
 	caps      *capsules.Browser
 
 	dialogs []dialog.Dialog
-	// presetsFor is the open dialog waiting for lookup number presetSeq
-	// (presetsMsg); nil when none waits.
-	presetsFor dialog.Dialog
-	presetSeq  int
 
 	status     string
 	statusErr  bool

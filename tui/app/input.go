@@ -256,10 +256,9 @@ func (m *Model) prevMode() layout.Mode {
 
 func (m *Model) push(d dialog.Dialog) { m.dialogs = append(m.dialogs, d) }
 
-// presetsMsg carries the presets looked up for the dialog that was opened
-// as lookup number seq.
+// presetsMsg carries the presets looked up for dialog d.
 type presetsMsg struct {
-	seq     int
+	d       dialog.Dialog
 	presets []fleet.Preset
 }
 
@@ -268,22 +267,18 @@ type presetsMsg struct {
 // lookups are file system I/O). onPresets hands them to d.
 func (m *Model) pushForPresets(d dialog.Dialog) tea.Cmd {
 	m.push(d)
-	m.presetSeq++
-	m.presetsFor = d
-	seq, b := m.presetSeq, m.opt.Backend
-	return func() tea.Msg { return presetsMsg{seq: seq, presets: b.Presets()} }
+	b := m.opt.Backend
+	return func() tea.Msg { return presetsMsg{d: d, presets: b.Presets()} }
 }
 
-// onPresets fills in the dialog the presets were looked up for. A result
-// for an earlier lookup (the dialog was closed and another opened since)
-// or for a dialog no longer open (esc) is dropped.
+// onPresets fills in the dialog the presets were looked up for, if it is
+// still open: a result for a dialog closed meanwhile (esc; another may
+// have opened since, with its own lookup) is dropped.
 func (m *Model) onPresets(msg presetsMsg) tea.Cmd {
-	d := m.presetsFor
-	if msg.seq != m.presetSeq || d == nil || !slices.Contains(m.dialogs, d) {
+	if !slices.Contains(m.dialogs, msg.d) {
 		return nil
 	}
-	m.presetsFor = nil
-	switch d := d.(type) {
+	switch d := msg.d.(type) {
 	case *dialog.SpawnDialog:
 		d.SetPresets(msg.presets)
 	case *dialog.CommandDialog:

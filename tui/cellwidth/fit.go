@@ -13,13 +13,21 @@ import (
 // balanced. A wide character that would straddle the cut is dropped
 // whole. w <= 0 gives "".
 func Cut(s string, w int, tail string) string {
+	s, _ = CutN(s, w, tail)
+	return s
+}
+
+// CutN is Cut, also returning the result's width in cells (measured once).
+func CutN(s string, w int, tail string) (string, int) {
 	if w <= 0 {
-		return ""
+		return "", 0
 	}
-	if Of(s) <= w {
-		return s
+	n := Of(s)
+	if n > w {
+		s = ansi.Truncate(s, w, tail)
+		n = Of(s)
 	}
-	return ansi.Truncate(s, w, tail)
+	return s, n
 }
 
 // Fit returns s as exactly w cells: cut as Cut does (with tail) when it is
@@ -27,14 +35,7 @@ func Cut(s string, w int, tail string) string {
 // is plain (unstyled) spaces after any escape sequences of s. w <= 0
 // gives "".
 func Fit(s string, w int, tail string) string {
-	if w <= 0 {
-		return ""
-	}
-	n := Of(s)
-	if n > w {
-		s = ansi.Truncate(s, w, tail)
-		n = Of(s)
-	}
+	s, n := CutN(s, w, tail)
 	return pad(s, w-n, false)
 }
 
@@ -53,28 +54,21 @@ func PadLeft(s string, w int) string {
 
 // pad adds n spaces (none when n <= 0) after s, or before it when left.
 func pad(s string, n int, left bool) string {
-	if n <= 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + n)
 	if left {
-		writeSpaces(&b, n)
-		b.WriteString(s)
-	} else {
-		b.WriteString(s)
-		writeSpaces(&b, n)
+		return Spaces(n) + s
 	}
-	return b.String()
+	return s + Spaces(n)
 }
 
 const spaces = "                                                                "
 
-// writeSpaces writes n spaces in chunks of a constant string.
-func writeSpaces(b *strings.Builder, n int) {
-	for n > len(spaces) {
-		b.WriteString(spaces)
-		n -= len(spaces)
+// Spaces returns n spaces ("" when n <= 0); up to 64 without allocating.
+func Spaces(n int) string {
+	switch {
+	case n <= 0:
+		return ""
+	case n <= len(spaces):
+		return spaces[:n]
 	}
-	b.WriteString(spaces[:n])
+	return strings.Repeat(" ", n)
 }

@@ -243,12 +243,8 @@ func (sp *span) cell(buf []byte, text string, width int) []byte {
 		return append(buf, sp.style.Render(cellwidth.Fit(text, width, "…")+" ")...)
 	}
 	buf = append(buf, sp.pre...)
-	n := 0
-	if width > 0 {
-		text = cellwidth.Cut(text, width, "…")
-		buf = append(buf, text...)
-		n = cellwidth.Of(text)
-	}
+	text, n := cellwidth.CutN(text, width, "…")
+	buf = append(buf, text...)
 	buf = appendSpaces(buf, max(width, 0)-n+1)
 	return append(buf, sp.suf...)
 }
@@ -406,17 +402,7 @@ func since(now, t time.Time) string {
 }
 
 // appendSpaces appends n spaces (none when n <= 0).
-func appendSpaces(buf []byte, n int) []byte {
-	const spaces = "                                                                "
-	for n > len(spaces) {
-		buf = append(buf, spaces...)
-		n -= len(spaces)
-	}
-	if n > 0 {
-		buf = append(buf, spaces[:n]...)
-	}
-	return buf
-}
+func appendSpaces(buf []byte, n int) []byte { return append(buf, cellwidth.Spaces(n)...) }
 
 // sanitize replaces control characters in a name taken from outside so it
 // cannot move the cursor or restyle the screen.
