@@ -35,7 +35,9 @@
 // unterminated last line. An appender, holding the lock (so no write can
 // be in progress), cuts it off, truncating the file to just after its last
 // newline, before it appends its own line: the fragment never becomes a
-// complete line, and no complete line is ever lost. A complete line that
+// complete line, and no complete line is ever lost (a tail that grows
+// meanwhile belongs to a writer outside the lock, such as a shell's >>,
+// and is ended with a newline instead of cut). A complete line that
 // does not parse is foreign data, never skipped: an error naming the file
 // and line. Files are not fsynced: the guarantees hold against concurrent
 // processes and crashed processes, not against a power loss mid-write. A

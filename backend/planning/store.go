@@ -214,7 +214,13 @@ func appendLine(path string, line []byte) error {
 		if err != nil {
 			return fmt.Errorf("append %s: %w", path, err)
 		}
-		err = dropTornTail(f)
+		var cut bool
+		cut, err = dropTornTail(f)
+		if err == nil && !cut {
+			// The tail grew while it was looked at: a writer outside our
+			// lock is still writing it. End it rather than cut it.
+			line = append([]byte{'\n'}, line...)
+		}
 		if err == nil {
 			_, err = f.Write(line)
 		}
@@ -229,24 +235,27 @@ func appendLine(path string, line []byte) error {
 }
 
 // dropTornTail truncates f to just after its last newline (to empty if it
-// has none), removing an unterminated last line. The caller holds f's lock.
+// has none), removing an unterminated last line. It reports whether f now
+// ends a line (or is empty). The caller holds f's lock, so none of our
+// writers is mid-line; if f grows while the tail is looked at, a writer
+// that does not take the lock is, and nothing is cut (false).
 // The common case, a file ending in a newline, costs a stat and a one-byte
 // read.
-func dropTornTail(f *os.File) error {
+func dropTornTail(f *os.File) (bool, error) {
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return false, err
 	}
 	size := st.Size()
 	if size == 0 {
-		return nil
+		return true, nil
 	}
 	last := make([]byte, 1)
 	if _, err := f.ReadAt(last, size-1); err != nil {
-		return fmt.Errorf("read last byte: %w", err)
+		return false, fmt.Errorf("read last byte: %w", err)
 	}
 	if last[0] == '\n' {
-		return nil
+		return true, nil
 	}
 	// Scan backwards for the last newline, a chunk at a time: a torn line
 	// may be long.
@@ -256,7 +265,7 @@ func dropTornTail(f *os.File) error {
 		start := max(end-int64(len(buf)), 0)
 		b := buf[:end-start]
 		if _, err := f.ReadAt(b, start); err != nil {
-			return fmt.Errorf("read torn tail: %w", err)
+			return false, fmt.Errorf("read torn tail: %w", err)
 		}
 		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
 			keep = start + int64(i) + 1
@@ -264,10 +273,13 @@ func dropTornTail(f *os.File) error {
 		}
 		end = start
 	}
-	if err := f.Truncate(keep); err != nil {
-		return fmt.Errorf("cut torn tail (%d bytes): %w", size-keep, err)
+	if st, err := f.Stat(); err != nil || st.Size() != size {
+		return false, err
 	}
-	return nil
+	if err := f.Truncate(keep); err != nil {
+		return false, fmt.Errorf("cut torn tail (%d bytes): %w", size-keep, err)
+	}
+	return true, nil
 }
 
 // checkVersion accepts the protocol versions this package can rewrite
