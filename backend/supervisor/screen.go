@@ -33,8 +33,12 @@ func newScreen(s *Session, cols, rows int) *screen {
 // input would stop every session's emulator. So the answer is written only
 // if the pty takes it at once, and dropped otherwise (a program not
 // reading its input is not waiting for it).
+//
+// Once the child is reaped nobody is left to read an answer: the backlog
+// the feeder still applies (up to screenPace, and Done waits for it) is
+// then emulated without a write per query.
 func (sc *screen) reply(p []byte) {
-	if sc.s.terminals.Load() > 0 {
+	if sc.s.terminals.Load() > 0 || sc.s.reaped.Load() {
 		return
 	}
 	if !sc.s.tryWrite(p) {
