@@ -161,13 +161,7 @@ func (f *Feeder) drain() {
 			f.changed()
 			return
 		}
-		select {
-		case emuSlots <- struct{}{}:
-		default: // all taken: count as waiting (others then rest, see floodRest)
-			emuWaiting.Add(1)
-			emuSlots <- struct{}{}
-			emuWaiting.Add(-1)
-		}
+		acquireSlot()
 		if size[0] > 0 {
 			f.emu.Resize(size[0], size[1])
 		}
@@ -180,12 +174,18 @@ func (f *Feeder) drain() {
 				if emuWaiting.Load() > 0 {
 					// Contention: several sessions flood at once. Pause,
 					// holding the slot, for a share of the time the slice
-					// took (see floodRest).
+					// took (see floodRest), then give the slot to a
+					// waiting feeder and queue for it again: feeders take
+					// turns a slice at a time, not a batch (up to
+					// screenPace) at a time.
 					time.Sleep(time.Duration(float64(time.Since(start)) * floodRest))
+					<-emuSlots
+					acquireSlot()
+				} else {
+					// Let waiting goroutines (keys, rendering) run between
+					// slices rather than after the scheduler's 10 ms slice.
+					runtime.Gosched()
 				}
-				// Let waiting goroutines (keys, rendering) run between
-				// slices rather than after the scheduler's 10 ms slice.
-				runtime.Gosched()
 			}
 		}
 		<-emuSlots
@@ -193,6 +193,18 @@ func (f *Feeder) drain() {
 			last = now
 			f.changed()
 		}
+	}
+}
+
+// acquireSlot takes an emuSlots slot, counting as waiting while none is
+// free (others then rest and take turns, see floodRest).
+func acquireSlot() {
+	select {
+	case emuSlots <- struct{}{}:
+	default:
+		emuWaiting.Add(1)
+		emuSlots <- struct{}{}
+		emuWaiting.Add(-1)
 	}
 }
 
