@@ -242,7 +242,7 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 	case confirming:
 		// Wrapped, not cut: the "y/N" that says No is the default ends the line.
 		msg := fmt.Sprintf("Delete %s? Other agents reading it will not find it. y/N", e.target)
-		for _, l := range strings.Split(ansi.Wrap(msg, w, " "), "\n") {
+		for _, l := range cellwidth.Wrap(msg, w) {
 			foot = append(foot, st.Warning.Render(l))
 		}
 	}

@@ -72,3 +72,39 @@ func Spaces(n int) string {
 	}
 	return strings.Repeat(" ", n)
 }
+
+// Wrap breaks plain text into lines of at most w cells: at the last space
+// that fits, and within a word only when the word alone is wider than w
+// (never at hyphens, so "--role" stays whole). Spacing inside a line is
+// kept; spaces at a break and at line ends are dropped. Newlines in s end
+// lines. w < 1 gives nil.
+func Wrap(s string, w int) []string {
+	if w < 1 {
+		return nil
+	}
+	var out []string
+	for _, rest := range strings.Split(s, "\n") {
+		rest = strings.TrimRight(rest, " ")
+		for Of(rest) > w {
+			cut := -1 // the last space with at most w cells before it
+			for i := 0; i < len(rest); i++ {
+				if rest[i] == ' ' && i > 0 {
+					if Of(rest[:i]) > w {
+						break
+					}
+					cut = i
+				}
+			}
+			if line := strings.TrimRight(rest[:max(cut, 0)], " "); line != "" {
+				out = append(out, line)
+				rest = strings.TrimLeft(rest[cut:], " ")
+				continue
+			}
+			head := ansi.Truncate(rest, w, "") // no space fits: break the word
+			out = append(out, head)
+			rest = strings.TrimLeft(rest[len(head):], " ")
+		}
+		out = append(out, rest)
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package cellwidth
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +95,33 @@ func TestPad(t *testing.T) {
 		}
 		if got := PadLeft(tc.s, tc.w); got != tc.left {
 			t.Errorf("PadLeft(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.left)
+		}
+	}
+}
+
+func TestWrap(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want []string
+	}{
+		{"agents append with: heimdall-tui ledger log --role R --kind K", 30,
+			[]string{"agents append with:", "heimdall-tui ledger log --role", "R --kind K"}},
+		{"one two\n\nthree", 20, []string{"one two", "", "three"}},
+		{"abcdefghij xy", 4, []string{"abcd", "efgh", "ij", "xy"}},
+		{"中文字 ab", 4, []string{"中文", "字", "ab"}},
+		{"a  b   c", 20, []string{"a  b   c"}},
+		{"claude-1  claude-2  shell-1", 18, []string{"claude-1  claude-2", "shell-1"}},
+		{"x", 0, nil},
+	} {
+		got := Wrap(c.s, c.w)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+		for _, l := range got {
+			if Of(l) > c.w {
+				t.Errorf("Wrap(%q, %d): line %q wider than %d", c.s, c.w, l, c.w)
+			}
 		}
 	}
 }

@@ -195,10 +195,8 @@ func wrap(style func(...string) string, text string, w int) []string {
 		return nil
 	}
 	var out []string
-	for _, para := range strings.Split(text, "\n") {
-		for _, l := range strings.Split(ansi.Wrap(para, w, ""), "\n") {
-			out = append(out, style(strings.TrimRight(l, " ")))
-		}
+	for _, l := range cellwidth.Wrap(text, w) {
+		out = append(out, style(l))
 	}
 	return out
 }

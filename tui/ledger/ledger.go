@@ -42,7 +42,9 @@ func View(st *themes.Styles, r planning.LedgerReport, root string, w, h int) str
 	add(st.Title.Render("Token ledger") + st.Muted.Render("  "+root))
 	if len(r.Roles) == 0 && r.Entries == 0 {
 		add("")
-		add(st.Muted.Render(EmptyHint))
+		for _, l := range cellwidth.Wrap(EmptyHint, w) {
+			add(st.Muted.Render(l))
+		}
 		return pad(lines, w, h)
 	}
 	add("")
