@@ -20,14 +20,7 @@ func BenchmarkASCIILog(b *testing.B) {
 		lines int
 	}{{"scrollback=1000", 1000}, {"scrollback=none", 0}} {
 		b.Run(c.name, func(b *testing.B) {
-			e := New(80, 24, Options{ScrollbackLines: c.lines})
-			e.Write(data) // warm up: fill scrollback so its storage is reused
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				e.Write(data)
-			}
+			benchWrite(b, New(80, 24, Options{ScrollbackLines: c.lines}), data)
 		})
 	}
 }
@@ -51,14 +44,7 @@ func BenchmarkColorRedraw(b *testing.B) {
 		sb.WriteString("\x1b[0m")
 	}
 	data := []byte(sb.String())
-	e := New(cols, rows, Options{})
-	e.Write(data)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		e.Write(data)
-	}
+	benchWrite(b, New(cols, rows, Options{}), data)
 }
 
 // BenchmarkBoxUI measures a redraw of an agent's TUI drawn with non-ASCII
@@ -74,7 +60,12 @@ func BenchmarkBoxUI(b *testing.B) {
 	}
 	sb.WriteString("╰" + strings.Repeat("─", cols-2) + "╯")
 	data := []byte(sb.String())
-	e := New(cols, rows, Options{})
+	benchWrite(b, New(cols, rows, Options{}), data)
+}
+
+// benchWrite measures e.Write(data), after one write to warm up (the
+// screen, and any scrollback, then reuse their storage).
+func benchWrite(b *testing.B, e *Emulator, data []byte) {
 	e.Write(data)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
