@@ -368,11 +368,17 @@ func (s *Session) waitLoop() {
 	s.mu.Lock()
 	s.exited, s.exitCode = true, code
 	s.cls.Exit(now)
-	// A pending kill grace still matters when members of the child's
-	// process group outlived it (a grandchild ignoring SIGTERM and the
-	// SIGHUP of its session leader's exit): killAfterGrace SIGKILLs them.
-	if s.killTimer != nil && (s.cfg.KillChildOnly || !groupAlive(s.cmd.Process.Pid)) {
-		s.killTimer.Stop()
+	// A pending kill grace (and Hangup's SIGTERM) still matters when
+	// members of the child's process group outlived it (a grandchild
+	// ignoring SIGTERM and the SIGHUP of its session leader's exit):
+	// killAfterGrace SIGKILLs them. Otherwise the group id is free for
+	// reuse, and nothing may signal it any more.
+	if s.cfg.KillChildOnly || !groupAlive(s.cmd.Process.Pid) {
+		for _, t := range []*time.Timer{s.killTimer, s.termTimer} {
+			if t != nil {
+				t.Stop()
+			}
+		}
 	}
 	s.mu.Unlock()
 	s.log.Info("session exited", "pid", s.cmd.Process.Pid, "code", code)
