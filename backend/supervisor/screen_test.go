@@ -3,6 +3,7 @@ package supervisor
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -44,15 +45,20 @@ func TestScreenPacesTheReader(t *testing.T) {
 	// Hold every emulation slot: no session's feeder can apply anything.
 	release := holdSlots(t, cap(emuSlots))
 	defer release() // before the sessions' cleanups, which wait for their feeders
-	s := startSession(t, Config{Argv: []string{"sh", "-c", "yes 0123456789 | head -c 5000000; echo; echo DONE; exec sleep 30"}, Cols: 80, Rows: 24})
+	g := newGate(t)
+	s := startSession(t, Config{Argv: []string{"sh", "-c", g.Wait() + "; yes 0123456789 | head -c 5000000; echo; echo DONE; exec sleep 30"}, Cols: 80, Rows: 24})
+	// Count what the reader publishes (listeners get every chunk), from
+	// before the program writes anything.
+	var read atomic.Int64
+	_, remove := s.Listen(func(chunk []byte) { read.Add(int64(len(chunk))) })
+	defer remove()
+	g.Open(t)
 	// The reader goes on until screenPace bytes wait, plus the batch the
 	// feeder took (and is stuck applying), plus one read.
 	limit := int64(2*screenPace + 2*64<<10)
 	var total int64
 	waitFor(t, "the reader to stop", 10*time.Second, func() bool {
-		s.mu.Lock()
-		t1 := s.total
-		s.mu.Unlock()
+		t1 := read.Load()
 		stopped := t1 == total && t1 > 0
 		total = t1
 		time.Sleep(100 * time.Millisecond)
@@ -65,10 +71,8 @@ func TestScreenPacesTheReader(t *testing.T) {
 	waitFor(t, "DONE on the screen", 60*time.Second, func() bool {
 		return strings.Contains(s.Screen().Text(), "DONE")
 	})
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.total < 5000000 {
-		t.Fatalf("only %d bytes read", s.total)
+	if n := read.Load(); n < 5000000 {
+		t.Fatalf("only %d bytes read", n)
 	}
 }
 

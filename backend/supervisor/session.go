@@ -132,7 +132,6 @@ type Session struct {
 	killTimer *time.Timer
 	termTimer *time.Timer // Hangup's SIGTERM
 	killed    bool        // a kill was requested
-	total     int64       // bytes published so far (stream offset of the next chunk)
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
@@ -339,7 +338,6 @@ func (s *Session) publish(chunk []byte) {
 	now := time.Now()
 	s.mu.Lock()
 	s.ring.Write(chunk)
-	s.total += int64(len(chunk))
 	s.lastOut = now
 	s.cls.Output(now, len(chunk))
 	for sub := range s.subs {
