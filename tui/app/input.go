@@ -63,15 +63,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		ctx := m.context()
 		if _, own := m.opt.Keys.Lookup(ctx, msg); !own {
 			if act, ok := m.opt.Keys.Lookup(keys.CtxGlobal, msg); ok {
-				switch act {
-				case keys.Quit:
+				if pg, ok := pageKeys[act]; ok {
+					return m.openPage(pg)
+				}
+				if act == keys.Quit {
 					return m.requestQuit()
-				case keys.Ledger:
-					return m.openPage(pageLedger)
-				case keys.Blackboard:
-					return m.openPage(pageBlackboard)
-				case keys.Capsules:
-					return m.openPage(pageCapsules)
 				}
 			}
 		}
@@ -193,12 +189,8 @@ func (m *Model) do(act keys.Action) tea.Cmd {
 		return nil
 	case keys.NextAttention:
 		return m.nextAttention()
-	case keys.Ledger:
-		return m.openPage(pageLedger)
-	case keys.Blackboard:
-		return m.openPage(pageBlackboard)
-	case keys.Capsules:
-		return m.openPage(pageCapsules)
+	case keys.Ledger, keys.Blackboard, keys.Capsules:
+		return m.openPage(pageKeys[act])
 	case keys.Sort:
 		m.sort = (m.sort + 1) % SortOrder(len(sortNames))
 		m.refilter()

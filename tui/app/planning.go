@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
 
 // Planning is what the ledger, blackboard and capsule views need from the
@@ -37,6 +38,14 @@ const (
 	pageBlackboard
 	pageCapsules
 )
+
+// pageKeys are the actions that open (or, pressed again, close) a
+// planning view.
+var pageKeys = map[keys.Action]page{
+	keys.Ledger:     pageLedger,
+	keys.Blackboard: pageBlackboard,
+	keys.Capsules:   pageCapsules,
+}
 
 // ledgerLatest is how many recent ledger entries the view is given.
 const ledgerLatest = 200
