@@ -35,7 +35,7 @@ func (s *Store) BuildBrief(b BriefSpec) (string, error) {
 		for _, id := range b.Symbols {
 			v, ok := table[id]
 			if !ok {
-				return "", fmt.Errorf("symbol %q: %w", id, ErrNotFound)
+				return "", s.Symbols().table().notFound(id)
 			}
 			fmt.Fprintf(&out, "%s = %s\n", id, v)
 		}

@@ -147,9 +147,7 @@ func (c Capsules) Read(id string) (Capsule, error) {
 
 func parseCapsule(path, id string, b []byte) (Capsule, error) {
 	cp := Capsule{ID: id, Text: string(b)}
-	corrupt := func(line int, format string, args ...any) error {
-		return &FileError{Path: path, Line: line, Err: fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)}
-	}
+	corrupt := func(line int, format string, args ...any) error { return corruptf(path, line, format, args...) }
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	state := 0 // 0 before front matter, 1 in it, 2 body
 	n := 0

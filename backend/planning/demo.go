@@ -2,7 +2,6 @@ package planning
 
 import (
 	"embed"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -69,7 +68,6 @@ type DemoResult struct {
 	// Delta is the ledger's own: v1's total as the orchestration baseline
 	// against the sum of v2's logged costs.
 	Delta Delta
-	Root  string
 }
 
 // V1 is v1's orchestration tokens (verbatim briefs and prose results).
@@ -197,11 +195,7 @@ func RunDemo(dir string) (DemoResult, error) {
 		if !res.Valid {
 			return DemoResult{}, fmt.Errorf("demo result %s is not a valid message: %v", t.id, res.Errors)
 		}
-		var m struct {
-			MsgID string `json:"msg_id"`
-		}
-		json.Unmarshal([]byte(t.typed), &m)
-		if err := logCost("task_result", m.MsgID, t.typed); err != nil {
+		if err := logCost("task_result", res.MsgID, t.typed); err != nil {
 			return DemoResult{}, err
 		}
 	}
@@ -213,7 +207,7 @@ func RunDemo(dir string) (DemoResult, error) {
 	if delta.Baseline != v1 || delta.Measured != v2 {
 		return DemoResult{}, fmt.Errorf("demo: the ledger says %d -> %d tokens, the demo counted %d -> %d", delta.Baseline, delta.Measured, v1, v2)
 	}
-	return DemoResult{Delta: delta, Root: dir}, nil
+	return DemoResult{Delta: delta}, nil
 }
 
 func resolveAll(ids []string) []string {

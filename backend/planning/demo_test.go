@@ -23,7 +23,7 @@ func TestRunDemo(t *testing.T) {
 		t.Fatalf("roles = %+v", rep.Roles)
 	}
 	o := rep.Roles[0]
-	if o.Tokens != res.V2() || o.Baseline != res.V1() || res.Delta != o.Delta {
+	if o.Tokens != res.V2() || o.Baseline != res.V1() || res.Delta != o.Delta() {
 		t.Errorf("result %+v vs ledger %+v", res, o)
 	}
 	// 1 symbol table + 3 briefs + 3 results.

@@ -32,8 +32,8 @@
 // one write of one whole line under the lock, so bytes after a file's last
 // newline are a line being written or the torn record of a writer that
 // crashed. Readers (Report, Tail, the dashboard's views) ignore such an
-// unterminated last line. An appender, holding the lock (so no write can
-// be in progress), cuts it off, truncating the file to just after its last
+// unterminated last line. An appender, holding the lock (so none of our
+// writes can be in progress), cuts it off, truncating the file to just after its last
 // newline, before it appends its own line: the fragment never becomes a
 // complete line, and no complete line is ever lost (a tail that grows
 // meanwhile belongs to a writer outside the lock, such as a shell's >>,

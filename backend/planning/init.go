@@ -9,7 +9,8 @@ import (
 )
 
 // Init creates the planning tree: the directories, empty symbol, fact and
-// baseline tables (existing ones are kept, after a version check), and the
+// baseline tables (non-empty ones are kept, after a version check; an
+// empty one is rewritten stamped with this version), and the
 // message schema (installed or replaced by this version's). It logs
 // `protocol init <version>`.
 func (s *Store) Init() error {
@@ -48,6 +49,6 @@ func (s *Store) Init() error {
 	return s.Log("protocol", "init", ProtocolVersion)
 }
 
-// ensure is an update that writes the table only if the file is missing
-// (load returned an empty map for it).
+// ensure is an update that writes the table only if it is missing or
+// empty (load returned an empty map for it).
 func ensure[V any](m map[string]V) (bool, error) { return len(m) == 0, nil }

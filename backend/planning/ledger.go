@@ -125,15 +125,13 @@ func (l Ledger) Delta(role string) (Delta, error) {
 		return Delta{}, err
 	}
 	for _, rr := range r.Roles {
-		switch {
-		case rr.Role != role:
-		case !rr.HasBaseline:
-			break
-		case rr.Baseline == 0:
-			return Delta{}, fmt.Errorf("baseline of role %q is 0: %w", role, ErrInvalid)
-		default:
-			return rr.Delta, nil
+		if rr.Role != role || !rr.HasBaseline {
+			continue
 		}
+		if rr.Baseline == 0 {
+			return Delta{}, fmt.Errorf("baseline of role %q is 0: %w", role, ErrInvalid)
+		}
+		return rr.Delta(), nil
 	}
 	return Delta{}, fmt.Errorf("no baseline for role %q (set one with ledger baseline): %w", role, ErrNotFound)
 }
@@ -143,11 +141,15 @@ type RoleReport struct {
 	Role    string
 	Tokens  int64 // sum of the role's entries
 	Entries int   // number of entries
-	// Baseline is the role's v1 baseline, if HasBaseline; Delta is then
-	// Baseline vs Tokens.
+	// Baseline is the role's v1 baseline, if HasBaseline.
 	Baseline    int64
 	HasBaseline bool
-	Delta       Delta
+}
+
+// Delta is the role's baseline against its measured tokens (meaningful
+// when HasBaseline).
+func (r RoleReport) Delta() Delta {
+	return Delta{Role: r.Role, Baseline: r.Baseline, Measured: r.Tokens}
 }
 
 // LedgerReport is what the ledger view and `ledger report` show: per-role
@@ -211,7 +213,7 @@ func (l Ledger) Report(latest int) (LedgerReport, error) {
 				continue
 			}
 			if perr := e.parse(line); perr != nil {
-				return LedgerReport{}, &FileError{Path: path, Line: lineNo, Err: fmt.Errorf("%w: %v", ErrCorrupt, perr)}
+				return LedgerReport{}, corruptf(path, lineNo, "%v", perr)
 			}
 			rr := byRole[string(e.role)]
 			if rr == nil {
@@ -241,7 +243,6 @@ func (l Ledger) Report(latest int) (LedgerReport, error) {
 	for _, rr := range byRole {
 		if b, ok := base[rr.Role]; ok {
 			rr.Baseline, rr.HasBaseline = b, true
-			rr.Delta = Delta{Role: rr.Role, Baseline: b, Measured: rr.Tokens}
 		}
 		rep.Roles = append(rep.Roles, *rr)
 	}
@@ -250,7 +251,7 @@ func (l Ledger) Report(latest int) (LedgerReport, error) {
 		r := ring[(next+i)%len(ring)]
 		var le LedgerEntry
 		if err := json.Unmarshal(r.line, &le); err != nil {
-			return LedgerReport{}, &FileError{Path: path, Line: r.no, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+			return LedgerReport{}, corruptf(path, r.no, "%v", err)
 		}
 		rep.Latest = append(rep.Latest, le)
 	}

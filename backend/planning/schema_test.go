@@ -3,6 +3,7 @@ package planning
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,7 +77,7 @@ func TestSchemaFile(t *testing.T) {
 		t.Errorf("$schema = %v", doc["$schema"])
 	}
 	enum := doc["properties"].(map[string]any)["type"].(map[string]any)["enum"].([]any)
-	if len(enum) != len(MessageTypes) {
+	if fmt.Sprint(enum) != fmt.Sprint(MessageTypes) {
 		t.Errorf("type enum %v, want %v", enum, MessageTypes)
 	}
 }

@@ -67,6 +67,13 @@ type FileError struct {
 	Err  error
 }
 
+// corruptf is the FileError for what does not parse or has the wrong
+// shape at path (line 0: the file as a whole): ErrCorrupt, then the
+// formatted detail.
+func corruptf(path string, line int, format string, args ...any) error {
+	return &FileError{Path: path, Line: line, Err: fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))}
+}
+
 func (e *FileError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
@@ -202,12 +209,14 @@ func writeAtomic(path string, data []byte) error {
 
 // appendLine appends one whole line (it must end in "\n" and contain no
 // other newline) to path under its lock, with a single write, so concurrent
-// appenders never interleave. Every writer appends under the lock, so once
-// it is held, bytes after the file's last newline cannot be a write in
-// progress: they are the torn record of a writer that crashed mid-line (a
-// kill, a full disk). They are cut off first (the file is truncated to
-// just after its last newline), so the fragment is never completed into a
-// line that poisons the file; every complete line is kept.
+// appenders never interleave. Every one of our writers appends under the
+// lock, so once it is held, bytes after the file's last newline are not
+// one of our writes in progress: they are the torn record of a writer that
+// crashed mid-line (a kill, a full disk), cut off first (the file is
+// truncated to just after its last newline) so the fragment is never
+// completed into a line that poisons the file; every complete line is
+// kept. A tail that grows meanwhile belongs to a writer outside the lock
+// (a shell's >>) and is ended with a newline instead (see dropTornTail).
 func appendLine(path string, line []byte) error {
 	return withLock(path, func() error {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
@@ -310,12 +319,13 @@ func (t table[V]) load() (map[string]V, Version, error) {
 }
 
 func (t table[V]) parse(b []byte) (map[string]V, error) {
-	corrupt := func(format string, args ...any) error {
-		return &FileError{Path: t.path, Err: fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)}
+	corrupt := func(format string, args ...any) error { return corruptf(t.path, 0, format, args...) }
+	foreign := func(version string) error {
+		return &FileError{Path: t.path, Err: fmt.Errorf("%w: version %q, this tool speaks %s", ErrVersion, version, ProtocolVersion)}
 	}
 	if version, m, ok := fastTable[V](b, t.field); ok {
 		if !checkVersion(version) {
-			return nil, &FileError{Path: t.path, Err: fmt.Errorf("%w: version %q, this tool speaks %s", ErrVersion, version, ProtocolVersion)}
+			return nil, foreign(version)
 		}
 		return m, nil
 	}
@@ -330,7 +340,7 @@ func (t table[V]) parse(b []byte) (map[string]V, error) {
 		return nil, corrupt(`"version" is not a string`)
 	}
 	if !checkVersion(version) {
-		return nil, &FileError{Path: t.path, Err: fmt.Errorf("%w: version %q, this tool speaks %s", ErrVersion, version, ProtocolVersion)}
+		return nil, foreign(version)
 	}
 	m := map[string]V{}
 	raw, ok := top[t.field]

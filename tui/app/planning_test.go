@@ -28,7 +28,7 @@ type stubPlanning struct {
 func newStubPlanning() *stubPlanning {
 	return &stubPlanning{facts: map[string]string{"dev_port": "5173"}, changes: make(chan planning.Changes, 8),
 		report: planning.LedgerReport{Roles: []planning.RoleReport{{Role: "orchestration", Tokens: 11250, Entries: 1,
-			Baseline: 41000, HasBaseline: true, Delta: planning.Delta{Role: "orchestration", Baseline: 41000, Measured: 11250}}},
+			Baseline: 41000, HasBaseline: true}},
 			Total: 11250, Entries: 1}}
 }
 

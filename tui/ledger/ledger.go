@@ -131,7 +131,7 @@ func deltaCell(st *themes.Styles, rr planning.RoleReport) string {
 	if !rr.HasBaseline || rr.Baseline == 0 {
 		return st.Muted.Render(cell("-", deltaW, true))
 	}
-	p := rr.Delta.Percent()
+	p := rr.Delta().Percent()
 	s := cell(fmt.Sprintf("%+d%%", p), deltaW, true)
 	switch {
 	case p < 0:

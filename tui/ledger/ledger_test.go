@@ -17,10 +17,8 @@ import (
 func report() planning.LedgerReport {
 	r := planning.LedgerReport{
 		Roles: []planning.RoleReport{
-			{Role: "coder", Tokens: 800, Entries: 3, Baseline: 600, HasBaseline: true,
-				Delta: planning.Delta{Role: "coder", Baseline: 600, Measured: 800}},
-			{Role: "orchestration", Tokens: 11250, Entries: 4, Baseline: 41000, HasBaseline: true,
-				Delta: planning.Delta{Role: "orchestration", Baseline: 41000, Measured: 11250}},
+			{Role: "coder", Tokens: 800, Entries: 3, Baseline: 600, HasBaseline: true},
+			{Role: "orchestration", Tokens: 11250, Entries: 4, Baseline: 41000, HasBaseline: true},
 			{Role: "review", Tokens: 250, Entries: 5},
 		},
 		Total: 12300, Entries: 12,
