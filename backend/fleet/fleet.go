@@ -321,14 +321,7 @@ func (f *Fleet) Kill(id string, force bool) error {
 	}
 	if e.sess != nil {
 		if force {
-			// Record the kill as requested first (so whatever is left of
-			// the process group is reaped after the exit, even if the
-			// exit wins the race with the next line), then SIGKILL.
-			e.sess.Kill()
-			err = e.sess.Signal(syscall.SIGKILL)
-			if errors.Is(err, supervisor.ErrExited) {
-				err = nil
-			}
+			err = e.sess.ForceKill()
 		} else {
 			err = e.sess.Kill()
 		}
@@ -398,8 +391,8 @@ func (f *Fleet) Endpoint(id string) (attach.Endpoint, error) {
 }
 
 // Close stops the fleet: every live owned session is hung up as when its
-// terminal closes (SIGHUP and SIGTERM; SIGKILL after the grace plus a
-// second) and its socket removed; external
+// terminal closes (Session.Hangup: SIGHUP, SIGTERM a second later, SIGKILL
+// after the grace) and, once it exited, finished (socket removed); external
 // sessions keep running (they belong to other processes) and only their
 // connections close. It waits for every goroutine the fleet started. Next
 // then returns the remaining events and ErrClosed. Close is idempotent.
@@ -408,14 +401,14 @@ func (f *Fleet) Close() error {
 		f.mu.Lock()
 		f.closed = true
 		close(f.done)
-		var owned []*supervisor.Session
 		var exts []*external
 		for _, e := range f.sessions {
 			if e.timer != nil {
 				e.timer.Stop()
 			}
 			if e.sess != nil {
-				owned = append(owned, e.sess)
+				// Its exit goroutine (f.wg) finishes it once it exited.
+				e.sess.Hangup()
 			} else {
 				exts = append(exts, e.ext)
 			}
@@ -424,18 +417,9 @@ func (f *Fleet) Close() error {
 		if f.watcher != nil {
 			f.watcher.Close()
 		}
-		var wg sync.WaitGroup
-		for _, s := range owned {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s.Close() // the exit goroutine then shuts the server down
-			}()
-		}
 		for _, x := range exts {
 			x.close()
 		}
-		wg.Wait()
 		f.wg.Wait()
 		f.broker.Close()
 	})

@@ -144,40 +144,35 @@ func spawn(t testing.TB, f *Fleet, spec Spec) string {
 	return id
 }
 
-// extSession is a session served in dir the way another process's
-// `heimdall-tui run` serves it.
+// extSession is a session served in dir as another process's
+// `heimdall-tui run` serves it (supervisor.Host).
 type extSession struct {
-	sess  *supervisor.Session
-	srv   *supervisor.Server
-	claim *supervisor.Claim
-	once  sync.Once
+	h    *supervisor.Hosted
+	sess *supervisor.Session // h.Session
+	srv  *supervisor.Server  // h.Server
+	once sync.Once
 }
 
 func startExternal(t testing.TB, dir, id string, argv ...string) *extSession {
 	t.Helper()
-	claim, err := supervisor.ClaimID(dir, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := supervisor.Start(supervisor.Config{
+	h, err := supervisor.Host(dir, supervisor.Config{
 		ID: id, Argv: argv, KillGrace: time.Second,
 		Classifier: classify.NewSimple(testIdle, time.Now()),
 	})
 	if err != nil {
-		claim.Release()
 		t.Fatal(err)
 	}
-	x := &extSession{sess: sess, srv: &supervisor.Server{Session: sess}, claim: claim}
-	go x.srv.Serve(claim.Listener)
+	x := &extSession{h: h, sess: h.Session, srv: h.Server}
+	go h.Serve()
 	// What run does once the child has exited.
 	go func() {
-		sess.Wait()
+		x.sess.Wait()
 		x.stop()
 	}()
 	t.Cleanup(func() {
-		syscall.Kill(-sess.PID(), syscall.SIGKILL)
+		syscall.Kill(-x.sess.PID(), syscall.SIGKILL)
 		select {
-		case <-sess.Done():
+		case <-x.sess.Done():
 		case <-time.After(10 * time.Second):
 			t.Errorf("external %s did not exit", id)
 		}
@@ -186,15 +181,7 @@ func startExternal(t testing.TB, dir, id string, argv ...string) *extSession {
 	return x
 }
 
-func (x *extSession) stop() {
-	x.once.Do(func() {
-		x.sess.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		x.srv.Shutdown(ctx)
-		cancel()
-		x.claim.Release()
-	})
-}
+func (x *extSession) stop() { x.once.Do(func() { x.h.Finish() }) }
 
 // Shared with the other process-running tests (backend/internal/proctest).
 type gate = proctest.Gate

@@ -16,7 +16,7 @@
 //     writes; keys keep the order in which they first became pending.
 //
 // Next returns must-deliver values first, in order, then the pending lossy
-// values in key order. Nothing here runs on a timer: an idle broker and an
+// values in the order their keys first became pending. Nothing here runs on a timer: an idle broker and an
 // idle subscriber wake nobody.
 package pubsub
 

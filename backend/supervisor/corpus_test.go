@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,15 +61,17 @@ func TestPtyCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var seen atomic.Uint64 // the Seq the classifier last saw (OnScreen runs after it)
 			s := startSession(t, Config{
 				Argv: []string{"sh", "-c", c.script()},
 				Cols: 100, Rows: 30, Classifier: cls,
+				OnScreen: func(seq uint64) { seen.Store(seq) },
 			})
 			last := c.Frames[len(c.Frames)-1]
 			want := strings.TrimRight(strings.Join(last.Rows, "\n"), "\n")
 			waitFor(t, "the classifier to see the last frame", 10*time.Second, func() bool {
 				sn := s.Screen()
-				return sn.Title == last.Title && sn.Text() == want && s.scr.seen.Load() >= sn.Seq
+				return sn.Title == last.Title && sn.Text() == want && seen.Load() >= sn.Seq
 			})
 			// The classifier saw the last screen no later than now: ask for
 			// the state once the debounce has settled, at a fixed offset from

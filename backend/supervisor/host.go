@@ -53,6 +53,7 @@ func Host(dir string, cfg Config) (*Hosted, error) {
 	cfg.Logger = slog.New(slog.NewJSONHandler(logf, nil)).With("supervisor_pid", os.Getpid())
 	sess, err := Start(cfg)
 	if err != nil {
+		cfg.Logger.Error("start failed", "err", err)
 		logf.Close()
 		if newLog {
 			os.Remove(logPath) // nothing ran; the error goes to the caller

@@ -14,8 +14,7 @@ type screen struct {
 	s *Session
 	*Feeder
 
-	seen  atomic.Uint64          // the emulator Seq the classifier has last seen
-	title atomic.Pointer[string] // the title as of seen (Session.Title)
+	title atomic.Pointer[string] // the title as of the last observe (Session.Title)
 }
 
 func newScreen(s *Session, cols, rows int) *screen {
@@ -60,7 +59,6 @@ func (sc *screen) observe(uint64) {
 		t := p.Title
 		sc.title.Store(&t)
 	}
-	sc.seen.Store(p.Seq)
 	if fn := sc.s.cfg.OnScreen; fn != nil {
 		fn(p.Seq)
 	}

@@ -525,6 +525,10 @@ func (s *Session) Size() (cols, rows uint16) {
 // deadline. It is a no-op once the child has exited.
 func (s *Session) Kill() error { return s.stop(syscall.SIGTERM) }
 
+// ForceKill is Kill with SIGKILL at once (the kill is recorded first, so
+// what is left of the process group is reaped after the exit).
+func (s *Session) ForceKill() error { return s.stop(syscall.SIGKILL) }
+
 // Hangup stops the session as closing its terminal would: SIGHUP to the
 // child's process group (or the child alone with KillChildOnly), which
 // ends interactive shells (they ignore SIGTERM) and lets a program clean

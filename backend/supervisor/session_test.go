@@ -179,7 +179,7 @@ func TestSessionAfterExit(t *testing.T) {
 	}
 }
 
-// Close on a running session kills it (SIGTERM) and returns 128+15.
+// Close on a running session kills it (SIGHUP) and returns 128+1.
 func TestSessionClose(t *testing.T) {
 	s := startSession(t, Config{Argv: []string{"sleep", "1000"}, KillGrace: 5 * time.Second})
 	if code := s.Close(); code != 128+int(syscall.SIGHUP) {

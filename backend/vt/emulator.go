@@ -85,18 +85,6 @@ func New(cols, rows int, opts Options) *Emulator {
 	return e
 }
 
-// Reset puts the terminal in its power-on state, as RIS does, keeping its
-// size; scrollback is kept.
-func (e *Emulator) Reset() {
-	e.mu.Lock()
-	e.parser.Reset() // drop any half-read sequence
-	e.osc = oscState{buf: e.osc.buf[:0]}
-	e.reset()
-	e.seq.Add(1)
-	e.dirty = false
-	e.mu.Unlock()
-}
-
 // reset puts the terminal in its power-on state (RIS). Scrollback is kept,
 // like xterm.
 func (e *Emulator) reset() {

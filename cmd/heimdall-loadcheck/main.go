@@ -15,8 +15,9 @@
 // classifiers run in the dashboard and are counted). A "frame" is a burst of output separated from
 // the next by at least 4 ms of quiet (Bubble Tea writes one burst per frame).
 //
-// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-idle 20] [-idle-for 30s] [-settle 3s]
-// [-busy 16] [-busy-for 10s] [-keys 100] [-mem 100]
+// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem] [-idle 20]
+// [-idle-for 30s] [-settle 3s] [-busy 16] [-busy-for 10s] [-keys 100] [-writer-nice N]
+// [-mem 100]
 package main
 
 import (

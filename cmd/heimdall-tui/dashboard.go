@@ -123,7 +123,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		}
 	}
 	if running > 0 {
-		fmt.Fprintf(a.stderr, "heimdall-tui: stopping %d session(s) (SIGTERM, SIGKILL after %s)…\n", running, a.cfg.KillGrace)
+		fmt.Fprintf(a.stderr, "heimdall-tui: stopping %d session(s) (SIGHUP, SIGTERM a second later, SIGKILL after %s)…\n", running, a.cfg.KillGrace)
 	}
 	if err := f.Close(); err != nil {
 		logger.Warn("fleet close", "err", err)

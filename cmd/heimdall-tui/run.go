@@ -117,7 +117,7 @@ func (a *app) run(o runOptions) error {
 			if stops == 1 {
 				sess.Kill()
 			} else {
-				sess.Signal(syscall.SIGKILL)
+				sess.ForceKill()
 			}
 		}
 	}()
