@@ -30,6 +30,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/tui/dialog"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
+	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
 )
 
@@ -465,36 +466,41 @@ func (m *Model) report(err error) tea.Cmd {
 // info shows a message in the status line.
 func (m *Model) info(s string) tea.Cmd { return m.setStatus(s, false) }
 
+// setStatus shows s (sanitized: messages name sessions, keys and files
+// that other programs chose) until statusTTL passes.
 func (m *Model) setStatus(s string, isErr bool) tea.Cmd {
 	m.statusSeq++
-	m.status, m.statusErr = s, isErr
+	m.status, m.statusErr = pane.Sanitize(s), isErr
 	seq := m.statusSeq
 	return tea.Tick(statusTTL, func(time.Time) tea.Msg { return clearStatusMsg{seq} })
 }
 
-// scheduleTick arms one timer for the moment durations shown in the list
-// ("59s" → "1m") next change, and none when no duration is shown. Ticks
-// fall on whole wall-clock units (seconds while some shown duration is
-// under a minute, then minutes, hours): however many sessions there are,
-// the list redraws at most once a second, and an hour-old idle fleet once
-// an hour.
+// scheduleTick arms one timer for the moment the first duration shown in
+// the list changes its text ("1m" → "2m" one minute after "1m" began;
+// "59s" → "1m"), rounded up to a whole second, and none when no duration
+// is shown: however many sessions there are, the list redraws at most once
+// a second, and an hour-old idle fleet once an hour.
 func (m *Model) scheduleTick() tea.Cmd {
 	now := m.now()
-	unit := time.Duration(0)
+	var at time.Time
 	for _, in := range m.view {
 		for _, t := range []time.Time{in.StateSince, in.LastOutput} {
 			if t.IsZero() || !in.Alive {
 				continue
 			}
-			if u := textUnit(now.Sub(t)); unit == 0 || u < unit {
-				unit = u
+			d := max(now.Sub(t), 0)
+			u := textUnit(d)
+			if next := t.Add((d/u + 1) * u); at.IsZero() || next.Before(at) {
+				at = next
 			}
 		}
 	}
-	if unit == 0 {
+	if at.IsZero() {
 		return nil
 	}
-	at := now.Truncate(unit).Add(unit)
+	if r := at.Truncate(time.Second); !r.Equal(at) {
+		at = r.Add(time.Second)
+	}
 	if !m.tickAt.IsZero() && !at.Before(m.tickAt) {
 		return nil // an earlier tick is already armed
 	}

@@ -518,15 +518,16 @@ func TestTickOncePerShownUnit(t *testing.T) {
 	if m.scheduleTick() == nil || !m.tickAt.Equal(t0.Add(time.Second)) {
 		t.Fatalf("a 1s-resolution duration is shown: tick at %v, want the next whole second", m.tickAt)
 	}
-	// Everything shown is over a minute old: the next whole minute.
+	// Everything shown is over a minute old: the first to change text is
+	// IDLE "1m" (90 s) turning "2m", 30 s from now, rounded up to a second.
 	for i := range b.infos {
 		b.infos[i].StateSince, b.infos[i].LastOutput = t0.Add(-2*time.Hour), t0.Add(-90*time.Second)
 	}
 	m.reload()
 	m.tickAt = time.Time{}
 	m.scheduleTick()
-	if !m.tickAt.Equal(t0.Add(time.Minute)) {
-		t.Fatalf("tick at %v, want %v", m.tickAt, t0.Add(time.Minute))
+	if !m.tickAt.Equal(t0.Add(30 * time.Second)) {
+		t.Fatalf("tick at %v, want %v", m.tickAt, t0.Add(30*time.Second))
 	}
 	// Nothing alive: no timer at all.
 	for i := range b.infos {

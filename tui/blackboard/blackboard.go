@@ -237,11 +237,11 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 		half := max(1, (w-16)/2)
 		foot = append(foot, st.Key.Render("key ")+e.key.View(st, half)+st.Key.Render("  value ")+e.val.View(st, max(1, w-half-11)))
 	case editing:
-		label := ansi.Truncate(e.target, max(1, w/3), "…") + " = "
+		label := cellwidth.Cut(pane.Sanitize(e.target), max(1, w/3), "…") + " = "
 		foot = append(foot, st.Key.Render(label)+e.val.View(st, max(1, w-ansi.StringWidth(label))))
 	case confirming:
 		// Wrapped, not cut: the "y/N" that says No is the default ends the line.
-		msg := fmt.Sprintf("Delete %s? Other agents reading it will not find it. y/N", e.target)
+		msg := fmt.Sprintf("Delete %s? Other agents reading it will not find it. y/N", pane.Sanitize(e.target))
 		for _, l := range cellwidth.Wrap(msg, w) {
 			foot = append(foot, st.Warning.Render(l))
 		}
@@ -252,7 +252,8 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 			style = st.Error
 		}
 		// Wrapped: a conflict message says what to do, all of it matters.
-		for _, l := range strings.Split(ansi.Wordwrap(e.note, w, " "), "\n") {
+		// Notes name keys agents wrote: sanitized.
+		for _, l := range cellwidth.Wrap(pane.Sanitize(e.note), w) {
 			foot = append(foot, style.Render(l))
 		}
 	}

@@ -213,8 +213,14 @@ func TestSetFactsDuringAnEditKeepsTheTypedText(t *testing.T) {
 func TestFactsAreSanitized(t *testing.T) {
 	e := New(keys.Default())
 	e.SetFacts(facts("v1", "evil\x1b]2;pwned\x07", "\x1b[2Jvalue"))
-	out := e.View(themes.Build(themes.Dark(), true), 80, 6)
-	if strings.Contains(out, "\x1b]2;") || strings.Contains(out, "\x1b[2J") {
-		t.Fatalf("control sequences reached the output: %q", out)
+	st := themes.Build(themes.Dark(), true)
+	// The table, the edit line, the delete confirmation and the note after
+	// it all show the key.
+	for _, step := range [][]string{nil, {"e"}, {"esc", "d"}, {"n"}} {
+		press(e, step...)
+		out := e.View(st, 80, 8)
+		if strings.Contains(out, "\x1b]2;") || strings.Contains(out, "\x1b[2J") {
+			t.Fatalf("after %q control sequences reached the output: %q", step, out)
+		}
 	}
 }

@@ -64,8 +64,13 @@ func (b *Browser) Selected() string {
 	return ""
 }
 
-// SetShown gives the closure text of id (or the error hydrating it).
+// SetShown gives the closure text of id (or the error hydrating it). A
+// result for an id no longer selected (lookups may finish out of order)
+// is dropped.
 func (b *Browser) SetShown(id, text string, err error) {
+	if id != b.Selected() {
+		return
+	}
 	if id != b.shownID {
 		b.scroll = 0
 	}
@@ -146,9 +151,9 @@ func (b *Browser) View(st *themes.Styles, w, h int) string {
 	case b.shownID == "":
 		body = append(body, st.Muted.Render("select a capsule to see its dependency closure"))
 	case b.err != nil:
-		body = append(body, st.Title.Render(b.shownID), st.Error.Render(b.err.Error()))
+		body = append(body, st.Title.Render(pane.Sanitize(b.shownID)), st.Error.Render(pane.Sanitize(b.err.Error())))
 	default:
-		body = append(body, st.Title.Render("closure of "+b.shownID)+st.Muted.Render(" (dependencies first, as a brief hydrates it)"))
+		body = append(body, st.Title.Render("closure of "+pane.Sanitize(b.shownID))+st.Muted.Render(" (dependencies first, as a brief hydrates it)"))
 		for _, l := range b.text[min(b.scroll, len(b.text)):] {
 			body = append(body, st.Base.Render(pane.Sanitize(l)))
 		}

@@ -98,3 +98,16 @@ func TestEnterAndScroll(t *testing.T) {
 		t.Fatalf("pgup did not scroll back:\n%s\n--\n%s", before, again)
 	}
 }
+
+// Closures may arrive out of order: one for a capsule no longer selected
+// does not replace what the selection shows.
+func TestLateClosureIsDropped(t *testing.T) {
+	b := browser() // w2 selected and shown
+	b.Update(keys.Press("j"))
+	b.SetShown("w3", "w3 text", nil)
+	b.SetShown("w2", "stale w2 text", nil) // w2's second lookup, late
+	out := b.View(themes.Build(themes.Dark(), true), 80, 12)
+	if !strings.Contains(out, "w3 text") || strings.Contains(out, "stale") {
+		t.Fatalf("view after a late closure:\n%s", out)
+	}
+}
