@@ -60,14 +60,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.page != pageSessions && !m.bb.Editing() {
 		// The planning views' own keys come first (L closes the ledger);
 		// the other views' global keys switch straight to them.
-		ctx := m.context()
-		if _, own := m.opt.Keys.Lookup(ctx, msg); !own {
+		if _, own := m.opt.Keys.Lookup(m.context(), msg); !own {
 			if act, ok := m.opt.Keys.Lookup(keys.CtxGlobal, msg); ok {
-				if pg, ok := pageKeys[act]; ok {
-					return m.openPage(pg)
-				}
-				if act == keys.Quit {
-					return m.requestQuit()
+				if _, page := pageKeys[act]; page || act == keys.Quit {
+					return m.do(act)
 				}
 			}
 		}
@@ -87,7 +83,6 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case pageLedger:
 		if act, ok := m.opt.Keys.Lookup(keys.CtxLedger, msg); ok && act == keys.Back {
 			m.page = pageSessions
-			return nil
 		}
 		return nil
 	}
@@ -134,6 +129,9 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // do performs a key-map action.
 func (m *Model) do(act keys.Action) tea.Cmd {
+	if pg, ok := pageKeys[act]; ok {
+		return m.openPage(pg)
+	}
 	sel, ok := m.selected()
 	i := m.index(m.selID)
 	switch act {
@@ -189,8 +187,6 @@ func (m *Model) do(act keys.Action) tea.Cmd {
 		return nil
 	case keys.NextAttention:
 		return m.nextAttention()
-	case keys.Ledger, keys.Blackboard, keys.Capsules:
-		return m.openPage(pageKeys[act])
 	case keys.Sort:
 		m.sort = (m.sort + 1) % SortOrder(len(sortNames))
 		m.refilter()

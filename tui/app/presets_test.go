@@ -26,9 +26,10 @@ func presetsOf(t *testing.T, cmd tea.Cmd) presetsMsg {
 	if cmd == nil {
 		t.Fatal("no Cmd: the presets are not looked up")
 	}
-	msg, ok := cmd().(presetsMsg)
+	raw := cmd()
+	msg, ok := raw.(presetsMsg)
 	if !ok {
-		t.Fatalf("Cmd returned %T, want presetsMsg", msg)
+		t.Fatalf("Cmd returned %T, want presetsMsg", raw)
 	}
 	return msg
 }

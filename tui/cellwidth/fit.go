@@ -60,9 +60,9 @@ func pad(s string, n int, left bool) string {
 	return s + Spaces(n)
 }
 
-const spaces = "                                                                "
+const spaces = "                                                                                "
 
-// Spaces returns n spaces ("" when n <= 0); up to 64 without allocating.
+// Spaces returns n spaces ("" when n <= 0); up to 80 without allocating.
 func Spaces(n int) string {
 	switch {
 	case n <= 0:
@@ -71,6 +71,26 @@ func Spaces(n int) string {
 		return spaces[:n]
 	}
 	return strings.Repeat(" ", n)
+}
+
+// WriteSpaces writes n spaces (none when n <= 0) to b without allocating
+// beyond b's own growth.
+func WriteSpaces(b *strings.Builder, n int) {
+	for n > 0 {
+		k := min(n, len(spaces))
+		b.WriteString(spaces[:k])
+		n -= k
+	}
+}
+
+// AppendSpaces appends n spaces (none when n <= 0) to buf.
+func AppendSpaces(buf []byte, n int) []byte {
+	for n > 0 {
+		k := min(n, len(spaces))
+		buf = append(buf, spaces[:k]...)
+		n -= k
+	}
+	return buf
 }
 
 // Wrap breaks plain text into lines of at most w cells: at the last space

@@ -77,14 +77,14 @@ func Compose(w, h int, blocks ...Block) string {
 			}
 			run := x1 - x0
 			if o < 0 {
-				writeSpaces(&sb, run)
+				cellwidth.WriteSpaces(&sb, run)
 				x0 = x1
 				continue
 			}
 			p := &ps[o]
 			ly := y - p.r.Y
 			if ly >= len(p.lines) || p.lines[ly] == "" {
-				writeSpaces(&sb, run)
+				cellwidth.WriteSpaces(&sb, run)
 				x0 = x1
 				continue
 			}
@@ -96,14 +96,13 @@ func Compose(w, h int, blocks ...Block) string {
 			left, right := x0-p.r.X, x1-p.r.X
 			seg, sw := cut(line, lw, left, right)
 			if sw > run { // defensive: never overflow the run
-				seg = ansi.Truncate(seg, run, "")
-				sw = ansi.StringWidth(seg)
+				seg, sw = cellwidth.CutN(seg, run, "")
 			}
 			sb.WriteString(seg)
 			if strings.IndexByte(seg, '\x1b') >= 0 && !strings.HasSuffix(seg, "\x1b[m") && !strings.HasSuffix(seg, "\x1b[0m") {
 				sb.WriteString("\x1b[m")
 			}
-			writeSpaces(&sb, run-sw)
+			cellwidth.WriteSpaces(&sb, run-sw)
 			x0 = x1
 		}
 	}
@@ -122,7 +121,7 @@ func cut(line string, lw, left, right int) (string, int) {
 	seg, prefix := line, 0
 	if left > 0 {
 		seg = ansi.TruncateLeft(line, left, "")
-		if extra := ansi.StringWidth(seg) - (lw - left); extra > 0 {
+		if extra := cellwidth.Of(seg) - (lw - left); extra > 0 {
 			prefix = extra
 			seg = ansi.TruncateLeft(line, left+extra, "")
 		}
@@ -131,19 +130,9 @@ func cut(line string, lw, left, right int) (string, int) {
 		seg = ansi.Truncate(seg, right-left-prefix, "")
 	}
 	if prefix > 0 {
-		seg = spaces[:prefix] + seg
+		seg = cellwidth.Spaces(prefix) + seg
 	}
-	return seg, ansi.StringWidth(seg)
-}
-
-const spaces = "                                                                                "
-
-func writeSpaces(sb *strings.Builder, n int) {
-	for n > 0 {
-		k := min(n, len(spaces))
-		sb.WriteString(spaces[:k])
-		n -= k
-	}
+	return seg, cellwidth.Of(seg)
 }
 
 // TooSmallNotice is what to show on a screen below MinWidth×MinHeight:
@@ -164,15 +153,15 @@ func TooSmallNotice(w, h int) string {
 		}
 		i := y - top
 		if i < 0 || i >= len(msg) {
-			writeSpaces(&sb, w)
+			cellwidth.WriteSpaces(&sb, w)
 			continue
 		}
 		s := ansi.Truncate(msg[i], w, "")
 		sw := ansi.StringWidth(s)
 		pad := (w - sw) / 2
-		writeSpaces(&sb, pad)
+		cellwidth.WriteSpaces(&sb, pad)
 		sb.WriteString(s)
-		writeSpaces(&sb, w-sw-pad)
+		cellwidth.WriteSpaces(&sb, w-sw-pad)
 	}
 	return sb.String()
 }

@@ -32,7 +32,7 @@ func Frame(st *themes.Styles, title, state string, needsInput, focused, cropped 
 			if y > 0 {
 				b.WriteByte('\n')
 			}
-			writeSpaces(&b, w)
+			cellwidth.WriteSpaces(&b, w)
 		}
 		return b.String()
 	}
@@ -72,13 +72,9 @@ func Frame(st *themes.Styles, title, state string, needsInput, focused, cropped 
 		if y < len(lines) {
 			line = lines[y]
 		}
-		lw := cellwidth.Of(line)
-		if lw > inner {
-			line = ansi.Truncate(line, inner, "")
-			lw = ansi.StringWidth(line)
-		}
+		line, lw := cellwidth.CutN(line, inner, "")
 		b.WriteString(line)
-		writeSpaces(&b, inner-lw)
+		cellwidth.WriteSpaces(&b, inner-lw)
 		b.WriteString(right)
 	}
 

@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 )
 
 // Options control Render.
@@ -55,7 +56,7 @@ func Render(snap *vt.Snapshot, w, h int, opt Options) (body string, cropped bool
 			if y > 0 {
 				b.WriteByte('\n')
 			}
-			writeSpaces(&b, w)
+			cellwidth.WriteSpaces(&b, w)
 		}
 		return b.String(), false
 	}
@@ -92,7 +93,7 @@ func Render(snap *vt.Snapshot, w, h int, opt Options) (body string, cropped bool
 		}
 		sy := y0 + y
 		if sy >= rows {
-			writeSpaces(&b, w)
+			cellwidth.WriteSpaces(&b, w)
 			continue
 		}
 		curX := -1
@@ -130,7 +131,7 @@ func (r *renderer) row(row []uv.Cell, x0, w, curX int) {
 	for x := x0; col < w; x++ {
 		if x >= len(row) {
 			r.setStyle(nil)
-			writeSpaces(r.b, w-col)
+			cellwidth.WriteSpaces(r.b, w-col)
 			break
 		}
 		c := &row[x]
@@ -320,14 +321,4 @@ func (r *renderer) writeColor(c color.Color, base, bright int, ext string) {
 func writeInt(b *strings.Builder, n int) {
 	var buf [20]byte
 	b.Write(strconv.AppendInt(buf[:0], int64(n), 10))
-}
-
-const spaces = "                                                                                "
-
-func writeSpaces(b *strings.Builder, n int) {
-	for n > 0 {
-		k := min(n, len(spaces))
-		b.WriteString(spaces[:k])
-		n -= k
-	}
 }

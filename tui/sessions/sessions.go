@@ -177,7 +177,7 @@ func ViewHint(st *themes.Styles, infos []fleet.Info, selected, offset int, now t
 		buf = append(buf, st.Muted.Render(cellwidth.Fit(" "+sanitize(empty), w, "…"))...)
 		lines++
 	}
-	p := painter{st: st}
+	p := painter{st: st, hasExit: slices.ContainsFunc(cols, func(c column) bool { return c.kind == colExit })}
 	offset = max(0, min(offset, len(infos)-1))
 	for i := offset; i < len(infos) && lines < h; i++ {
 		buf = append(buf, '\n')
@@ -280,10 +280,11 @@ type stateSpan struct {
 // a span once, on first use, instead of rendering a lipgloss style per
 // column per row.
 type painter struct {
-	st     *themes.Styles
-	kinds  [numKinds][2]span // [kind][selected]
-	built  [numKinds][2]bool
-	states []stateSpan
+	st      *themes.Styles
+	hasExit bool              // the columns include EXIT (else a dead row's code goes in its badge)
+	kinds   [numKinds][2]span // [kind][selected]
+	built   [numKinds][2]bool
+	states  []stateSpan
 }
 
 func b2i(b bool) int {
@@ -323,7 +324,6 @@ func (p *painter) state(name string, attn, selected bool) *span {
 
 // row appends one session's line to buf.
 func (p *painter) row(buf []byte, cols []column, in fleet.Info, selected bool, now time.Time, w int) []byte {
-	hasExit := slices.ContainsFunc(cols, func(c column) bool { return c.kind == colExit })
 	attn := in.NeedsInput && in.Alive
 	state := State(in)
 	baseKind := kindRow
@@ -359,7 +359,7 @@ func (p *painter) row(buf []byte, cols []column, in fleet.Info, selected bool, n
 			switch {
 			case attn:
 				badge = NeedsInputBadge
-			case !in.Alive && !hasExit:
+			case !in.Alive && !p.hasExit:
 				// No room for the EXIT column: the code goes in the badge.
 				badge = state + " " + strconv.Itoa(in.ExitCode)
 			}
@@ -402,7 +402,7 @@ func since(now, t time.Time) string {
 }
 
 // appendSpaces appends n spaces (none when n <= 0).
-func appendSpaces(buf []byte, n int) []byte { return append(buf, cellwidth.Spaces(n)...) }
+func appendSpaces(buf []byte, n int) []byte { return cellwidth.AppendSpaces(buf, n) }
 
 // sanitize replaces control characters in a name taken from outside so it
 // cannot move the cursor or restyle the screen.

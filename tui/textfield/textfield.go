@@ -44,9 +44,12 @@ func (f *Field) SetValue(s string) {
 	f.pos = len(f.val)
 }
 
-// insert puts s at the cursor; line breaks become spaces (a field is one line).
+// oneLine turns line breaks and tabs into spaces (a field is one line).
+var oneLine = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\t", " ")
+
+// insert puts s at the cursor; line breaks become spaces.
 func (f *Field) insert(s string) {
-	s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\t", " ").Replace(s)
+	s = oneLine.Replace(s)
 	r := []rune(s)
 	f.val = append(f.val[:f.pos], append(r, f.val[f.pos:]...)...)
 	f.pos += len(r)
