@@ -36,6 +36,8 @@ type stub struct {
 	// presetCalls counts Presets calls: the tests check that Update makes
 	// none (only the Cmds it returns may).
 	presetCalls int
+	// next, if set, is what Next returns (else it blocks until cancelled).
+	next chan []fleet.Event
 }
 
 func newStub() *stub {
@@ -81,8 +83,12 @@ func (s *stub) Screen(id string) *vt.Snapshot {
 }
 
 func (s *stub) Next(ctx context.Context) ([]fleet.Event, error) {
-	<-ctx.Done()
-	return nil, ctx.Err()
+	select {
+	case ev := <-s.next:
+		return ev, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func (s *stub) Presets() []fleet.Preset {
@@ -553,5 +559,27 @@ func TestEmptyHintNamesListKeys(t *testing.T) {
 	press(m, "n")
 	if v := plain(m); !strings.Contains(v, "press n to spawn one") || strings.Contains(v, "press spawn") {
 		t.Fatalf("under the spawn dialog:\n%s", v)
+	}
+}
+
+// The event Cmd pulls the screens of shown sessions that became dirty, off
+// the event loop; Update then uses them instead of pulling again.
+func TestEventCmdPullsShownDirtyScreens(t *testing.T) {
+	b := newStub()
+	b.next = make(chan []fleet.Event, 1)
+	m := newModel(t, b, 120, 35, themes.Dark())
+	cmd := m.waitEvents()
+	b.next <- []fleet.Event{{Kind: fleet.Dirty, ID: "claude-1"}, {Kind: fleet.Dirty, ID: "shell-1"}}
+	shown, hidden := b.screens["claude-1"], b.screens["shell-1"]
+	msg, ok := cmd().(eventsMsg)
+	if !ok || msg.screens["claude-1"] == nil || msg.screens["shell-1"] != nil {
+		t.Fatalf("event Cmd returned %#v", msg)
+	}
+	if b.screens["claude-1"] != shown+1 || b.screens["shell-1"] != hidden {
+		t.Fatalf("screens pulled by the Cmd: claude-1 %d→%d, shell-1 %d→%d", shown, b.screens["claude-1"], hidden, b.screens["shell-1"])
+	}
+	m.Update(msg)
+	if b.screens["claude-1"] != shown+1 {
+		t.Fatal("Update pulled the screen the Cmd had already pulled")
 	}
 }
