@@ -227,15 +227,7 @@ func (f *Fleet) agentName(argv []string) string {
 // all output is on the screen.
 func (f *Fleet) readExternal(e *entry) {
 	x, id := e.ext, e.info.ID
-	fed, ran := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(ran)
-		x.feed.Run(fed)
-	}()
-	finish := func() { // no more output: apply what is left
-		close(fed)
-		<-ran
-	}
+	x.feed.Start()
 	for {
 		x.feed.Pace()
 		fr, err := x.a.Next() // its payload is ours: feed keeps it
@@ -248,7 +240,7 @@ func (f *Fleet) readExternal(e *entry) {
 			x.timer.Stop()
 			f.mu.Unlock()
 			x.close()
-			finish()
+			x.feed.Close() // no more output: apply what is left
 			if gone {
 				f.log.Info("external session vanished", "id", id, "err", err)
 				f.publish(Removed, id, nil)
@@ -269,7 +261,7 @@ func (f *Fleet) readExternal(e *entry) {
 			listed := f.sessions[id] == e
 			f.mu.Unlock()
 			x.close()
-			finish()
+			x.feed.Close() // no more output: apply what is left
 			if listed {
 				f.publish(Exited, id, nil)
 			}

@@ -56,30 +56,33 @@ var emuWaiting atomic.Int32
 var floodRest = 0.5
 
 // A Feeder applies an output stream to a terminal emulator on its own
-// goroutine (Run), sharing the process's cores with every other Feeder
+// goroutine (Start), sharing the process's cores with every other Feeder
 // (emuSlots, floodRest). Every Session has one; the dashboard uses one per
 // session it follows over a socket, so all emulation in the process obeys
 // the same limits.
 //
-// The producer calls Pace before reading more and Push with what it read,
-// from one goroutine, in stream order. Resize may be called from any
-// goroutine. The emulator is written only by the Feeder once Run started;
+// Start runs it on its own goroutine. The producer calls Pace before
+// reading more and Push with what it read, from one goroutine, in stream
+// order, and Close once it pushes no more. Resize may be called from any
+// goroutine. The emulator is written only by the Feeder once started;
 // reading it (Snapshot, Seq, Plain) is safe at any time.
 type Feeder struct {
 	emu     *vt.Emulator
 	observe func(seq uint64)
+	done    chan struct{} // closed by Close: no more pushes
+	ran     chan struct{} // closed when run has applied everything
 
 	mu       sync.Mutex
 	pending  [][]byte
 	n        int    // bytes in pending
-	size     [2]int // a pending resize (cols, rows), applied by Run
+	size     [2]int // a pending resize (cols, rows), applied by run
 	wake     chan struct{}
-	room     chan struct{} // Run took a batch: a pacing producer may go on
-	observed uint64        // the Seq observe was last called for (Run's own)
+	room     chan struct{} // run took a batch: a pacing producer may go on
+	observed uint64        // the Seq observe was last called for (the goroutine's own)
 }
 
 // NewFeeder returns a Feeder for emu. observe, if not nil, is called on
-// Run's goroutine with the emulator's Seq after a batch (or resize)
+// the Feeder's goroutine with the emulator's Seq after a batch (or resize)
 // changed the screen, at most
 // every observeEvery while the stream does not pause and once when it
 // does: the screen it then reads is exactly what was applied. It must
@@ -88,7 +91,8 @@ func NewFeeder(emu *vt.Emulator, observe func(seq uint64)) *Feeder {
 	if observe == nil {
 		observe = func(uint64) {}
 	}
-	return &Feeder{emu: emu, observe: observe, wake: make(chan struct{}, 1), room: make(chan struct{}, 1)}
+	return &Feeder{emu: emu, observe: observe, wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
+		done: make(chan struct{}), ran: make(chan struct{})}
 }
 
 // Emulator returns the emulator the Feeder writes.
@@ -104,7 +108,7 @@ func (f *Feeder) Push(chunk []byte) {
 }
 
 // Pace waits while more than screenPace bytes wait for the emulator. It
-// must not be called after Run returned.
+// must not be called after Close.
 func (f *Feeder) Pace() {
 	for {
 		f.mu.Lock()
@@ -125,13 +129,22 @@ func (f *Feeder) Resize(cols, rows int) {
 	signal(f.wake)
 }
 
-// Run applies what is pushed until done is closed, then applies what is
-// left and returns. The producer closes done once it pushes no more.
-func (f *Feeder) Run(done <-chan struct{}) {
+// Start applies what is pushed, on a goroutine of its own, until Close.
+func (f *Feeder) Start() { go f.run() }
+
+// Close tells the Feeder nothing more is pushed and returns once all of it
+// is applied (and observed). Call it once, from the producer, after Start.
+func (f *Feeder) Close() {
+	close(f.done)
+	<-f.ran
+}
+
+func (f *Feeder) run() {
+	defer close(f.ran)
 	for {
 		select {
 		case <-f.wake:
-		case <-done:
+		case <-f.done:
 			f.drain()
 			return
 		}

@@ -20,11 +20,7 @@ func TestFeederOrderAndObserve(t *testing.T) {
 		calls.Add(1)
 		last.Store(emu.Snapshot().Text())
 	})
-	done, ran := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(ran)
-		f.Run(done)
-	}()
+	f.Start()
 	f.Push([]byte("one\r\n"))
 	waitFor(t, "one observed", 5*time.Second, func() bool {
 		s, _ := last.Load().(string)
@@ -33,8 +29,7 @@ func TestFeederOrderAndObserve(t *testing.T) {
 	n := calls.Load()
 	f.Resize(10, 3)
 	f.Push([]byte("two-is-longer-than-ten"))
-	close(done)
-	<-ran
+	f.Close()
 	sn := emu.Snapshot()
 	if sn.Cols != 10 || sn.Rows != 3 {
 		t.Fatalf("size %dx%d, want 10x3", sn.Cols, sn.Rows)
@@ -60,11 +55,7 @@ func TestFeederSharesSlotsAndPaces(t *testing.T) {
 	release := holdSlots(t, cap(emuSlots))
 	emu := vt.New(80, 5, vt.Options{})
 	f := NewFeeder(emu, nil)
-	done, ran := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(ran)
-		f.Run(done)
-	}()
+	f.Start()
 	chunk := []byte(strings.Repeat("x", 64<<10))
 	var pushed atomic.Int64
 	produced := make(chan struct{})
@@ -96,8 +87,7 @@ func TestFeederSharesSlotsAndPaces(t *testing.T) {
 	}
 	release()
 	<-produced
-	close(done)
-	<-ran
+	f.Close()
 	if !strings.HasSuffix(strings.TrimRight(emu.Snapshot().Text(), "\n "), "END") {
 		t.Fatalf("END not last on the screen:\n%s", emu.Snapshot().Text())
 	}

@@ -139,7 +139,6 @@ type Session struct {
 	scr *screen // the terminal emulator and its feeder
 
 	readerDone chan struct{}
-	screenDone chan struct{} // closed once all output is on the screen (after readerDone)
 	done       chan struct{} // closed once the exit is recorded and all output delivered
 }
 
@@ -199,7 +198,6 @@ func Start(cfg Config) (*Session, error) {
 		cols:       cfg.Cols,
 		rows:       cfg.Rows,
 		readerDone: make(chan struct{}),
-		screenDone: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
 	if s.cls == nil {
@@ -207,10 +205,7 @@ func Start(cfg Config) (*Session, error) {
 	}
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
 	s.log.Info("session started", "pid", cmd.Process.Pid, "argv", cfg.Argv, "dir", cfg.Dir)
-	go func() {
-		defer close(s.screenDone)
-		s.scr.Run(s.readerDone)
-	}()
+	s.scr.Start()
 	go s.readLoop()
 	go s.waitLoop()
 	return s, nil
@@ -360,7 +355,7 @@ func (s *Session) waitLoop() {
 	// Wake a reader blocked in read; from now on it sets its own deadlines.
 	s.ptmx.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-s.readerDone
-	<-s.screenDone // Screen shows all output once Done
+	s.scr.Close() // Screen shows all output once Done
 	s.ptmx.Close()
 	now := time.Now()
 	s.mu.Lock()
