@@ -47,11 +47,14 @@
 //
 // # For views
 //
-// The dashboard uses the same calls as the CLI:
+// The dashboard holds a Live (NewLive): the calls below behind one small
+// API (LedgerReport, Facts/SetFact/DeleteFact, CapsuleIDs/Hydrate) and
+// NextChange, which blocks until Watch reports a change. Underneath, the
+// same calls as the CLI:
 //
 //   - Ledger view: Store.Ledger().Report(n) returns a LedgerReport: per-role
-//     totals (RoleReport: Tokens, Entries, Baseline/HasBaseline and a Delta
-//     with Percent()), the grand total and the latest n entries.
+//     totals (RoleReport: Tokens, Entries, Baseline/HasBaseline and its
+//     Delta() with Percent()), the grand total and the latest n entries.
 //   - Blackboard editor: Store.Blackboard().Load() returns the facts and
 //     their Version (a hash of the file). Edits go through SetIf(key,
 //     value, version) and DeleteIf(key, version), which refuse with a
@@ -65,7 +68,8 @@
 //     watcher of one's own, Store.WatchDirs() lists the directories and
 //     Store.Classify(path) maps an event's path to its FileKind (lock and
 //     temp files are KindOther).
-//   - Capsule browser: Store.Capsules().List() and Closure(id).
+//   - Capsule browser: Store.Capsules().List() and Hydrate(id) (the
+//     closure, dependencies first).
 //
 // # Errors
 //

@@ -8,6 +8,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,9 +24,24 @@ import (
 // planStore opens the planning root ($HEIMDALL_PLANNING_DIR or ./.planning).
 func planStore() *planning.Store { return planning.Open(planning.DefaultRoot()) }
 
+// msgIDOf names a message in retry and escalation lines.
+func msgIDOf(v planning.Validation) string {
+	if v.MsgID == "" {
+		return "(no msg_id)"
+	}
+	return v.MsgID
+}
+
+// printEntries prints a table as the bash tools do: id<TAB>value lines.
+func printEntries(a *app, entries []planning.Entry) {
+	for _, e := range entries {
+		fmt.Fprintf(a.stdout, "%s\t%s\n", e.Key, e.Value)
+	}
+}
+
 // planFail prints err on stderr and returns the exit code.
 func planFail(a *app, code int, err error) error {
-	fmt.Fprintf(a.stderr, "%s: %v\n", progName, err)
+	a.errorf("%v", err)
 	return exitCode(code)
 }
 
@@ -151,19 +167,16 @@ func validateOnReceipt(a *app, s *planning.Store, v *planning.Validator) error {
 	retrying := false
 	var last planning.Validation
 	escalate := func() error {
-		who := last.MsgID
-		if who == "" {
-			who = "(no msg_id)"
-		}
+		who := msgIDOf(last)
 		if err := s.Log("validate", "escalate", who+" invalid after one retry: "+strings.Join(last.Errors, "; ")); err != nil {
 			return planErr(a, err)
 		}
-		fmt.Fprintf(a.stderr, "%s: escalate: message %s invalid after one retry (logged to protocol.log)\n", progName, who)
+		a.errorf("escalate: message %s invalid after one retry (logged to protocol.log)", who)
 		return exitCode(1)
 	}
 	for sc.Scan() {
 		line := sc.Bytes()
-		if len(strings.TrimSpace(string(line))) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		res, err := s.ValidateMessage(v, line)
@@ -179,10 +192,7 @@ func validateOnReceipt(a *app, s *planning.Store, v *planning.Validator) error {
 			return escalate()
 		default:
 			retrying, last = true, res
-			who := res.MsgID
-			if who == "" {
-				who = "(no msg_id)"
-			}
+			who := msgIDOf(res)
 			if err := s.Log("validate", "retry", who); err != nil {
 				return planErr(a, err)
 			}
@@ -229,9 +239,7 @@ func newResolveCmd(a *app) *cobra.Command {
 				if err != nil {
 					return planErr(a, err)
 				}
-				for _, e := range entries {
-					fmt.Fprintf(a.stdout, "%s\t%s\n", e.Key, e.Value)
-				}
+				printEntries(a, entries)
 				return nil
 			case len(args) == 1 && args[0] != "set":
 				v, err := y.Get(args[0])
@@ -276,9 +284,7 @@ func newBlackboardCmd(a *app) *cobra.Command {
 				if err != nil {
 					return planErr(a, err)
 				}
-				for _, e := range entries {
-					fmt.Fprintf(a.stdout, "%s\t%s\n", e.Key, e.Value)
-				}
+				printEntries(a, entries)
 			default:
 				return usageErr(a, cmd, "bad arguments %q", args)
 			}

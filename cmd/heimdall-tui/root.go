@@ -44,8 +44,10 @@ func (a *app) dir() string {
 	return supervisor.DefaultDir()
 }
 
+// errorf prints a message on stderr, prefixed with the name the binary
+// was invoked as (heimdall-resolve etc. through a link).
 func (a *app) errorf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "heimdall-tui: "+format+"\n", args...)
+	fmt.Fprintf(a.stderr, "%s: %s\n", progName, fmt.Sprintf(format, args...))
 }
 
 func newRoot(a *app) *cobra.Command {
