@@ -267,5 +267,5 @@ func (m *Model) listRows() int {
 
 // fixOffset scrolls the list so the selection is visible.
 func (m *Model) fixOffset() {
-	m.offset = sessions.VisibleRange(len(m.view), max(0, m.index(m.selID)), m.offset, m.listRows())
+	m.offset = layout.VisibleRange(len(m.view), max(0, m.index(m.selID)), m.offset, m.listRows())
 }

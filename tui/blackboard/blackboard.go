@@ -18,6 +18,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/layout"
 	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
 )
@@ -269,13 +270,7 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 		lines = append(lines, st.Muted.Render("no facts yet — a adds one; agents add with: heimdall-blackboard set KEY VALUE"))
 	}
 	if rows > 0 {
-		if e.sel < e.offset {
-			e.offset = e.sel
-		}
-		if e.sel >= e.offset+rows {
-			e.offset = e.sel - rows + 1
-		}
-		e.offset = max(0, min(e.offset, len(e.facts)-rows))
+		e.offset = layout.VisibleRange(len(e.facts), e.sel, e.offset, rows)
 		for i := e.offset; i < len(e.facts) && i < e.offset+rows; i++ {
 			f := e.facts[i]
 			// Facts are written by agents: control characters are shown,

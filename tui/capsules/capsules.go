@@ -13,6 +13,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/layout"
 	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 )
 
@@ -129,12 +130,7 @@ func (b *Browser) View(st *themes.Styles, w, h int) string {
 		list = append(list, st.Muted.Render("none yet — heimdall-capsule write ID --what …"))
 	}
 	rows := max(1, listH-1)
-	if b.sel < b.offset {
-		b.offset = b.sel
-	}
-	if b.sel >= b.offset+rows {
-		b.offset = b.sel - rows + 1
-	}
+	b.offset = layout.VisibleRange(len(b.ids), b.sel, b.offset, rows)
 	for i := b.offset; i < len(b.ids) && i < b.offset+rows; i++ {
 		row := cellwidth.Fit(" "+pane.Sanitize(b.ids[i]), listW, "…")
 		if i == b.sel {

@@ -5,7 +5,7 @@
 // idle time and exit code, in that order).
 //
 // The package is a pure renderer: the caller filters and sorts the
-// sessions, keeps the selection and scroll offset (VisibleRange), and
+// sessions, keeps the selection and scroll offset (layout.VisibleRange), and
 // passes the clock.
 package sessions
 
@@ -63,25 +63,6 @@ func FormatDuration(d time.Duration) string {
 // HeaderRows is the height of the list's column header: a View of height
 // h shows h-HeaderRows sessions.
 const HeaderRows = 1
-
-// VisibleRange returns the scroll offset that keeps the selected one of n
-// sessions visible when rows of them are shown (a View's height minus
-// HeaderRows), moving offset as little as possible and never scrolling
-// past the end (no blank rows while sessions are hidden above). Pass its
-// result to View as offset.
-func VisibleRange(n, selected, offset, rows int) (newOffset int) {
-	if n <= 0 || rows <= 0 {
-		return 0
-	}
-	selected = max(0, min(selected, n-1))
-	if selected < offset {
-		offset = selected
-	}
-	if selected >= offset+rows {
-		offset = selected - rows + 1
-	}
-	return max(0, min(offset, n-rows))
-}
 
 // column is one column of the list.
 type column struct {
@@ -147,7 +128,7 @@ func columns(w, agentW, longestName int) []column {
 
 // View renders infos as a list of exactly h lines of exactly w cells: a
 // header of column names (HeaderRows), then the rows from offset (see
-// VisibleRange). The selected row is highlighted across the full width
+// layout.VisibleRange). The selected row is highlighted across the full width
 // (st.RowSelected) and marked ">"; a live session that needs input is
 // marked "!", shows "needs input" as its badge and uses st.RowAttn.
 // Durations are measured to now. With no sessions the list says

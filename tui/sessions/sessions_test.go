@@ -11,6 +11,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/layout"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
@@ -75,7 +76,7 @@ func TestGolden(t *testing.T) {
 		golden.RequireEqual(t, out)
 	})
 	t.Run("scrolled", func(t *testing.T) {
-		out := View(dark, fixture(), 6, VisibleRange(8, 6, 0, 4-HeaderRows), now, 60, 4)
+		out := View(dark, fixture(), 6, layout.VisibleRange(8, 6, 0, 4-HeaderRows), now, 60, 4)
 		assertShape(t, out, 60, 4)
 		golden.RequireEqual(t, out)
 	})
@@ -153,7 +154,7 @@ func TestShape(t *testing.T) {
 		for w := 1; w <= 130; w++ {
 			for h := 1; h <= 14; h++ {
 				sel := (w + h) % len(infos)
-				off := VisibleRange(len(infos), sel, 0, h-HeaderRows)
+				off := layout.VisibleRange(len(infos), sel, 0, h-HeaderRows)
 				out := View(st, infos, sel, off, now, w, h)
 				assertShape(t, out, w, h)
 				if strings.Contains(ansi.Strip(out), "\x1b") {
@@ -179,30 +180,14 @@ func TestFormatDuration(t *testing.T) {
 	}
 }
 
-func TestVisibleRange(t *testing.T) {
-	cases := []struct{ n, sel, off, rows, want int }{
-		{10, 0, 0, 4, 0},
-		{10, 4, 0, 4, 1}, // rows 1..4
-		{10, 9, 0, 4, 6},
-		{10, 2, 6, 4, 2},
-		{10, 5, 3, 4, 3}, // already visible: unchanged
-		{3, 2, 5, 9, 0},  // everything fits
-		{10, 9, 9, 4, 6}, // never past the end
-		{0, 0, 4, 4, 0},
-		{5, 3, 0, 1, 3},
-		{5, 3, 2, 0, 0},
-	}
-	for _, c := range cases {
-		if got := VisibleRange(c.n, c.sel, c.off, c.rows); got != c.want {
-			t.Errorf("VisibleRange(%d, %d, %d, %d) = %d, want %d", c.n, c.sel, c.off, c.rows, got, c.want)
-		}
-	}
-	// Property: the selected row is always drawn.
+// The selected row is always drawn at every height, however the
+// selection moves.
+func TestListScrollKeepsSelectionShown(t *testing.T) {
 	infos := fixture()
 	for h := 2; h <= 10; h++ {
 		off := 0
 		for _, sel := range []int{0, 7, 3, 4, 0, 6, 1, 5, 2} {
-			off = VisibleRange(len(infos), sel, off, h-HeaderRows)
+			off = layout.VisibleRange(len(infos), sel, off, h-HeaderRows)
 			if !strings.Contains("\n"+ansi.Strip(View(dark, infos, sel, off, now, 120, h)), "\n>") {
 				t.Fatalf("h=%d sel=%d off=%d: selected row not shown", h, sel, off)
 			}
