@@ -10,7 +10,7 @@ import (
 // Nothing under backend/ or wire/ imports Bubble Tea or tui/; wire imports
 // no backend package; themes imports no tui package.
 func TestImportDirection(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "../../...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "../../...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
