@@ -27,10 +27,10 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
 	"github.com/heimdall-tui/heimdall-tui/tui/capsules"
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/dialog"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
-	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
 )
 
@@ -470,7 +470,7 @@ func (m *Model) info(s string) tea.Cmd { return m.setStatus(s, false) }
 // that other programs chose) until statusTTL passes.
 func (m *Model) setStatus(s string, isErr bool) tea.Cmd {
 	m.statusSeq++
-	m.status, m.statusErr = pane.Sanitize(s), isErr
+	m.status, m.statusErr = cellwidth.Sanitize(s), isErr
 	seq := m.statusSeq
 	return tea.Tick(statusTTL, func(time.Time) tea.Msg { return clearStatusMsg{seq} })
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
-	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
 )
 
@@ -238,11 +237,11 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 		half := max(1, (w-16)/2)
 		foot = append(foot, st.Key.Render("key ")+e.key.View(st, half)+st.Key.Render("  value ")+e.val.View(st, max(1, w-half-11)))
 	case editing:
-		label := cellwidth.Cut(pane.Sanitize(e.target), max(1, w/3), "…") + " = "
+		label := cellwidth.Cut(cellwidth.Sanitize(e.target), max(1, w/3), "…") + " = "
 		foot = append(foot, st.Key.Render(label)+e.val.View(st, max(1, w-ansi.StringWidth(label))))
 	case confirming:
 		// Wrapped, not cut: the "y/N" that says No is the default ends the line.
-		msg := fmt.Sprintf("Delete %s? Other agents reading it will not find it. y/N", pane.Sanitize(e.target))
+		msg := fmt.Sprintf("Delete %s? Other agents reading it will not find it. y/N", cellwidth.Sanitize(e.target))
 		for _, l := range cellwidth.Wrap(msg, w) {
 			foot = append(foot, st.Warning.Render(l))
 		}
@@ -254,7 +253,7 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 		}
 		// Wrapped: a conflict message says what to do, all of it matters.
 		// Notes name keys agents wrote: sanitized.
-		for _, l := range cellwidth.Wrap(pane.Sanitize(e.note), w) {
+		for _, l := range cellwidth.Wrap(cellwidth.Sanitize(e.note), w) {
 			foot = append(foot, style.Render(l))
 		}
 	}
@@ -275,7 +274,7 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 			f := e.facts[i]
 			// Facts are written by agents: control characters are shown,
 			// never sent to the terminal.
-			row := cellwidth.Fit(pane.Sanitize(f.key), keyW, "…") + " │ " + pane.Sanitize(strings.ReplaceAll(f.value, "\n", "⏎"))
+			row := cellwidth.Fit(cellwidth.Sanitize(f.key), keyW, "…") + " │ " + cellwidth.Sanitize(strings.ReplaceAll(f.value, "\n", "⏎"))
 			row = cellwidth.Fit(row, w, "…")
 			if i == e.sel {
 				lines = append(lines, st.RowSelected.Render(row))

@@ -14,7 +14,6 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
-	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 )
 
 // Action is what the browser asks the app to do.
@@ -132,7 +131,7 @@ func (b *Browser) View(st *themes.Styles, w, h int) string {
 	rows := max(1, listH-1)
 	b.offset = layout.VisibleRange(len(b.ids), b.sel, b.offset, rows)
 	for i := b.offset; i < len(b.ids) && i < b.offset+rows; i++ {
-		row := cellwidth.Fit(" "+pane.Sanitize(b.ids[i]), listW, "…")
+		row := cellwidth.Fit(" "+cellwidth.Sanitize(b.ids[i]), listW, "…")
 		if i == b.sel {
 			row = st.RowSelected.Render(row)
 		}
@@ -147,11 +146,11 @@ func (b *Browser) View(st *themes.Styles, w, h int) string {
 	case b.shownID == "":
 		body = append(body, st.Muted.Render("select a capsule to see its dependency closure"))
 	case b.err != nil:
-		body = append(body, st.Title.Render(pane.Sanitize(b.shownID)), st.Error.Render(pane.Sanitize(b.err.Error())))
+		body = append(body, st.Title.Render(cellwidth.Sanitize(b.shownID)), st.Error.Render(cellwidth.Sanitize(b.err.Error())))
 	default:
-		body = append(body, st.Title.Render("closure of "+pane.Sanitize(b.shownID))+st.Muted.Render(" (dependencies first, as a brief hydrates it)"))
+		body = append(body, st.Title.Render("closure of "+cellwidth.Sanitize(b.shownID))+st.Muted.Render(" (dependencies first, as a brief hydrates it)"))
 		for _, l := range b.text[min(b.scroll, len(b.text)):] {
-			body = append(body, st.Base.Render(pane.Sanitize(l)))
+			body = append(body, st.Base.Render(cellwidth.Sanitize(l)))
 		}
 	}
 	list, body = block(list, listW, listH), block(body, bodyW, bodyH)

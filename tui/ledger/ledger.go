@@ -15,7 +15,6 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
-	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 )
 
 // EmptyHint is shown when the ledger has no entries and no baselines.
@@ -117,7 +116,7 @@ func View(st *themes.Styles, r planning.LedgerReport, root string, w, h int) str
 			row := st.Muted.Render(clock(e.TS)) + "  " + st.Base.Render(cell(e.Role, roleW, false)) + "  " +
 				st.Muted.Render(cell(e.Kind, 14, false)) + " " + st.Base.Render(cell(group(e.Tokens), numW, true))
 			if e.MsgID != "" {
-				row += "  " + st.Subtle.Render(pane.Sanitize(e.MsgID))
+				row += "  " + st.Subtle.Render(cellwidth.Sanitize(e.MsgID))
 			}
 			add(row)
 		}
@@ -197,7 +196,7 @@ func group(n int64) string {
 
 // cell is s cut or padded to exactly w cells, right-aligned with right.
 func cell(s string, w int, right bool) string {
-	s = cellwidth.Cut(pane.Sanitize(s), w, "…") // roles, kinds: written by agents
+	s = cellwidth.Cut(cellwidth.Sanitize(s), w, "…") // roles, kinds: written by agents
 	if right {
 		return cellwidth.PadLeft(s, w)
 	}

@@ -107,8 +107,8 @@ func titleText(st *themes.Styles, name, state string, needsInput, focused bool, 
 	if avail < 1 {
 		return "", 0
 	}
-	name = Sanitize(name)
-	badge := Sanitize(state)
+	name = cellwidth.Sanitize(name)
+	badge := cellwidth.Sanitize(state)
 	if needsInput {
 		badge = "needs input"
 	}
@@ -136,26 +136,4 @@ func titleText(st *themes.Styles, name, state string, needsInput, focused bool, 
 		nw = ansi.StringWidth(name)
 	}
 	return nameStyle.Render(name) + st.Subtle.Render(sep) + st.State(state, needsInput).Render(badge), nw + sepW + bw
-}
-
-// Sanitize replaces control characters (including ESC) in a label taken
-// from outside (session names, titles) so it cannot move the cursor or
-// restyle the screen.
-func Sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
 }

@@ -145,8 +145,8 @@ func ViewHint(st *themes.Styles, infos []fleet.Info, selected, offset int, now t
 	}
 	agentW, nameW := agentMin, 0
 	for _, in := range infos {
-		agentW = max(agentW, min(agentMax, cellwidth.Of(sanitize(in.Agent))))
-		nameW = max(nameW, cellwidth.Of(sanitize(in.ID)))
+		agentW = max(agentW, min(agentMax, cellwidth.Of(cellwidth.Sanitize(in.Agent))))
+		nameW = max(nameW, cellwidth.Of(cellwidth.Sanitize(in.ID)))
 	}
 	cols := columns(w, agentW, nameW)
 	// Rows are as wide as w plus their escape sequences.
@@ -155,7 +155,7 @@ func ViewHint(st *themes.Styles, infos []fleet.Info, selected, offset int, now t
 	lines := 1
 	if len(infos) == 0 && lines < h {
 		buf = append(buf, '\n')
-		buf = append(buf, st.Muted.Render(cellwidth.Fit(" "+sanitize(empty), w, "…"))...)
+		buf = append(buf, st.Muted.Render(cellwidth.Fit(" "+cellwidth.Sanitize(empty), w, "…"))...)
 		lines++
 	}
 	p := painter{st: st, hasExit: slices.ContainsFunc(cols, func(c column) bool { return c.kind == colExit })}
@@ -332,9 +332,9 @@ func (p *painter) row(buf []byte, cols []column, in fleet.Info, selected bool, n
 	for _, c := range cols {
 		switch c.kind {
 		case colName:
-			put(base, sanitize(in.ID), c.width)
+			put(base, cellwidth.Sanitize(in.ID), c.width)
 		case colAgent:
-			put(muted, sanitize(in.Agent), c.width)
+			put(muted, cellwidth.Sanitize(in.Agent), c.width)
 		case colState:
 			badge := state
 			switch {
@@ -384,14 +384,3 @@ func since(now, t time.Time) string {
 
 // appendSpaces appends n spaces (none when n <= 0).
 func appendSpaces(buf []byte, n int) []byte { return cellwidth.AppendSpaces(buf, n) }
-
-// sanitize replaces control characters in a name taken from outside so it
-// cannot move the cursor or restyle the screen.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
-}
