@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -51,22 +52,23 @@ func tailLines(path string, n int) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	end := st.Size()
-	var buf []byte
+	// Read 64 KiB chunks backwards until they hold more than n newlines
+	// (each chunk counted once), then join them once.
 	const chunk = 64 << 10
-	pos := end
-	for pos > 0 && bytes.Count(buf, []byte("\n")) <= n {
-		size := int64(chunk)
-		if pos < size {
-			size = pos
-		}
+	var chunks [][]byte // last chunk first
+	pos, newlines := st.Size(), 0
+	for pos > 0 && newlines <= n {
+		size := min(int64(chunk), pos)
 		pos -= size
 		b := make([]byte, size)
 		if _, err := f.ReadAt(b, pos); err != nil && err != io.EOF {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
-		buf = append(b, buf...)
+		chunks = append(chunks, b)
+		newlines += bytes.Count(b, []byte("\n"))
 	}
+	slices.Reverse(chunks)
+	buf := bytes.Join(chunks, nil)
 	// Drop a last line still being written (no newline yet).
 	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
 		buf = buf[:i]
