@@ -17,6 +17,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
@@ -501,15 +502,7 @@ func TestRenderEverySize(t *testing.T) {
 		for w := 1; w <= 130; w += 7 {
 			for h := 1; h <= 45; h += 4 {
 				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-				lines := strings.Split(m.Render(), "\n")
-				if len(lines) != h {
-					t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-				}
-				for i, l := range lines {
-					if ansi.StringWidth(l) != w {
-						t.Fatalf("%dx%d: line %d is %d wide: %q", w, h, i, ansi.StringWidth(l), ansi.Strip(l))
-					}
-				}
+				shapetest.Check(t, m.Render(), w, h)
 			}
 		}
 	}

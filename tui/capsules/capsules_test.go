@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
 
@@ -68,15 +69,7 @@ func TestShape(t *testing.T) {
 	st := themes.Build(themes.Dark(), false)
 	for w := 1; w <= 200; w += 9 {
 		for h := 1; h <= 60; h += 7 {
-			lines := strings.Split(browser().View(st, w, h), "\n")
-			if len(lines) != h {
-				t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-			}
-			for i, l := range lines {
-				if ansi.StringWidth(l) != w {
-					t.Fatalf("%dx%d line %d: width %d", w, h, i, ansi.StringWidth(l))
-				}
-			}
+			shapetest.Check(t, browser().View(st, w, h), w, h)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
 	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
@@ -72,7 +73,7 @@ func TestGolden(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%d/n%d", th.name, w, n), func(t *testing.T) {
 					rs, bw, bh := bodyRects(w, heights[w], n)
 					out := View(th.st, panes(n), rs, bw, bh, true)
-					assertShape(t, out, bw, bh)
+					shapetest.Check(t, out, bw, bh)
 					golden.RequireEqual(t, out)
 				})
 			}
@@ -81,7 +82,7 @@ func TestGolden(t *testing.T) {
 	t.Run("monochrome", func(t *testing.T) {
 		rs, bw, bh := bodyRects(80, 24, 4)
 		out := View(themes.Build(themes.Dark(), true), panes(4), rs, bw, bh, false)
-		assertShape(t, out, bw, bh)
+		shapetest.Check(t, out, bw, bh)
 		if strings.Contains(out, "38;2") || strings.Contains(out, "48;2") || strings.Contains(out, "38;5") || strings.Contains(out, "[0;31m") {
 			t.Error("monochrome grid has colours")
 		}
@@ -120,7 +121,7 @@ func TestShape(t *testing.T) {
 				if len(rs) == 0 {
 					continue // too small for a layout
 				}
-				assertShape(t, View(st, panes(n), rs, bw, bh, true), bw, bh)
+				shapetest.Check(t, View(st, panes(n), rs, bw, bh, true), bw, bh)
 			}
 		}
 	}
@@ -128,21 +129,8 @@ func TestShape(t *testing.T) {
 	// empty one, nil snapshots.
 	ps := []Pane{{ID: "a"}, {ID: "b", Snap: screens[0]}}
 	rs := []layout.Rect{{X: 0, Y: 0, W: 10, H: 4}, {X: 8, Y: 2, W: 30, H: 10}, {}}
-	assertShape(t, View(st, ps, rs, 25, 8, true), 25, 8)
-	assertShape(t, View(st, nil, nil, 25, 8, true), 25, 8)
-}
-
-func assertShape(t *testing.T, s string, w, h int) {
-	t.Helper()
-	lines := strings.Split(s, "\n")
-	if len(lines) != h {
-		t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-	}
-	for i, l := range lines {
-		if got := ansi.StringWidth(l); got != w {
-			t.Fatalf("%dx%d: line %d is %d cells: %q", w, h, i, got, l)
-		}
-	}
+	shapetest.Check(t, View(st, ps, rs, 25, 8, true), 25, 8)
+	shapetest.Check(t, View(st, nil, nil, 25, 8, true), 25, 8)
 }
 
 // BenchmarkGrid16 is one 200×50 frame of sixteen panes.

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 )
 
 var sizes = [][2]int{{20, 5}, {40, 10}, {60, 20}, {80, 24}, {120, 35}, {200, 50}}
@@ -281,20 +282,7 @@ func TestTooSmallNotice(t *testing.T) {
 // assertShape fails unless s is exactly h lines of exactly w cells.
 func assertShape(t *testing.T, what, s string, w, h int) {
 	t.Helper()
-	if h <= 0 {
-		if s != "" {
-			t.Errorf("%s: want empty output, got %q", what, s)
-		}
-		return
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) != h {
-		t.Errorf("%s: %d lines, want %d", what, len(lines), h)
-		return
-	}
-	for i, l := range lines {
-		if got := ansi.StringWidth(l); got != w {
-			t.Errorf("%s: line %d is %d cells wide, want %d: %q", what, i, got, w, l)
-		}
+	if p := shapetest.Problem(s, w, h); p != "" {
+		t.Errorf("%s: %s", what, p)
 	}
 }

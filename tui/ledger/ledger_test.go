@@ -10,6 +10,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 )
 
 // report is three roles: one 73% under its baseline, one over it, one
@@ -71,15 +72,7 @@ func TestShape(t *testing.T) {
 	st := themes.Build(themes.Dark(), false)
 	for w := 1; w <= 200; w += 7 {
 		for h := 1; h <= 60; h += 5 {
-			lines := strings.Split(View(st, report(), ".planning", w, h), "\n")
-			if len(lines) != h {
-				t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-			}
-			for i, l := range lines {
-				if ansi.StringWidth(l) != w {
-					t.Fatalf("%dx%d line %d: width %d", w, h, i, ansi.StringWidth(l))
-				}
-			}
+			shapetest.Check(t, View(st, report(), ".planning", w, h), w, h)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 )
 
 // snap feeds data to a fresh cols×rows emulator and returns its screen.
@@ -73,7 +74,7 @@ func TestRenderGolden(t *testing.T) {
 		if cropped {
 			t.Error("80x24 screen in 80x24 reported cropped")
 		}
-		assertShape(t, out, 80, 24)
+		shapetest.Check(t, out, 80, 24)
 		golden.RequireEqual(t, out)
 	})
 	t.Run("cropped", func(t *testing.T) {
@@ -81,7 +82,7 @@ func TestRenderGolden(t *testing.T) {
 		if !cropped {
 			t.Error("80x24 screen in 30x10 not reported cropped")
 		}
-		assertShape(t, out, 30, 10)
+		shapetest.Check(t, out, 30, 10)
 		golden.RequireEqual(t, out)
 	})
 	t.Run("padded", func(t *testing.T) {
@@ -89,12 +90,12 @@ func TestRenderGolden(t *testing.T) {
 		if cropped {
 			t.Error("small screen reported cropped")
 		}
-		assertShape(t, out, 14, 5)
+		shapetest.Check(t, out, 14, 5)
 		golden.RequireEqual(t, out)
 	})
 	t.Run("monochrome", func(t *testing.T) {
 		out, _ := Render(s, 80, 24, Options{Color: false, Cursor: true})
-		assertShape(t, out, 80, 24)
+		shapetest.Check(t, out, 80, 24)
 		if colourSGR.MatchString(out) {
 			t.Errorf("Color:false output has colour codes")
 		}
@@ -259,7 +260,7 @@ func TestRenderShape(t *testing.T) {
 		for w := 1; w <= 90; w += 1 {
 			for h := 1; h <= 30; h += 3 {
 				out, _ := Render(s, w, h, Options{Color: true, Cursor: true})
-				assertShape(t, out, w, h)
+				shapetest.Check(t, out, w, h)
 			}
 		}
 	}
@@ -277,7 +278,7 @@ func TestFrameGolden(t *testing.T) {
 				h := 16
 				body, cropped := Render(s, w-2, h-2, Options{Color: true, Cursor: true})
 				out := Frame(th.st, "claude-1", "Thinking", false, true, cropped, body, w, h)
-				assertShape(t, out, w, h)
+				shapetest.Check(t, out, w, h)
 				if cropped != (w-2 < 80 || h-2 < 24) || !strings.Contains(out, CroppedLabel) {
 					t.Errorf("cropped = %v and label shown = %v", cropped, strings.Contains(out, CroppedLabel))
 				}
@@ -288,7 +289,7 @@ func TestFrameGolden(t *testing.T) {
 	t.Run("needs-input-unfocused", func(t *testing.T) {
 		body, _ := Render(snap(30, 4, "Allow edit? (y/n)"), 30, 4, Options{Color: true})
 		out := Frame(dark, "aider-2", "Idle", true, false, false, body, 32, 6)
-		assertShape(t, out, 32, 6)
+		shapetest.Check(t, out, 32, 6)
 		if !strings.Contains(ansi.Strip(out), "aider-2 · needs input") || strings.Contains(out, CroppedLabel) {
 			t.Errorf("title/cropped wrong:\n%s", ansi.Strip(out))
 		}
@@ -297,7 +298,7 @@ func TestFrameGolden(t *testing.T) {
 	t.Run("monochrome", func(t *testing.T) {
 		body, cropped := Render(s, 58, 14, Options{Color: false, Cursor: true})
 		out := Frame(mono, "claude-1", "ToolUse", false, true, cropped, body, 60, 16)
-		assertShape(t, out, 60, 16)
+		shapetest.Check(t, out, 60, 16)
 		if colourSGR.MatchString(out) || strings.Contains(out, "38;2") || strings.Contains(out, "48;2") {
 			t.Error("monochrome frame has colours")
 		}
@@ -323,7 +324,7 @@ func TestFrameTitle(t *testing.T) {
 		if top != c.want {
 			t.Errorf("w=%d: top %q, want %q", c.w, top, c.want)
 		}
-		assertShape(t, out, c.w, 3)
+		shapetest.Check(t, out, c.w, 3)
 	}
 }
 
@@ -337,28 +338,9 @@ func TestFrameShape(t *testing.T) {
 					if strings.Contains(ansi.Strip(out), "\x1b") || strings.Count(out, "\n") != max(h-1, 0) {
 						t.Fatalf("w=%d h=%d title %q: escape leaked or wrong line count: %q", w, h, title, out)
 					}
-					assertShape(t, out, w, h)
+					shapetest.Check(t, out, w, h)
 				}
 			}
-		}
-	}
-}
-
-func assertShape(t *testing.T, s string, w, h int) {
-	t.Helper()
-	if h <= 0 {
-		if s != "" {
-			t.Errorf("want empty output, got %q", s)
-		}
-		return
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) != h {
-		t.Fatalf("%d lines, want %d", len(lines), h)
-	}
-	for i, l := range lines {
-		if got := ansi.StringWidth(l); got != w {
-			t.Fatalf("line %d is %d cells, want %d: %q", i, got, w, l)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
@@ -51,14 +52,14 @@ func TestGolden(t *testing.T) {
 		for _, w := range []int{28, 42, 60, 80, 120, 200} {
 			t.Run(fmt.Sprintf("%s/%d", th.name, w), func(t *testing.T) {
 				out := View(th.st, fixture(), 2, 0, now, w, 10)
-				assertShape(t, out, w, 10)
+				shapetest.Check(t, out, w, 10)
 				golden.RequireEqual(t, out)
 			})
 		}
 	}
 	t.Run("monochrome", func(t *testing.T) {
 		out := View(mono, fixture(), 3, 0, now, 80, 10)
-		assertShape(t, out, 80, 10)
+		shapetest.Check(t, out, 80, 10)
 		if strings.Contains(out, "38;2") || strings.Contains(out, "48;2") {
 			t.Error("monochrome list has colours")
 		}
@@ -69,7 +70,7 @@ func TestGolden(t *testing.T) {
 			t.Errorf("custom hint not shown:\n%s", ansi.Strip(out))
 		}
 		out := View(dark, nil, 0, 0, now, 60, 4)
-		assertShape(t, out, 60, 4)
+		shapetest.Check(t, out, 60, 4)
 		if !strings.Contains(ansi.Strip(out), DefaultEmpty) {
 			t.Errorf("empty list does not say so:\n%s", ansi.Strip(out))
 		}
@@ -77,7 +78,7 @@ func TestGolden(t *testing.T) {
 	})
 	t.Run("scrolled", func(t *testing.T) {
 		out := View(dark, fixture(), 6, layout.VisibleRange(8, 6, 0, 4-HeaderRows), now, 60, 4)
-		assertShape(t, out, 60, 4)
+		shapetest.Check(t, out, 60, 4)
 		golden.RequireEqual(t, out)
 	})
 }
@@ -156,12 +157,12 @@ func TestShape(t *testing.T) {
 				sel := (w + h) % len(infos)
 				off := layout.VisibleRange(len(infos), sel, 0, h-HeaderRows)
 				out := View(st, infos, sel, off, now, w, h)
-				assertShape(t, out, w, h)
+				shapetest.Check(t, out, w, h)
 				if strings.Contains(ansi.Strip(out), "\x1b") {
 					t.Fatalf("%dx%d: escape sequence leaked: %q", w, h, out)
 				}
 			}
-			assertShape(t, View(st, nil, 0, 0, now, w, 3), w, 3)
+			shapetest.Check(t, View(st, nil, 0, 0, now, w, 3), w, 3)
 		}
 	}
 }
@@ -191,19 +192,6 @@ func TestListScrollKeepsSelectionShown(t *testing.T) {
 			if !strings.Contains("\n"+ansi.Strip(View(dark, infos, sel, off, now, 120, h)), "\n>") {
 				t.Fatalf("h=%d sel=%d off=%d: selected row not shown", h, sel, off)
 			}
-		}
-	}
-}
-
-func assertShape(t *testing.T, s string, w, h int) {
-	t.Helper()
-	lines := strings.Split(s, "\n")
-	if len(lines) != h {
-		t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-	}
-	for i, l := range lines {
-		if got := ansi.StringWidth(l); got != w {
-			t.Fatalf("%dx%d: line %d is %d cells: %q", w, h, i, got, l)
 		}
 	}
 }
