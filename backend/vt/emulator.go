@@ -21,6 +21,10 @@ type Emulator struct {
 	// dirty records that the current Write changed visible state; Write
 	// turns it into one seq increment at the end.
 	dirty bool
+	// dry is set by Write while it applies bytes whose cells are certain
+	// to scroll away before Write returns: everything but the cells is
+	// updated (see skip.go).
+	dry bool
 
 	parser  *ansi.Parser
 	osc     oscState // an OSC string being collected (see osc.go)
@@ -111,6 +115,8 @@ func (e *Emulator) reset() {
 // sequences split across calls are resumed on the next call.
 func (e *Emulator) Write(p []byte) (int, error) {
 	e.mu.Lock()
+	// p[:dryEnd] is applied dry; p[:planned] has been looked at for it.
+	dryEnd, planned := 0, 0
 	for i := 0; i < len(p); {
 		b := p[i]
 		if e.osc.on {
@@ -122,10 +128,19 @@ func (e *Emulator) Write(p []byte) (int, error) {
 		// Fast path: in the ground state, runs of printable ASCII and
 		// CR/LF bypass the generic per-byte parser.
 		if e.parser.State() == parser.GroundState {
+			if i >= planned && e.canSkip() {
+				dry, run := e.dryLen(p[i:])
+				dryEnd, planned = i+dry, i+max(run, 1)
+			}
+			e.dry = i < dryEnd
 			switch {
 			case b >= 0x20 && b < 0x7f && e.charsets[e.gl] == 'B':
+				end := len(p)
+				if e.dry {
+					end = dryEnd
+				}
 				j := i + 1
-				for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+				for j < end && p[j] >= 0x20 && p[j] < 0x7f {
 					j++
 				}
 				e.printASCII(p[i:j])
@@ -147,6 +162,7 @@ func (e *Emulator) Write(p []byte) (int, error) {
 		}
 		i++
 	}
+	e.dry = false
 	if e.dirty {
 		e.dirty = false
 		e.seq.Add(1)

@@ -79,29 +79,15 @@ func (e *Emulator) printASCII(run []byte) {
 				e.index()
 			}
 		}
-		if e.modes.Insert {
+		if e.modes.Insert && !e.dry {
 			e.putGlyph(asciiStr[run[k]], 1)
 			k++
 			continue
 		}
-		line := e.scr.lines[e.y]
 		x := e.x
 		n := min(len(run)-k, e.cols-x)
-		if x > 0 && line[x].Width == 0 {
-			line[x-1] = e.blank()
-		}
-		if end := x + n; end < e.cols && line[end].Width == 0 {
-			line[end] = e.blank()
-		}
-		st, lk := e.style, e.link
-		seg := line[x : x+n]
-		src := run[k : k+n]
-		for t, ch := range src {
-			c := &seg[t]
-			c.Content = asciiStr[ch&0x7f]
-			c.Width = 1
-			c.Style = st
-			c.Link = lk
+		if !e.dry {
+			e.writeASCII(e.scr.lines[e.y], x, run[k:k+n])
 		}
 		k += n
 		e.x = x + n
@@ -110,6 +96,26 @@ func (e *Emulator) printASCII(run []byte) {
 			e.wrapNext = e.modes.Autowrap
 		}
 		e.lastContent, e.lastWidth = asciiStr[run[k-1]], 1
+	}
+}
+
+// writeASCII writes run into line from column x (the run fits).
+func (e *Emulator) writeASCII(line []uv.Cell, x int, run []byte) {
+	n := len(run)
+	if x > 0 && line[x].Width == 0 {
+		line[x-1] = e.blank()
+	}
+	if end := x + n; end < e.cols && line[end].Width == 0 {
+		line[end] = e.blank()
+	}
+	st, lk := e.style, e.link
+	seg := line[x : x+n]
+	for t, ch := range run {
+		c := &seg[t]
+		c.Content = asciiStr[ch&0x7f]
+		c.Width = 1
+		c.Style = st
+		c.Link = lk
 	}
 }
 
@@ -136,6 +142,9 @@ func (e *Emulator) print(r rune) {
 // combine appends a zero-width rune (combining mark, ZWJ, variation
 // selector) to the character before the cursor.
 func (e *Emulator) combine(r rune) {
+	if e.dry {
+		return // only a cell's content changes
+	}
 	x := e.x - 1
 	if e.wrapNext {
 		x = e.x
@@ -166,14 +175,28 @@ func (e *Emulator) putGlyph(content string, w int) {
 	if e.x+w > e.cols {
 		// A wide character does not fit in the last column.
 		if e.modes.Autowrap {
-			fill(e.scr.lines[e.y], e.x, e.cols, e.blank())
+			if !e.dry {
+				fill(e.scr.lines[e.y], e.x, e.cols, e.blank())
+			}
 			e.carriageReturn()
 			e.index()
 		} else {
 			e.x = e.cols - w
 		}
 	}
-	line := e.scr.lines[e.y]
+	if !e.dry {
+		e.writeGlyph(e.scr.lines[e.y], content, w)
+	}
+	e.x += w
+	if e.x >= e.cols {
+		e.x = e.cols - 1
+		e.wrapNext = e.modes.Autowrap
+	}
+	e.lastContent, e.lastWidth = content, w
+}
+
+// writeGlyph writes a character of width w at the cursor (it fits).
+func (e *Emulator) writeGlyph(line []uv.Cell, content string, w int) {
 	if e.modes.Insert {
 		copy(line[e.x+w:], line[e.x:])
 	}
@@ -185,12 +208,6 @@ func (e *Emulator) putGlyph(content string, w int) {
 	if e.modes.Insert {
 		normalize(line)
 	}
-	e.x += w
-	if e.x >= e.cols {
-		e.x = e.cols - 1
-		e.wrapNext = e.modes.Autowrap
-	}
-	e.lastContent, e.lastWidth = content, w
 }
 
 // repeat implements REP: the last graphic character n more times.

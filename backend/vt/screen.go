@@ -133,6 +133,9 @@ func (e *Emulator) scrollUp(top, bottom, n int) {
 		return
 	}
 	e.dirty = true
+	if e.dry {
+		return // every row present now scrolls away unseen (skip.go)
+	}
 	lines := e.scr.lines
 	if e.scr == e.main && top == 0 && bottom == e.rows-1 {
 		for i := 0; i < n; i++ {
@@ -194,6 +197,9 @@ func (e *Emulator) eraseDisplay(mode int) {
 // eraseLine implements EL.
 func (e *Emulator) eraseLine(mode int) {
 	e.dirty = true
+	if e.dry {
+		return
+	}
 	line := e.scr.lines[e.y]
 	switch mode {
 	case 0:

@@ -1,0 +1,156 @@
+package vt
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// state is everything about an emulator a later byte or a reader can
+// observe: both screens' cells, the cursor, pending wrap, pen, REP's last
+// character, modes, region, charsets and title.
+func state(e *Emulator) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var sb strings.Builder
+	for _, s := range []*screen{e.main, e.alt} {
+		if s != nil {
+			fmt.Fprintf(&sb, "%#v\n%+v\n", s.lines, s.saved)
+		}
+	}
+	fmt.Fprintf(&sb, "alt=%v x=%d y=%d wrap=%v style=%#v link=%#v last=%q/%d modes=%+v region=%d-%d cs=%v gl=%d title=%q",
+		e.scr == e.alt, e.x, e.y, e.wrapNext, e.style, e.link, e.lastContent, e.lastWidth,
+		e.modes, e.top, e.bottom, e.charsets, e.gl, e.title)
+	return sb.String()
+}
+
+// plainish returns n bytes that are mostly plain (skip.go) — text of every
+// width, line feeds, SGR with background colours (erase uses them), EL —
+// with now and then a sequence that ends a plain run (cursor moves, scroll
+// regions, insert and autowrap modes, the alternate screen, charsets, REP).
+func plainish(r *rand.Rand, n int) []byte {
+	plain := []string{
+		"x", "hello world", "0123456789abcdefghij", "\r\n", "\r\n", "\n", "\n", "\n", "\v", "\f",
+		"\r", "\t", "\b", "\a", "中", "文字", "😀", "e\u0301", "\u00e9", "\x1b[m", "\x1b[0m",
+		"\x1b[1;31m", "\x1b[44m", "\x1b[48;5;22m", "\x1b[38:2::1:2:3m", "\x1b[K", "\x1b[1K", "\x1b[2K",
+	}
+	other := []string{
+		"\x1b[2;3H", "\x1b[A", "\x1b[3B", "\x1b[2;5r", "\x1b[r", "\x1b[4h", "\x1b[4l", "\x1b[?7l",
+		"\x1b[?7h", "\x1b[?1049h", "\x1b[?1049l", "\x1b(0", "\x1b(B", "\x0e", "\x0f", "\x1b[3b",
+		"\x1b7", "\x1b8", "\x1bM", "\x1b[2J", "\x1b]0;title\x07", "\x1b[3S", "\x1b[?6h", "\x1b[?6l",
+		"\x1b[5@", "\x1b[2P", "\xc2\x85", "\xff", "\x1b[3K", "\x1b[?2K",
+	}
+	var b []byte
+	for len(b) < n {
+		if r.Intn(40) == 0 {
+			b = append(b, other[r.Intn(len(other))]...)
+		} else {
+			b = append(b, plain[r.Intn(len(plain))]...)
+		}
+	}
+	return b
+}
+
+// TestDrySkipExact: writing a stream in chunks (which applies the cells
+// that scroll away unseen dry) leaves exactly the state writing it a byte
+// at a time does (no lookahead, so nothing is skipped), after every chunk,
+// on small screens where lines wrap and scroll all the time.
+func TestDrySkipExact(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	skipped := 0
+	for round := 0; round < 300; round++ {
+		cols, rows := 1+r.Intn(12), 1+r.Intn(6)
+		chunked, oracle := New(cols, rows, Options{}), New(cols, rows, Options{})
+		in := plainish(r, 2000+r.Intn(4000))
+		for len(in) > 0 {
+			n := min(len(in), 1+r.Intn(600))
+			chunk := in[:n]
+			in = in[n:]
+			if d, _ := chunked.dryLen(chunk); d > 0 && chunked.canSkip() {
+				skipped++
+			}
+			chunked.Write(chunk)
+			for i := range chunk {
+				oracle.Write(chunk[i : i+1])
+			}
+			if got, want := state(chunked), state(oracle); got != want {
+				t.Fatalf("round %d (%dx%d): chunk %q\nchunked: %s\noracle:  %s", round, cols, rows, chunk, got, want)
+			}
+		}
+	}
+	if skipped < 100 {
+		t.Fatalf("only %d chunks were skipped into: the test does not exercise the skip", skipped)
+	}
+}
+
+// FuzzDrySkip is TestDrySkipExact on any input.
+func FuzzDrySkip(f *testing.F) {
+	f.Add([]byte("ab\r\ncd\n\n\nef\x1b[44m\x1b[K\n\n\n\n中\n\n\n"), uint8(3), uint8(2), uint16(7))
+	f.Add([]byte("\x1b[2;3r\n\n\n\n\n\nx\n\n\n\n"), uint8(4), uint8(4), uint16(3))
+	f.Fuzz(func(t *testing.T, in []byte, cols, rows uint8, cut uint16) {
+		c, r := 1+int(cols%30), 1+int(rows%10)
+		chunked, oracle := New(c, r, Options{}), New(c, r, Options{})
+		k := int(cut) % (len(in) + 1)
+		chunked.Write(in[:k])
+		chunked.Write(in[k:])
+		for i := range in {
+			oracle.Write(in[i : i+1])
+		}
+		if got, want := state(chunked), state(oracle); got != want {
+			t.Fatalf("%dx%d cut %d:\nchunked: %s\noracle:  %s", c, r, k, got, want)
+		}
+	})
+}
+
+// TestDryLen pins the plan: how much of a chunk is applied dry.
+func TestDryLen(t *testing.T) {
+	lines := strings.Repeat("line\r\n", 10)
+	for _, c := range []struct {
+		name     string
+		rows, y  int
+		in       string
+		dry, run int
+	}{
+		// Cursor on the bottom row: rows line feeds must follow.
+		{"bottom", 3, 2, lines, 7 * 6, 60},
+		// Cursor on the top row: 2*rows-1 must follow.
+		{"top", 3, 0, lines, 5 * 6, 60},
+		{"too few feeds", 3, 2, "a\nb\nc\n", 0, 6},
+		// A cursor move ends the run; nothing after it counts.
+		{"cut by CUP", 3, 2, lines + "\x1b[H" + lines, 7 * 6, 60},
+		{"cut by a partial SGR", 2, 1, "a\nb\nc\nd\x1b[3", 2, 7},
+		{"SGR and EL are plain", 1, 0, "\x1b[1;31ma\x1b[K\nb\x1b[2K\n", 12, 18},
+		{"EL 3 is not", 1, 0, "a\nb\n\x1b[3K", 2, 4},
+		{"C1 is not", 1, 0, "a\nb\n\xc2\x9b", 2, 4},
+	} {
+		e := New(10, c.rows, Options{})
+		e.y = c.y
+		dry, run := e.dryLen([]byte(c.in))
+		if dry != c.dry || run != c.run {
+			t.Errorf("%s: dryLen = %d, %d; want %d, %d", c.name, dry, run, c.dry, c.run)
+		}
+	}
+}
+
+// TestDrySkipNeedsFullRegionNoScrollback: with a scroll region or a
+// scrollback the rows that scroll are kept, so nothing is skipped.
+func TestDrySkipNeedsFullRegionNoScrollback(t *testing.T) {
+	e := New(10, 4, Options{})
+	if !e.canSkip() {
+		t.Fatal("a fresh emulator cannot skip")
+	}
+	e.Write([]byte("\x1b[2;3r"))
+	if e.canSkip() {
+		t.Error("can skip with a scroll region")
+	}
+	if New(10, 4, Options{ScrollbackLines: 5}).canSkip() {
+		t.Error("can skip with a scrollback")
+	}
+	// And the scrollback gets every line.
+	sb := New(4, 2, Options{ScrollbackLines: 100})
+	sb.Write([]byte(strings.Repeat("ab\r\n", 50)))
+	if got := len(sb.Scrollback()); got != 49 {
+		t.Errorf("scrollback has %d lines, want 49", got)
+	}
+}
