@@ -34,6 +34,21 @@ const writeSlice = 16 << 10
 // (see NewFeeder): often enough for a 60 fps display, cheap for a flood.
 const observeEvery = 10 * time.Millisecond
 
+// batchWindow and batchBytes make a flood a few big batches: while output
+// keeps coming (the last drain ended less than batchWindow ago), the
+// feeder waits until batchWindow after that drain, or until batchBytes
+// are pending, before it applies more. Each batch costs a wake-up, a slot
+// and maybe an observe, and the emulator leaves unwritten the cells of
+// lines a batch scrolls away unseen (vt/skip.go), which a pty read's 4 KiB
+// cannot do for much: small batches cost a flood's emulation ~4× the CPU.
+// Output after a quiet spell is applied at once, so an echo, a keystroke's
+// effect or a spinner frame reaches the screen without delay; during a
+// flood the screen lags the pty by at most batchWindow more.
+const (
+	batchWindow = 4 * time.Millisecond
+	batchBytes  = 256 << 10
+)
+
 // emuSlots bounds how many emulators run at once in this process, over all
 // Feeders: GOMAXPROCS-1 (at least 1). However many sessions flood, one core
 // stays free for the pty readers, the socket writers and the dashboard's
@@ -68,9 +83,10 @@ var floodRest = 0.5
 // reading it (Snapshot, Seq, Plain) is safe at any time.
 type Feeder struct {
 	emu     *vt.Emulator
-	observe func(seq uint64)
+	observe func(seq uint64, settled bool)
 	done    chan struct{} // closed by Close: no more pushes
 	ran     chan struct{} // closed when run has applied everything
+	full    chan struct{} // batchBytes are pending: a batch wait ends
 
 	mu       sync.Mutex
 	pending  [][]byte
@@ -79,20 +95,25 @@ type Feeder struct {
 	wake     chan struct{}
 	room     chan struct{} // run took a batch: a pacing producer may go on
 	observed uint64        // the Seq observe was last called for (the goroutine's own)
+	settled  bool          // the last observe call was a settled one (the goroutine's own)
+	drained  time.Time     // when the last drain ended (the goroutine's own)
 }
 
 // NewFeeder returns a Feeder for emu. observe, if not nil, is called on
 // the Feeder's goroutine with the emulator's Seq after a batch (or resize)
-// changed the screen, at most
-// every observeEvery while the stream does not pause and once when it
-// does: the screen it then reads is exactly what was applied. It must
-// return quickly; nothing is applied while it runs.
-func NewFeeder(emu *vt.Emulator, observe func(seq uint64)) *Feeder {
+// changed the screen, at most every observeEvery while the stream does
+// not pause (settled false), and when it pauses (settled true: nothing is
+// pending). A settled call follows every unsettled one, even when the
+// screen did not change since, so an observer that does costly work
+// (classifying) only now and then while output flows still sees the
+// screen the stream ends on. The screen it reads is exactly what was
+// applied. It must return quickly; nothing is applied while it runs.
+func NewFeeder(emu *vt.Emulator, observe func(seq uint64, settled bool)) *Feeder {
 	if observe == nil {
-		observe = func(uint64) {}
+		observe = func(uint64, bool) {}
 	}
 	return &Feeder{emu: emu, observe: observe, wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
-		done: make(chan struct{}), ran: make(chan struct{})}
+		full: make(chan struct{}, 1), done: make(chan struct{}), ran: make(chan struct{}), settled: true}
 }
 
 // Emulator returns the emulator the Feeder writes.
@@ -103,8 +124,12 @@ func (f *Feeder) Push(chunk []byte) {
 	f.mu.Lock()
 	f.pending = append(f.pending, chunk)
 	f.n += len(chunk)
+	full := f.n >= batchBytes
 	f.mu.Unlock()
 	signal(f.wake)
+	if full {
+		signal(f.full)
+	}
 }
 
 // Pace waits while more than screenPace bytes wait for the emulator. It
@@ -141,6 +166,7 @@ func (f *Feeder) Close() {
 
 func (f *Feeder) run() {
 	defer close(f.ran)
+	var batch *time.Timer // made on the first flood: an idle session has none
 	for {
 		select {
 		case <-f.wake:
@@ -148,7 +174,23 @@ func (f *Feeder) run() {
 			f.drain()
 			return
 		}
+		if wait := time.Until(f.drained.Add(batchWindow)); wait > 0 {
+			// Output keeps coming: let a batch gather (see batchWindow).
+			if batch == nil {
+				batch = time.NewTimer(wait)
+			} else {
+				batch.Reset(wait)
+			}
+			select {
+			case <-batch.C:
+			case <-f.full:
+				batch.Stop()
+			case <-f.done:
+				batch.Stop()
+			}
+		}
 		f.drain()
+		f.drained = time.Now()
 	}
 }
 
@@ -171,7 +213,7 @@ func (f *Feeder) drain() {
 		f.mu.Unlock()
 		signal(f.room)
 		if len(batch) == 0 && size[0] == 0 {
-			f.changed()
+			f.changed(true)
 			return
 		}
 		acquireSlot()
@@ -204,7 +246,7 @@ func (f *Feeder) drain() {
 		<-emuSlots
 		if now := time.Now(); now.Sub(last) >= observeEvery {
 			last = now
-			f.changed()
+			f.changed(false)
 		}
 	}
 }
@@ -221,10 +263,11 @@ func acquireSlot() {
 	}
 }
 
-// changed calls observe if the screen changed since it was last called.
-func (f *Feeder) changed() {
-	if seq := f.emu.Seq(); seq != f.observed {
-		f.observed = seq
-		f.observe(seq)
+// changed calls observe if the screen changed since it was last called,
+// or (settled) if the last call was not a settled one.
+func (f *Feeder) changed(settled bool) {
+	if seq := f.emu.Seq(); seq != f.observed || settled && !f.settled {
+		f.observed, f.settled = seq, settled
+		f.observe(seq, settled)
 	}
 }

@@ -15,7 +15,18 @@ type screen struct {
 	*Feeder
 
 	title atomic.Pointer[string] // the title as of the last observe (Session.Title)
+
+	// The feeder goroutine's own:
+	classified time.Time // when the classifier was last given a screen
+	shown      uint64    // the Seq OnScreen was last called with
 }
+
+// classifyEvery bounds how often the classifier reads a screen while
+// output flows (it always reads the one the stream pauses on): a flood
+// changes the screen every observeEvery, and reading it costs the rule
+// classifiers ~0.1–0.5 ms under the session's lock, which the pty reader
+// needs for every chunk. States are debounced over 200 ms anyway.
+const classifyEvery = 50 * time.Millisecond
 
 func newScreen(s *Session, cols, rows int) *screen {
 	sc := &screen{s: s}
@@ -46,12 +57,18 @@ func (sc *screen) reply(p []byte) {
 }
 
 // observe hands a changed screen to the classifier, as text (a full
-// Snapshot (cells) is only taken when someone asks for one), then tells
-// Config.OnScreen: after the classifier, so that Status and NeedsInput
-// called from the hook already see this screen.
-func (sc *screen) observe(uint64) {
-	p := sc.emu.Plain()
+// Snapshot (cells) is only taken when someone asks for one), at most every
+// classifyEvery while output flows and always once it pauses (settled),
+// then tells Config.OnScreen: after the classifier, so that Status and
+// NeedsInput called from the hook already see this screen.
+func (sc *screen) observe(seq uint64, settled bool) {
 	now := time.Now()
+	if !settled && now.Sub(sc.classified) < classifyEvery {
+		sc.notify(seq)
+		return
+	}
+	sc.classified = now
+	p := sc.emu.Plain()
 	sc.s.mu.Lock()
 	sc.s.cls.Screen(now, classify.Screen{Lines: p.Lines, Title: p.Title, CursorY: p.Cursor.Y})
 	sc.s.mu.Unlock()
@@ -59,7 +76,13 @@ func (sc *screen) observe(uint64) {
 		t := p.Title
 		sc.title.Store(&t)
 	}
-	if fn := sc.s.cfg.OnScreen; fn != nil {
-		fn(p.Seq)
+	sc.notify(p.Seq)
+}
+
+// notify calls Config.OnScreen for a screen it was not yet called for.
+func (sc *screen) notify(seq uint64) {
+	if fn := sc.s.cfg.OnScreen; fn != nil && seq != sc.shown {
+		sc.shown = seq
+		fn(seq)
 	}
 }
