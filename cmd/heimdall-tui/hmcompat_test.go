@@ -4,6 +4,7 @@ package main
 // through the built binary.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
@@ -99,6 +100,57 @@ func TestRunOverStaleRegularFile(t *testing.T) {
 		t.Errorf("the directory was touched: %v", err)
 	}
 	assertGone(t, filepath.Join(dir, "d.pid"), filepath.Join(dir, "d.log"))
+}
+
+// STATUS, SUBSCRIBE and KILL carrying a payload are handled as if it were
+// empty: the extra bytes are ignored.
+func TestEmptyFramesWithPayload(t *testing.T) {
+	t.Parallel()
+	dir := newSockDir(t)
+	p := startSession(t, dir, "pl", "sh", "-c", "echo ready-$((40+2)); exec sleep 60")
+
+	w, err := dialWire(p.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.send(tStatus, []byte("extra")); err != nil {
+		t.Fatal(err)
+	}
+	typ, payload, err := w.next()
+	if err != nil || typ != tStatusResp || len(payload) != 15 || payload[8] != 1 {
+		t.Fatalf("STATUS with a payload: reply 0x%02x %x, %v; want a 15-byte STATUS_RESP, alive", typ, payload, err)
+	}
+
+	sub, err := dialWire(p.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if err := sub.send(tSubscribe, []byte{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := sub.readOutputUntil("ready-42"); err != nil {
+		t.Fatalf("SUBSCRIBE with a payload: %v (output %q)", err, out)
+	}
+	if err := sub.send(tKill, []byte("now")); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		typ, payload, err := sub.next()
+		if err != nil {
+			t.Fatalf("KILL with a payload: no EXIT: %v", err)
+		}
+		if typ == tExit {
+			if code := int32(binary.BigEndian.Uint32(payload)); code != 143 {
+				t.Errorf("EXIT %d, want 143", code)
+			}
+			break
+		}
+	}
+	if code := p.wait(); code != 143 {
+		t.Errorf("run exited %d, want 143\n%s", code, p)
+	}
 }
 
 // ls removes a stale .sock (a dead socket or a plain file) together with its
@@ -199,4 +251,103 @@ func TestCleanForceOrphanLogs(t *testing.T) {
 	}
 	hmIn(t, dir, "kill", "up")
 	live.wait()
+}
+
+// run --cols 0 --rows 0 starts with the default size; each is independent.
+func TestRunZeroSizeMeansDefault(t *testing.T) {
+	t.Parallel()
+	dir := newSockDir(t)
+	for i, c := range []struct {
+		flags []string
+		want  string // rows x cols
+	}{
+		{[]string{"--cols", "0", "--rows", "0"}, "24x80"},
+		{[]string{"--cols", "0", "--rows", "30"}, "30x80"},
+		{[]string{"--cols=100", "--rows=0"}, "24x100"},
+	} {
+		id := fmt.Sprintf("z%d", i)
+		p := startRun(t, dir, id, nil, c.flags, "sh", "-c", `echo "size=$(stty size | tr ' ' x)"; exec sleep 60`)
+		waitLive(t, p)
+		w, err := dialWire(p.sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.send(tSubscribe, nil)
+		if out, err := w.readOutputUntil("size=" + c.want); err != nil {
+			t.Errorf("run %q: %v (output %q)", c.flags, err, out)
+		}
+		w.Close()
+		hmIn(t, dir, "kill", id)
+		p.wait()
+	}
+}
+
+// The global flags (--config, --socket-dir) work before and after the
+// subcommand, in both --flag value and --flag=value forms; after `--` they
+// are the program's arguments, untouched.
+func TestGlobalFlagsEitherSide(t *testing.T) {
+	t.Parallel()
+	dir := newSockDir(t)
+	cfgDir := newSockDir(t) // the config names this one
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	writeFile(t, cfg, fmt.Sprintf("socket_dir = %q\nsession_env_var = \"MY_ID\"\n", cfgDir))
+
+	// where a flag goes: before the subcommand, or after it.
+	place := func(before bool, sub string, flag []string, rest ...string) []string {
+		if before {
+			return append(append(append([]string(nil), flag...), sub), rest...)
+		}
+		return append(append([]string{sub}, flag...), rest...)
+	}
+	prog := []string{"sh", "-c", `echo "args=$*;id=$MY_ID"; exec sleep 60`, "sh", "--config", "x.toml", "--socket-dir=/nowhere", "--", "-h"}
+	wantArgs := "args=--config x.toml --socket-dir=/nowhere -- -h"
+	for i, c := range []struct {
+		flag   []string
+		before bool
+		dir    string // where the session must be
+		envID  bool   // the config's session_env_var applies
+	}{
+		{[]string{"--socket-dir", dir}, true, dir, false},
+		{[]string{"--socket-dir", dir}, false, dir, false},
+		{[]string{"--socket-dir=" + dir}, true, dir, false},
+		{[]string{"--config", cfg}, true, cfgDir, true},
+		{[]string{"--config", cfg}, false, cfgDir, true},
+		{[]string{"--config=" + cfg}, false, cfgDir, true},
+	} {
+		id := fmt.Sprintf("g%d", i)
+		args := place(c.before, "run", c.flag, append([]string{"--detach", "--id", id, "--"}, prog...)...)
+		p := startProc(t, binPath, args...)
+		p.sock = filepath.Join(c.dir, id+".sock")
+		waitLive(t, p)
+		want := wantArgs + ";id="
+		if c.envID {
+			want += id
+		}
+		w, err := dialWire(p.sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.send(tSubscribe, nil)
+		if out, err := w.readOutputUntil(want); err != nil {
+			t.Errorf("%q: %v (output %q)", args, err, out)
+		}
+		w.Close()
+
+		for _, sub := range [][]string{{"ls"}, {"status", id}, {"screen", id}, {"clean"}} {
+			r := hm(t, place(c.before, sub[0], c.flag, sub[1:]...)...)
+			if r.code != 0 {
+				t.Errorf("%q: %s", place(c.before, sub[0], c.flag, sub[1:]...), r)
+				continue
+			}
+			if sub[0] == "ls" && !strings.HasPrefix(r.stdout, id+" ") {
+				t.Errorf("%q does not list %s: %s", place(c.before, "ls", c.flag), id, r)
+			}
+		}
+		if r := hm(t, place(c.before, "kill", c.flag, id)...); r.code != 0 {
+			t.Errorf("%q: %s", place(c.before, "kill", c.flag, id), r)
+		}
+		if code := p.wait(); code != 143 {
+			t.Errorf("%q exited %d, want 143\n%s", args, code, p)
+		}
+	}
 }

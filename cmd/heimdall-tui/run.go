@@ -51,8 +51,8 @@ func newRunCmd(a *app) *cobra.Command {
 	f.StringVar(&id, "id", "", "session id (names DIR/ID.sock) (required)")
 	f.StringVar(&classifier, "classifier", "", "state classifier: "+strings.Join(classify.Names(), ", ")+" (default from config, else simple)")
 	f.StringVar(&workdir, "workdir", "", "working directory of the program (default: current)")
-	f.Uint16Var(&cols, "cols", supervisor.DefaultCols, "initial pty columns")
-	f.Uint16Var(&rows, "rows", supervisor.DefaultRows, "initial pty rows")
+	f.Uint16Var(&cols, "cols", supervisor.DefaultCols, "initial pty columns (0: the default)")
+	f.Uint16Var(&rows, "rows", supervisor.DefaultRows, "initial pty rows (0: the default)")
 	cmd.MarkFlagRequired("id")
 	return cmd
 }
@@ -66,9 +66,6 @@ type runOptions struct {
 }
 
 func (a *app) run(o runOptions) error {
-	if o.cols == 0 || o.rows == 0 {
-		return fmt.Errorf("--cols and --rows must be at least 1")
-	}
 	if o.workdir != "" {
 		if fi, err := os.Stat(o.workdir); err != nil || !fi.IsDir() {
 			return fmt.Errorf("--workdir %s: not a directory", o.workdir)
@@ -82,6 +79,7 @@ func (a *app) run(o runOptions) error {
 	dir := a.dir()
 	cfg := a.cfg.Session()
 	cfg.ID, cfg.Argv, cfg.Dir = o.id, o.argv, o.workdir
+	// 0 means unset, as in hm: Start fills in DefaultCols/DefaultRows.
 	cfg.Cols, cfg.Rows, cfg.Classifier = o.cols, o.rows, cls
 	h, err := supervisor.Host(dir, cfg)
 	switch {
