@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -348,6 +350,89 @@ func TestGlobalFlagsEitherSide(t *testing.T) {
 		}
 		if code := p.wait(); code != 143 {
 			t.Errorf("%q exited %d, want 143\n%s", args, code, p)
+		}
+	}
+}
+
+// KILL over a subscribed connection, for a child that backgrounded a
+// grandchild: the socket is gone within 5 s, and half a second later the
+// grandchild does not exist at all — not even as a zombie (run is a child
+// subreaper and reaps what it inherits).
+func TestKillReapsBackgroundGrandchild(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	dir := newSockDir(t)
+	p := startSession(t, dir, "bg", "bash", "-c", "sleep 300 & echo gc=$!; wait")
+	w, err := dialWire(p.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.send(tSubscribe, nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err := w.readOutputUntil("\n")
+	if err != nil {
+		t.Fatalf("%v (output %q)", err, out)
+	}
+	_, after, _ := strings.Cut(out, "gc=")
+	gc, err := strconv.Atoi(strings.TrimSpace(after))
+	if err != nil || gc <= 0 {
+		t.Fatalf("no grandchild pid in %q", out)
+	}
+	t.Cleanup(func() {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", gc)); err == nil {
+			syscall.Kill(gc, syscall.SIGKILL)
+		}
+	})
+
+	killed := time.Now()
+	if err := w.send(tKill, nil); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		typ, _, err := w.next()
+		if err != nil || typ == tExit {
+			break
+		}
+	}
+	if !poll(time.Until(killed.Add(5*time.Second)), func() bool { return !fileExists(p.sock) }) {
+		t.Fatalf("%s still there 5s after KILL\n%s", p.sock, p)
+	}
+	time.Sleep(500 * time.Millisecond)
+	// (A pid reused meanwhile by something else is not the grandchild.)
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", gc)); err == nil && strings.Contains(string(b), "(sleep)") {
+		t.Errorf("grandchild %d still exists 0.5s after the socket went: %s", gc, b)
+	}
+	if code := p.wait(); code != 143 {
+		t.Errorf("run exited %d, want 143\n%s", code, p)
+	}
+}
+
+// A program that exits leaving a background job (immune to the hangup of
+// its session leader's exit): run keeps the child's exit code (the reaper
+// never takes it) and, before it exits, waits for the job to end (up to
+// 0.5 s) and reaps it, so nothing is left for init — not even a zombie.
+func TestRunReapsOrphansBeforeExit(t *testing.T) {
+	t.Parallel()
+	dir := newSockDir(t)
+	gcFile := filepath.Join(t.TempDir(), "gc")
+	for round := range 3 {
+		id := fmt.Sprintf("o%d", round)
+		p := startRun(t, dir, id, nil, nil, "sh", "-c", `(trap "" HUP; exec sleep 0.2) & echo $! > "$1"; exit 7`, "sh", gcFile)
+		if code := p.wait(); code != 7 {
+			t.Fatalf("round %d: run exited %d, want 7\n%s", round, code, p)
+		}
+		b, err := os.ReadFile(gcFile)
+		gc, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || gc <= 0 {
+			t.Fatalf("round %d: no background pid: %q, %v", round, b, err)
+		}
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", gc)); err == nil && strings.Contains(string(b), "(sleep)") {
+			syscall.Kill(gc, syscall.SIGKILL)
+			t.Errorf("round %d: the background sleep %d outlived run: %s", round, gc, b)
 		}
 	}
 }

@@ -81,6 +81,9 @@ func (a *app) run(o runOptions) error {
 	cfg.ID, cfg.Argv, cfg.Dir = o.id, o.argv, o.workdir
 	// 0 means unset, as in hm: Start fills in DefaultCols/DefaultRows.
 	cfg.Cols, cfg.Rows, cfg.Classifier = o.cols, o.rows, cls
+	// Before the program starts, so that nothing it orphans escapes to
+	// init (which in a container may never reap it).
+	reapErr := supervisor.EnableSubreaper(nil)
 	h, err := supervisor.Host(dir, cfg)
 	switch {
 	case errors.Is(err, supervisor.ErrAlreadyRunning):
@@ -96,6 +99,11 @@ func (a *app) run(o runOptions) error {
 		return err
 	}
 	sess, logger := h.Session, h.Logger
+	if reapErr != nil {
+		logger.Warn("not a child subreaper: orphans of the session go to init", "err", reapErr)
+	} else {
+		supervisor.EnableSubreaper(logger) // reaps are logged (debug) in the session's log
+	}
 	go h.Serve()
 
 	// SIGINT/SIGTERM stop the session (a second one SIGKILLs it); SIGHUP
@@ -138,11 +146,20 @@ func (a *app) run(o runOptions) error {
 	// of the process group after a requested kill, so a grandchild that
 	// ignores SIGTERM/SIGHUP does not outlive a killed session.
 	code := h.Finish()
+	// What the session orphaned is ours (a subreaper's): reap what has
+	// exited — and what Finish just SIGKILLed — before we exit and it is
+	// reparented to init. A process still running after orphanWait (a
+	// daemon the program started) is left to init, as it was before.
+	supervisor.ReapOrphans(orphanWait)
 	if !o.detach {
 		fmt.Fprintf(a.stderr, "session exited (code %d)\n", code)
 	}
 	return exitCode(code)
 }
+
+// orphanWait bounds how long run waits, before it exits, for processes its
+// session orphaned to exit (those Finish SIGKILLs die within milliseconds).
+const orphanWait = 500 * time.Millisecond
 
 // outFile returns stdout as a file for raw-mode attach (os.Stdout unless a
 // test replaced it with a non-file writer).
