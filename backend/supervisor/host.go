@@ -35,8 +35,9 @@ type Hosted struct {
 // Host claims cfg.ID in dir (ErrAlreadyRunning if another process serves
 // it), opens DIR/ID.log for appending (cfg.Logger is replaced by a JSON
 // logger on it) and starts cfg. The session is not served until Serve.
-// On error nothing is left behind: no claim, and no log file that did not
-// exist before.
+// On error nothing is left behind: no claim (no pid file), and no log file
+// that did not exist before. With EnableSubreaper the reaper never takes
+// the started child's exit status (reap.go).
 func Host(dir string, cfg Config) (*Hosted, error) {
 	claim, err := ClaimID(dir, cfg.ID)
 	if err != nil {
@@ -51,7 +52,7 @@ func Host(dir string, cfg Config) (*Hosted, error) {
 		return nil, fmt.Errorf("session log: %w", err)
 	}
 	cfg.Logger = slog.New(slog.NewJSONHandler(logf, nil)).With("supervisor_pid", os.Getpid())
-	sess, err := Start(cfg)
+	sess, err := startOwned(cfg) // Start, known to the reaper (reap.go)
 	if err != nil {
 		cfg.Logger.Error("start failed", "err", err)
 		logf.Close()

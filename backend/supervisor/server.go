@@ -206,6 +206,7 @@ func (c *conn) serve() {
 				c.log.Debug("input", "err", err)
 			}
 		case frame.Subscribe:
+			c.extraPayload(f)
 			if c.subscribed() {
 				continue
 			}
@@ -225,10 +226,7 @@ func (c *conn) serve() {
 				c.subscriber(replay, q)
 			}()
 		case frame.Status:
-			if len(f.Payload) != 0 {
-				c.log.Warn("STATUS with a payload ignored", "len", len(f.Payload))
-				continue
-			}
+			c.extraPayload(f)
 			b, _ := sess.Status().MarshalBinary()
 			if err := c.write(frame.StatusResp, b); err != nil {
 				return
@@ -260,10 +258,7 @@ func (c *conn) serve() {
 				c.log.Warn("resize ignored", "err", err)
 			}
 		case frame.Kill:
-			if len(f.Payload) != 0 {
-				c.log.Warn("KILL with a payload ignored", "len", len(f.Payload))
-				continue
-			}
+			c.extraPayload(f)
 			c.log.Info("kill requested")
 			if err := sess.Kill(); err != nil {
 				c.log.Warn("kill", "err", err)
@@ -271,6 +266,15 @@ func (c *conn) serve() {
 		default:
 			c.log.Warn("unexpected frame type ignored", "type", f.Type.String(), "len", len(f.Payload))
 		}
+	}
+}
+
+// extraPayload notes (at debug level) a payload on a frame whose payload is
+// empty by the protocol (SUBSCRIBE, STATUS, KILL). Such a frame is acted on
+// as if it were empty, as hm does: the extra bytes are ignored.
+func (c *conn) extraPayload(f frame.Frame) {
+	if len(f.Payload) != 0 {
+		c.log.Debug("payload ignored", "type", f.Type.String(), "len", len(f.Payload))
 	}
 }
 

@@ -89,9 +89,13 @@ type Claim struct {
 }
 
 // ClaimID locks DIR/ID.pid, checks DIR/ID.sock (a live owner means
-// ErrAlreadyRunning; a dead one is removed), listens on the socket with
-// mode 0600 and writes the current pid into the pid file. Of two concurrent
-// claims of one ID exactly one succeeds.
+// ErrAlreadyRunning; a dead socket, or a plain file of ours left there by a
+// crash or a script, is removed; anything else — a directory, another kind
+// of file, a file owned by another user — is refused and left alone),
+// listens on the socket with mode 0600 and writes the current pid into the
+// pid file. Of two concurrent claims of one ID exactly one succeeds. A
+// failed claim leaves no pid file behind unless a live process other than
+// this one is named in it (see dropLock).
 func ClaimID(dir, id string) (*Claim, error) {
 	if err := ValidateID(dir, id); err != nil {
 		return nil, err
@@ -99,32 +103,64 @@ func ClaimID(dir, id string) (*Claim, error) {
 	if err := EnsureDir(dir); err != nil {
 		return nil, err
 	}
-	lock, err := lockFile(PidPath(dir, id))
+	pidPath := PidPath(dir, id)
+	lock, err := lockFile(pidPath)
 	if err != nil {
 		return nil, err
 	}
+	fail := func(err error) (*Claim, error) {
+		dropLock(lock, pidPath)
+		return nil, err
+	}
 	sock := SocketPath(dir, id)
-	if alive, err := socketAlive(sock); alive {
-		lock.Close()
-		return nil, fmt.Errorf("session %q: %w (socket %s answers)", id, ErrAlreadyRunning, sock)
-	} else if err == nil {
-		// A socket file nobody answers on: a crashed owner's. Remove it.
-		os.Remove(sock)
+	switch st, err := inspectSocket(sock); {
+	case err != nil:
+		return fail(fmt.Errorf("session %q: %w", id, err))
+	case st == sockLive:
+		return fail(fmt.Errorf("session %q: %w (socket %s answers)", id, ErrAlreadyRunning, sock))
+	case st == sockDead, st == sockFile:
+		// A crashed owner's socket, or a file in its place: we hold the
+		// lock, so no heimdall-tui owner is alive. Replace it.
+		if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fail(fmt.Errorf("remove stale %s: %w", sock, err))
+		}
 	}
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("listen %s: %w", sock, err)
+		return fail(fmt.Errorf("listen %s: %w", sock, err))
 	}
 	if err := os.Chmod(sock, 0o600); err != nil {
-		l.Close()
-		lock.Close()
-		return nil, fmt.Errorf("chmod %s: %w", sock, err)
+		l.Close() // unlinks the socket
+		return fail(fmt.Errorf("chmod %s: %w", sock, err))
 	}
 	if err := lock.Truncate(0); err == nil {
 		_, err = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return &Claim{Dir: dir, ID: id, Listener: l, lock: lock}, nil
+}
+
+// dropLock ends a failed claim: it removes the locked pid file at path —
+// holding its flock we know no heimdall-tui owner is alive, so it is one we
+// just created or a dead owner's — and closes it. A pid file that names a
+// live process other than this one is kept: a supervisor that does not
+// flock (hm) may own it. Removing while locked is safe against concurrent
+// claims: lockFile re-checks that the file it locked is still at path.
+func dropLock(lock *os.File, path string) {
+	if pid := pidIn(lock); pid <= 0 || pid == os.Getpid() || !processAlive(pid) {
+		os.Remove(path)
+	}
+	lock.Close()
+}
+
+// pidIn returns the pid written in a pid file, or 0.
+func pidIn(f *os.File) int {
+	b := make([]byte, 32)
+	n, _ := f.ReadAt(b, 0)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
 }
 
 // Release removes the socket and pid file and drops the lock. The listener
@@ -177,26 +213,66 @@ func sameFile(f *os.File, path string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
-// socketAlive dials sock: true if something accepts. err is nil when the
-// file exists but nobody listens (stale), non-nil when there is no socket
-// file at all or it cannot be checked.
-func socketAlive(sock string) (bool, error) {
+// sockState is what is found at a session's socket path.
+type sockState int
+
+const (
+	sockAbsent sockState = iota // nothing there
+	sockLive                    // a socket something accepts on
+	sockDead                    // a socket file nobody accepts on (a crashed owner's)
+	sockFile                    // a regular file of ours in its place (a crash, a script)
+)
+
+// inspectSocket tells what is at sock. A non-nil error means something is
+// there that must not be touched: a directory or other non-regular file, a
+// file or dead socket owned by another user, or a socket that could not be
+// checked.
+func inspectSocket(sock string) (sockState, error) {
 	fi, err := os.Lstat(sock)
+	if errors.Is(err, os.ErrNotExist) {
+		return sockAbsent, nil
+	}
 	if err != nil {
-		return false, err
+		return sockAbsent, err
 	}
-	if fi.Mode()&os.ModeSocket == 0 {
-		return false, fmt.Errorf("%s exists and is not a socket", sock)
+	mode := fi.Mode()
+	if mode&os.ModeSocket != 0 {
+		c, err := net.DialTimeout("unix", sock, time.Second)
+		if err == nil {
+			c.Close()
+			return sockLive, nil
+		}
+		if errors.Is(err, unix.ENOENT) {
+			return sockAbsent, nil // removed meanwhile
+		}
+		if !errors.Is(err, unix.ECONNREFUSED) {
+			return sockAbsent, fmt.Errorf("check socket %s: %w", sock, err)
+		}
+	} else if !mode.IsRegular() {
+		return sockAbsent, fmt.Errorf("%s exists and is not a socket (%s); refusing to replace it", sock, fileKind(mode))
 	}
-	c, err := net.DialTimeout("unix", sock, time.Second)
-	if err == nil {
-		c.Close()
-		return true, nil
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return sockAbsent, fmt.Errorf("%s is owned by uid %d, not by you (uid %d); refusing to replace it", sock, st.Uid, os.Geteuid())
 	}
-	if errors.Is(err, unix.ECONNREFUSED) || errors.Is(err, unix.ENOENT) {
-		return false, nil
+	if mode&os.ModeSocket != 0 {
+		return sockDead, nil
 	}
-	return false, err
+	return sockFile, nil
+}
+
+// fileKind names a non-regular, non-socket file type for error messages.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
 
 // PidFileStale reports whether the pid file at path has no live owner: its
@@ -212,13 +288,8 @@ func PidFileStale(path string) bool {
 		return false
 	}
 	defer flock(f, unix.LOCK_UN)
-	b := make([]byte, 32)
-	n, _ := f.ReadAt(b, 0)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n])))
-	if err != nil || pid <= 0 {
-		return true
-	}
-	return !processAlive(pid)
+	pid := pidIn(f)
+	return pid == 0 || !processAlive(pid)
 }
 
 func processAlive(pid int) bool {
@@ -226,10 +297,12 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// SocketStale reports whether sock is a socket file nobody accepts on.
+// SocketStale reports whether sock is stale: a socket file nobody accepts
+// on, or a regular file of ours in its place (left by a crash or a script).
+// Neither is a live session; both are removed by ClaimID, ls and clean.
 func SocketStale(sock string) bool {
-	alive, err := socketAlive(sock)
-	return !alive && err == nil
+	st, err := inspectSocket(sock)
+	return err == nil && (st == sockDead || st == sockFile)
 }
 
 func peerCred(c *net.UnixConn) (*unix.Ucred, error) {

@@ -91,19 +91,114 @@ func TestClaimRefusesLiveSocket(t *testing.T) {
 	nc.Close()
 }
 
-// A path that exists but is no socket is neither removed nor claimed.
+// A regular file at the socket path (left by a crash or a careless script)
+// is replaced, as hm does.
+func TestClaimReplacesRegularFile(t *testing.T) {
+	dir := shortDir(t)
+	sock := SocketPath(dir, "x")
+	if err := os.WriteFile(sock, []byte("junk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !SocketStale(sock) {
+		t.Error("SocketStale = false for a regular file at the socket path")
+	}
+	c, err := ClaimID(dir, "x")
+	if err != nil {
+		t.Fatalf("ClaimID over a regular file: %v", err)
+	}
+	defer c.Release()
+	if fi, err := os.Lstat(sock); err != nil || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("%s after the claim: %v, %v; want a socket", sock, fi, err)
+	}
+}
+
+// What may not be replaced (a directory; a file of another user) is
+// refused and left alone, and the failed claim leaves no pid file.
 func TestClaimRefusesNonSocket(t *testing.T) {
 	dir := shortDir(t)
 	sock := SocketPath(dir, "x")
-	if err := os.WriteFile(sock, []byte("precious"), 0o600); err != nil {
+	if err := os.Mkdir(sock, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := ClaimID(dir, "x"); err == nil {
 		c.Release()
-		t.Fatal("ClaimID over a regular file succeeded")
+		t.Fatal("ClaimID over a directory succeeded")
+	} else if !strings.Contains(err.Error(), "directory") {
+		t.Errorf("ClaimID over a directory: %v; want it to say so", err)
 	}
-	if b, err := os.ReadFile(sock); err != nil || string(b) != "precious" {
+	if fi, err := os.Lstat(sock); err != nil || !fi.IsDir() {
+		t.Fatalf("the directory was touched: %v", err)
+	}
+	if SocketStale(sock) {
+		t.Error("SocketStale = true for a directory")
+	}
+	if _, err := os.Lstat(PidPath(dir, "x")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed claim left %s: %v", PidPath(dir, "x"), err)
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	sock = SocketPath(dir, "y")
+	if err := os.WriteFile(sock, []byte("theirs"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(sock, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ClaimID(dir, "y"); err == nil {
+		c.Release()
+		t.Fatal("ClaimID over another user's file succeeded")
+	} else if !strings.Contains(err.Error(), "owned by uid 65534") {
+		t.Errorf("ClaimID over another user's file: %v", err)
+	}
+	if b, err := os.ReadFile(sock); err != nil || string(b) != "theirs" {
 		t.Fatalf("the file was touched: %q, %v", b, err)
+	}
+	if SocketStale(sock) {
+		t.Error("SocketStale = true for another user's file")
+	}
+	if _, err := os.Lstat(PidPath(dir, "y")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed claim left %s: %v", PidPath(dir, "y"), err)
+	}
+}
+
+// A failed claim keeps a pid file naming a live process (an hm supervisor,
+// which does not flock, may own it) and removes one naming a dead process.
+func TestClaimFailureKeepsLiveOwnersPidFile(t *testing.T) {
+	dir := shortDir(t)
+	sock := SocketPath(dir, "x")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	live := exec.Command("sleep", "60")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		pid  int
+		kept bool
+	}{{live.Process.Pid, true}, {dead.Process.Pid, false}} {
+		pidFile := PidPath(dir, "x")
+		if err := os.WriteFile(pidFile, []byte(fmt.Sprintf("%d\n", c.pid)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if cl, err := ClaimID(dir, "x"); !errors.Is(err, ErrAlreadyRunning) {
+			if cl != nil {
+				cl.Release()
+			}
+			t.Fatalf("ClaimID over a live socket: %v", err)
+		}
+		_, err := os.Lstat(pidFile)
+		if kept := err == nil; kept != c.kept {
+			t.Errorf("pid file naming %d (kept=%v wanted): %v", c.pid, c.kept, err)
+		}
 	}
 }
 

@@ -19,11 +19,6 @@ import (
 	"time"
 )
 
-func fileExists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
-}
-
 // assertGone fails unless none of paths exists.
 func assertGone(t *testing.T, paths ...string) {
 	t.Helper()

@@ -14,6 +14,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	tuiapp "github.com/heimdall-tui/heimdall-tui/tui/app"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
@@ -78,6 +79,11 @@ func (a *app) dashboard(o dashboardOptions) error {
 	defer logFile.Close()
 	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("dashboard_pid", os.Getpid())
 
+	// The dashboard hosts sessions too (backend/fleet, through
+	// supervisor.Host): as run does, it reaps what they orphan.
+	if err := supervisor.EnableSubreaper(logger); err != nil {
+		logger.Warn("not a child subreaper: orphans of sessions go to init", "err", err)
+	}
 	dir := a.dir()
 	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger})
 	if err != nil {
@@ -128,6 +134,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 	if err := f.Close(); err != nil {
 		logger.Warn("fleet close", "err", err)
 	}
+	supervisor.ReapOrphans(orphanWait)
 	logger.Info("dashboard stopped", "err", runErr)
 	if runErr != nil {
 		return fmt.Errorf("dashboard: %w", runErr)

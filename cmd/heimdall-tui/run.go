@@ -51,8 +51,8 @@ func newRunCmd(a *app) *cobra.Command {
 	f.StringVar(&id, "id", "", "session id (names DIR/ID.sock) (required)")
 	f.StringVar(&classifier, "classifier", "", "state classifier: "+strings.Join(classify.Names(), ", ")+" (default from config, else simple)")
 	f.StringVar(&workdir, "workdir", "", "working directory of the program (default: current)")
-	f.Uint16Var(&cols, "cols", supervisor.DefaultCols, "initial pty columns")
-	f.Uint16Var(&rows, "rows", supervisor.DefaultRows, "initial pty rows")
+	f.Uint16Var(&cols, "cols", supervisor.DefaultCols, "initial pty columns (0: the default)")
+	f.Uint16Var(&rows, "rows", supervisor.DefaultRows, "initial pty rows (0: the default)")
 	cmd.MarkFlagRequired("id")
 	return cmd
 }
@@ -66,9 +66,6 @@ type runOptions struct {
 }
 
 func (a *app) run(o runOptions) error {
-	if o.cols == 0 || o.rows == 0 {
-		return fmt.Errorf("--cols and --rows must be at least 1")
-	}
 	if o.workdir != "" {
 		if fi, err := os.Stat(o.workdir); err != nil || !fi.IsDir() {
 			return fmt.Errorf("--workdir %s: not a directory", o.workdir)
@@ -82,7 +79,11 @@ func (a *app) run(o runOptions) error {
 	dir := a.dir()
 	cfg := a.cfg.Session()
 	cfg.ID, cfg.Argv, cfg.Dir = o.id, o.argv, o.workdir
+	// 0 means unset, as in hm: Start fills in DefaultCols/DefaultRows.
 	cfg.Cols, cfg.Rows, cfg.Classifier = o.cols, o.rows, cls
+	// Before the program starts, so that nothing it orphans escapes to
+	// init (which in a container may never reap it).
+	reapErr := supervisor.EnableSubreaper(nil)
 	h, err := supervisor.Host(dir, cfg)
 	switch {
 	case errors.Is(err, supervisor.ErrAlreadyRunning):
@@ -98,6 +99,11 @@ func (a *app) run(o runOptions) error {
 		return err
 	}
 	sess, logger := h.Session, h.Logger
+	if reapErr != nil {
+		logger.Warn("not a child subreaper: orphans of the session go to init", "err", reapErr)
+	} else {
+		supervisor.EnableSubreaper(logger) // reaps are logged (debug) in the session's log
+	}
 	go h.Serve()
 
 	// SIGINT/SIGTERM stop the session (a second one SIGKILLs it); SIGHUP
@@ -140,11 +146,20 @@ func (a *app) run(o runOptions) error {
 	// of the process group after a requested kill, so a grandchild that
 	// ignores SIGTERM/SIGHUP does not outlive a killed session.
 	code := h.Finish()
+	// What the session orphaned is ours (a subreaper's): reap what has
+	// exited — and what Finish just SIGKILLed — before we exit and it is
+	// reparented to init. A process still running after orphanWait (a
+	// daemon the program started) is left to init, as it was before.
+	supervisor.ReapOrphans(orphanWait)
 	if !o.detach {
 		fmt.Fprintf(a.stderr, "session exited (code %d)\n", code)
 	}
 	return exitCode(code)
 }
+
+// orphanWait bounds how long run waits, before it exits, for processes its
+// session orphaned to exit (those Finish SIGKILLs die within milliseconds).
+const orphanWait = 500 * time.Millisecond
 
 // outFile returns stdout as a file for raw-mode attach (os.Stdout unless a
 // test replaced it with a non-file writer).

@@ -148,11 +148,12 @@ func newLsCmd(a *app) *cobra.Command {
 	}
 }
 
-// removeStale removes id's socket if nobody listens on it and its pid file
-// if no live process owns it. Logs are left for clean.
+// removeStale removes id's stale socket and pid file (see staleFiles) and
+// returns what it removed. Logs are left for clean.
 func removeStale(dir, id string) []string {
 	var removed []string
-	for _, p := range staleFiles(dir, id, false) {
+	files, _ := staleFiles(dir, id)
+	for _, p := range files {
 		if os.Remove(p) == nil {
 			removed = append(removed, p)
 		}
@@ -160,34 +161,43 @@ func removeStale(dir, id string) []string {
 	return removed
 }
 
-// staleFiles returns id's files that no live session owns: the socket if
-// nobody accepts on it, the pid file if its owner is gone, and (withLog)
-// the log, but only when the session is not live at all.
-func staleFiles(dir, id string, withLog bool) []string {
-	sock, pid, log := supervisor.SocketPath(dir, id), supervisor.PidPath(dir, id), supervisor.LogPath(dir, id)
+// staleFiles returns id's socket and pid file when no live session owns
+// them, as hm judges them:
+//   - the socket, when it is stale (a socket nobody accepts on, or a plain
+//     file of ours in its place; supervisor.SocketStale) and the pid file is
+//     absent or stale too (a supervisor that holds its pid file's lock may
+//     be about to listen);
+//   - the pid file, when it is stale (supervisor.PidFileStale: its flock is
+//     free and the pid it names is not alive) and the socket is absent or
+//     stale.
+//
+// log is id's log file when it exists and would be an orphan once the files
+// returned are gone (no .sock and no .pid left), else "".
+func staleFiles(dir, id string) (files []string, log string) {
+	sock, pid := supervisor.SocketPath(dir, id), supervisor.PidPath(dir, id)
 	sockStale := supervisor.SocketStale(sock)
-	_, sockErr := os.Lstat(sock)
-	sockGone := errors.Is(sockErr, fs.ErrNotExist)
+	sockGone := !fileExists(sock)
 	if !sockStale && !sockGone {
-		return nil // live (or not a socket we may judge)
+		return nil, "" // live, or not a file we may judge
 	}
-	var out []string
-	if sockStale {
-		out = append(out, sock)
+	pidGone := !fileExists(pid)
+	pidStale := !pidGone && supervisor.PidFileStale(pid)
+	if sockStale && (pidGone || pidStale) {
+		files = append(files, sock)
 	}
-	pidStale := true
-	if _, err := os.Lstat(pid); err == nil {
-		pidStale = supervisor.PidFileStale(pid)
-		if pidStale {
-			out = append(out, pid)
-		}
+	if pidStale {
+		files = append(files, pid)
 	}
-	if withLog && pidStale {
-		if _, err := os.Lstat(log); err == nil {
-			out = append(out, log)
-		}
+	if l := supervisor.LogPath(dir, id); (sockGone || sockStale) && (pidGone || pidStale) && fileExists(l) {
+		log = l
 	}
-	return out
+	return files, log
+}
+
+// fileExists reports whether something (of any type) is at path.
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 type statusJSON struct {
@@ -319,8 +329,12 @@ func newCleanCmd(a *app) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "clean",
-		Short: "List (or with --force remove) stale sockets, pid files and session logs",
-		Args:  cobra.NoArgs,
+		Short: "List (or with --force remove) stale sockets, pid files and orphan session logs",
+		Long: "clean lists the files in the socket dir that no live session owns: stale sockets (nobody\n" +
+			"accepts on them, or a plain file in their place), pid files whose owner is gone, and the logs\n" +
+			"of sessions that have neither a socket nor a pid file left. With --force it removes them and\n" +
+			"ends with \"Cleaned N log file(s)\" (N may be 0), as hm does.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := a.checkedDir()
 			if err != nil {
@@ -331,28 +345,46 @@ func newCleanCmd(a *app) *cobra.Command {
 				return err
 			}
 			cutoff := time.Now().Add(-olderThan)
-			n := 0
+			old := func(p string) bool {
+				fi, err := os.Lstat(p)
+				return err == nil && !fi.ModTime().After(cutoff)
+			}
+			n, logs := 0, 0
+			// clean handles one file: it lists it, or removes it and
+			// reports whether it did.
+			clean := func(p string) bool {
+				n++
+				if !force {
+					fmt.Fprintf(a.stdout, "would remove %s\n", p)
+					return true
+				}
+				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					a.errorf("remove %s: %v", p, err)
+					return false
+				}
+				fmt.Fprintf(a.stdout, "removed %s\n", p)
+				return true
+			}
 			for _, id := range ids {
-				for _, p := range staleFiles(dir, id, true) {
-					if fi, err := os.Lstat(p); err != nil || fi.ModTime().After(cutoff) {
-						continue
+				files, log := staleFiles(dir, id)
+				// The log goes only if everything else of the id goes:
+				// a log is an orphan once no .sock and no .pid are left.
+				orphan := log != ""
+				for _, p := range files {
+					if !old(p) || !clean(p) {
+						orphan = false
 					}
-					n++
-					if !force {
-						fmt.Fprintf(a.stdout, "would remove %s\n", p)
-						continue
-					}
-					if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-						a.errorf("remove %s: %v", p, err)
-						continue
-					}
-					fmt.Fprintf(a.stdout, "removed %s\n", p)
+				}
+				if orphan && old(log) && clean(log) && force {
+					logs++
 				}
 			}
 			switch {
+			case force:
+				fmt.Fprintf(a.stdout, "Cleaned %d log file(s)\n", logs)
 			case n == 0:
 				fmt.Fprintln(a.stdout, "Nothing to clean")
-			case !force:
+			default:
 				fmt.Fprintln(a.stdout, "(use --force to remove them)")
 			}
 			return nil

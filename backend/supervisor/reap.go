@@ -1,0 +1,226 @@
+package supervisor
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"os"
+	ossignal "os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Orphan reaping.
+//
+// A session's program may leave processes behind: `bash -c 'sleep 300 &
+// wait'` killed with its group leaves the sleep an orphan for a moment, and
+// a daemon it started outlives it. An orphan is reparented to the nearest
+// ancestor that is a child subreaper, else to init — which in a container
+// may be a program that never reaps, so a dead orphan stays a zombie for
+// ever. EnableSubreaper makes this process that subreaper
+// (PR_SET_CHILD_SUBREAPER), as hm's supervisor is, and reaps what it
+// inherits.
+//
+// The reaper must not take the exit status of a child that os/exec waits
+// for (the session's program: os.Process.Wait may wait on a pidfd, and a
+// wait4(-1) loop would race with it). So children are owned or inherited:
+// Host starts a session's program while no reaping scan can run and
+// registers its pid as owned until the session has reaped it; on every
+// SIGCHLD the reaper lists this process's children
+// (/proc/self/task/*/children, else a /proc scan) and waits for each
+// inherited one by pid with WNOHANG. In a process with the reaper enabled,
+// start children only through Host.
+
+var reaper struct {
+	enabled atomic.Bool
+	once    sync.Once
+	err     error
+	logger  atomic.Pointer[slog.Logger]
+
+	// spawnMu is held for reading while a child is started and registered
+	// (Host), and for writing by a scan, so a scan never sees an owned
+	// child that is not registered yet.
+	spawnMu sync.RWMutex
+	mu      sync.Mutex
+	owned   map[int]struct{}
+}
+
+// EnableSubreaper makes this process a child subreaper and starts reaping,
+// on every SIGCHLD, the processes it inherits. It is process-wide and
+// idempotent; a later call with a non-nil logger replaces the logger that
+// reaps are reported to (at debug level; nil: not reported). It returns an
+// error where the kernel does not support subreapers; nothing is reaped
+// then. Once it is enabled, every child of the process must be started
+// through Host (any other child that exits before its Wait would lose its
+// exit status to the reaper).
+func EnableSubreaper(logger *slog.Logger) error {
+	if logger != nil {
+		reaper.logger.Store(logger)
+	}
+	reaper.once.Do(func() {
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			reaper.err = os.NewSyscallError("prctl PR_SET_CHILD_SUBREAPER", err)
+			return
+		}
+		reaper.owned = make(map[int]struct{})
+		sigs := make(chan os.Signal, 1)
+		ossignal.Notify(sigs, syscall.SIGCHLD)
+		reaper.enabled.Store(true)
+		go func() {
+			for range sigs {
+				reapInherited()
+			}
+		}()
+	})
+	return reaper.err
+}
+
+// ReapOrphans reaps the inherited children that have exited and, for up to
+// wait, waits for those still running, reaping each as it exits. Call it
+// before the process exits: what is left is reparented to init, which may
+// never reap it. It returns how many inherited children are still running
+// (0 when the reaper is not enabled).
+func ReapOrphans(wait time.Duration) int {
+	if !reaper.enabled.Load() {
+		return 0
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		left := reapInherited()
+		if left == 0 || !time.Now().Before(deadline) {
+			return left
+		}
+		time.Sleep(min(10*time.Millisecond, time.Until(deadline)))
+	}
+}
+
+// startOwned starts cfg's session so that the reaper never takes its
+// child's exit status: no scan runs until the child's pid is registered,
+// and it stays registered until the session has reaped it (Done).
+func startOwned(cfg Config) (*Session, error) {
+	if !reaper.enabled.Load() {
+		return Start(cfg)
+	}
+	reaper.spawnMu.RLock()
+	sess, err := Start(cfg)
+	if err == nil {
+		reaper.mu.Lock()
+		reaper.owned[sess.PID()] = struct{}{}
+		reaper.mu.Unlock()
+	}
+	reaper.spawnMu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	go func(pid int) {
+		<-sess.Done()
+		reaper.mu.Lock()
+		delete(reaper.owned, pid)
+		reaper.mu.Unlock()
+		// An orphan that exited while its pid was taken for ours would
+		// otherwise wait for the next SIGCHLD.
+		reapInherited()
+	}(sess.PID())
+	return sess, nil
+}
+
+// reapInherited waits (WNOHANG) for every child that is not owned and
+// returns how many of them are still running.
+func reapInherited() (left int) {
+	reaper.spawnMu.Lock()
+	defer reaper.spawnMu.Unlock()
+	for _, pid := range children() {
+		reaper.mu.Lock()
+		_, owned := reaper.owned[pid]
+		reaper.mu.Unlock()
+		if owned {
+			continue
+		}
+		var ws unix.WaitStatus
+		wpid, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		for errors.Is(err, unix.EINTR) {
+			wpid, err = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		}
+		switch {
+		case err != nil:
+			// ECHILD: gone meanwhile (or not our child after all).
+		case wpid == pid:
+			if l := reaper.logger.Load(); l != nil {
+				l.Debug("inherited process reaped", "pid", pid, "status", waitString(ws))
+			}
+		default:
+			left++
+		}
+	}
+	return left
+}
+
+func waitString(ws unix.WaitStatus) string {
+	if ws.Signaled() {
+		return "signal " + ws.Signal().String()
+	}
+	return "exit " + strconv.Itoa(ws.ExitStatus())
+}
+
+// children returns the pids of this process's children: from
+// /proc/self/task/*/children (each thread's; an inherited orphan is
+// reparented to one of them), or, where the kernel lacks that file, from a
+// scan of every /proc/PID/stat for our pid as the parent.
+func children() []int {
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	var pids []int
+	readAny := false
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		readAny = true
+		for _, s := range bytes.Fields(b) {
+			if pid, err := strconv.Atoi(string(s)); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	if readAny {
+		return pids
+	}
+	return childrenByScan()
+}
+
+func childrenByScan() []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may contain spaces and parens.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(b[i+1:])
+		if len(f) >= 2 {
+			if ppid, err := strconv.Atoi(string(f[1])); err == nil && ppid == self {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
