@@ -10,37 +10,45 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/classify/classifytest"
 )
 
-// corpusCase is a classifytest.Case as the rules see it (see that package
-// for the file format): screens, and the raw state after the last one.
+// corpusCase is one replay of a classifytest.Case (see that package for
+// the file format): the screens the terminal emulator shows when the case
+// is drawn at one width in one style, and the raw state after the last one.
 type corpusCase struct {
 	profile, name string
+	variant       string // "80/plain", "120/truecolour", ...
 	expect        Raw
 	screens       []Screen
 }
 
 const corpusStep = 100 * time.Millisecond
 
+// loadCorpus returns every case at every width and style.
 func loadCorpus(t *testing.T) []corpusCase {
 	t.Helper()
 	raw, err := classifytest.Load("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := make([]corpusCase, 0, len(raw))
+	var cs []corpusCase
 	for _, rc := range raw {
-		c := corpusCase{profile: rc.Profile, name: rc.Name, expect: 255}
+		expect := Raw(255)
 		for i, n := range rawNames {
 			if n == rc.Expect {
-				c.expect = Raw(i)
+				expect = Raw(i)
 			}
 		}
-		if c.expect > RawNeedsInput {
+		if expect > RawNeedsInput {
 			t.Fatalf("%s/%s: unknown expected state %q", rc.Profile, rc.Name, rc.Expect)
 		}
-		for _, fr := range rc.Frames {
-			c.screens = append(c.screens, Screen{Title: fr.Title, Lines: fr.Rows, CursorY: len(fr.Rows) - 1})
+		for _, w := range classifytest.Widths {
+			for _, st := range classifytest.Styles {
+				c := corpusCase{profile: rc.Profile, name: rc.Name, expect: expect, variant: fmt.Sprintf("%d/%v", w, st)}
+				for _, sh := range rc.Replay(w, st) {
+					c.screens = append(c.screens, Screen{Title: sh.Title, Lines: sh.Lines, CursorY: len(sh.Lines) - 1})
+				}
+				cs = append(cs, c)
+			}
 		}
-		cs = append(cs, c)
 	}
 	return cs
 }
@@ -60,10 +68,10 @@ func runCase(t *testing.T, p Profile, c corpusCase) (Raw, string) {
 	}
 	settled := at.Add(DebounceHold)
 	if st, _ := cl.State(settled); st != wireState(raw) {
-		t.Errorf("%s/%s: settled wire state %v, raw %v", c.profile, c.name, st, raw)
+		t.Errorf("%s/%s (%s): settled wire state %v, raw %v", c.profile, c.name, c.variant, st, raw)
 	}
 	if got := cl.NeedsInput(settled); got != (raw == RawNeedsInput) {
-		t.Errorf("%s/%s: NeedsInput = %v with raw %v", c.profile, c.name, got, raw)
+		t.Errorf("%s/%s (%s): NeedsInput = %v with raw %v", c.profile, c.name, c.variant, got, raw)
 	}
 	return raw, rule
 }
@@ -81,7 +89,7 @@ func score(t *testing.T, p Profile, cases []corpusCase, logMiss bool) (total, ok
 		if got == c.expect {
 			ok[c.expect]++
 		} else if logMiss {
-			t.Errorf("%s/%s: got %v (rule %q), want %v", c.profile, c.name, got, rule, c.expect)
+			t.Errorf("%s/%s (%s): got %v (rule %q), want %v", c.profile, c.name, c.variant, got, rule, c.expect)
 		}
 	}
 	return total, ok
