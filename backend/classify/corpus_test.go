@@ -55,9 +55,9 @@ func loadCorpus(t *testing.T) []corpusCase {
 
 // runCase feeds the case's screens and returns the raw state and deciding
 // rule of the last one, checking the debounced output agrees with it.
-func runCase(t *testing.T, p Profile, c corpusCase) (Raw, string) {
+func runCase(t *testing.T, p *compiledProfile, c corpusCase) (Raw, string) {
 	t0 := time.Unix(1_000, 0)
-	cl := NewRules(p, t0)
+	cl := newRules(p, t0)
 	var raw Raw
 	var rule string
 	var at time.Time
@@ -80,11 +80,15 @@ func runCase(t *testing.T, p Profile, c corpusCase) (Raw, string) {
 // counts per expected state, logging every miss.
 func score(t *testing.T, p Profile, cases []corpusCase, logMiss bool) (total, ok map[Raw]int) {
 	total, ok = map[Raw]int{}, map[Raw]int{}
+	cp, err := compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range cases {
 		if c.profile != p.Name {
 			continue
 		}
-		got, rule := runCase(t, p, c)
+		got, rule := runCase(t, cp, c)
 		total[c.expect]++
 		if got == c.expect {
 			ok[c.expect]++
@@ -103,7 +107,7 @@ func TestCorpusAccuracy(t *testing.T) {
 	}
 	sort.Strings(names)
 	var tab strings.Builder
-	fmt.Fprintf(&tab, "\n%-8s %-11s %5s %5s %7s\n", "profile", "state", "cases", "right", "acc")
+	fmt.Fprintf(&tab, "\n%-8s %-11s %5s %8s %6s %7s\n", "profile", "state", "cases", "replays", "right", "acc")
 	for _, n := range names {
 		total, ok := score(t, Profiles[n], cases, true)
 		for r := RawIdle; r <= RawNeedsInput; r++ {
@@ -113,21 +117,37 @@ func TestCorpusAccuracy(t *testing.T) {
 				}
 				continue
 			}
-			fmt.Fprintf(&tab, "%-8s %-11v %5d %5d %6.1f%%\n", n, r, total[r], ok[r], 100*float64(ok[r])/float64(total[r]))
+			v := total[r] / variants
+			fmt.Fprintf(&tab, "%-8s %-11v %5d %8d %6d %6.1f%%\n", n, r, v, total[r], ok[r], 100*float64(ok[r])/float64(total[r]))
 		}
 	}
 	t.Log(tab.String())
 }
 
-// TestCorpusDiscriminates guards against a vacuous corpus: profiles with a
-// rule family removed must score below 100%.
+// variants is how many times each case is replayed (widths × styles).
+var variants = len(classifytest.Widths) * len(classifytest.Styles)
+
+// TestCorpusDiscriminates guards against a vacuous corpus and dead rules:
+// Claude's profile with any one rule family removed (every rule has one)
+// must get some case wrong, and so must one whose busy text never streams.
 func TestCorpusDiscriminates(t *testing.T) {
 	cases := loadCorpus(t)
-	for _, drop := range []Raw{RawNeedsInput, RawThinking, RawToolUse, RawBusy} {
+	var families []string
+	seen := map[string]bool{}
+	for _, r := range Claude.Rules {
+		if r.Family == "" {
+			t.Errorf("claude rule %s has no Family", r.Name)
+		}
+		if !seen[r.Family] {
+			seen[r.Family] = true
+			families = append(families, r.Family)
+		}
+	}
+	for _, drop := range families {
 		p := Claude
 		p.Rules = nil
 		for _, r := range Claude.Rules {
-			if r.Then != drop {
+			if r.Family != drop {
 				p.Rules = append(p.Rules, r)
 			}
 		}
@@ -138,7 +158,9 @@ func TestCorpusDiscriminates(t *testing.T) {
 			k += ok[r]
 		}
 		if k == n {
-			t.Errorf("claude without %v rules still scores %d/%d", drop, k, n)
+			t.Errorf("claude without its %q rules still scores %d/%d", drop, k, n)
+		} else {
+			t.Logf("without %-15q %4d/%d right", drop, k, n)
 		}
 	}
 	// And a profile whose busy text never streams.
