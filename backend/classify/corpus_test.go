@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,12 +23,27 @@ type corpusCase struct {
 
 const corpusStep = 100 * time.Millisecond
 
-// loadCorpus returns every case at every width and style.
+// loadCorpus returns every case at every width and style. The replays are
+// made once per test binary: several tests score the same corpus.
 func loadCorpus(t *testing.T) []corpusCase {
 	t.Helper()
+	corpusOnce.Do(func() { corpus, corpusErr = replayCorpus() })
+	if corpusErr != nil {
+		t.Fatal(corpusErr)
+	}
+	return corpus
+}
+
+var (
+	corpusOnce sync.Once
+	corpus     []corpusCase
+	corpusErr  error
+)
+
+func replayCorpus() ([]corpusCase, error) {
 	raw, err := classifytest.Load("testdata")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var cs []corpusCase
 	for _, rc := range raw {
@@ -38,7 +54,7 @@ func loadCorpus(t *testing.T) []corpusCase {
 			}
 		}
 		if expect > RawNeedsInput {
-			t.Fatalf("%s/%s: unknown expected state %q", rc.Profile, rc.Name, rc.Expect)
+			return nil, fmt.Errorf("%s/%s: unknown expected state %q", rc.Profile, rc.Name, rc.Expect)
 		}
 		for _, w := range classifytest.Widths {
 			for _, st := range classifytest.Styles {
@@ -50,7 +66,7 @@ func loadCorpus(t *testing.T) []corpusCase {
 			}
 		}
 	}
-	return cs
+	return cs, nil
 }
 
 // runCase feeds the case's screens and returns the raw state and deciding

@@ -1,6 +1,10 @@
 // Package classifytest reads the classifier corpus (backend/classify/testdata)
-// for the tests that replay it: against the rules directly (classify) and as
-// pty recordings through the emulator (supervisor).
+// for the tests that replay it: through the terminal emulator in-process at
+// every width and style (classify), and as pty recordings (supervisor). Draw
+// turns a case into the bytes a program would write — laid out at a width,
+// plain or coloured with SGR as Claude Code colours its screen — and Replay
+// feeds them to backend/vt, so the rules are checked on what a terminal
+// shows, wrapped rows included.
 package classifytest
 
 import (
