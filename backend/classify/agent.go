@@ -33,6 +33,10 @@ func NewRules(p Profile, start time.Time) *Rules {
 	if err != nil {
 		panic(err)
 	}
+	return newRules(cp, start)
+}
+
+func newRules(cp *compiledProfile, start time.Time) *Rules {
 	return &Rules{p: cp, start: start, deb: newDebouncer(DebounceHold, start)}
 }
 

@@ -4,52 +4,76 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify/classifytest"
 )
 
-// corpusCase is a classifytest.Case as the rules see it (see that package
-// for the file format): screens, and the raw state after the last one.
+// corpusCase is one replay of a classifytest.Case (see that package for
+// the file format): the screens the terminal emulator shows when the case
+// is drawn at one width in one style, and the raw state after the last one.
 type corpusCase struct {
 	profile, name string
+	variant       string // "80/plain", "120/truecolour", ...
 	expect        Raw
 	screens       []Screen
 }
 
 const corpusStep = 100 * time.Millisecond
 
+// loadCorpus returns every case at every width and style. The replays are
+// made once per test binary: several tests score the same corpus.
 func loadCorpus(t *testing.T) []corpusCase {
 	t.Helper()
+	corpusOnce.Do(func() { corpus, corpusErr = replayCorpus() })
+	if corpusErr != nil {
+		t.Fatal(corpusErr)
+	}
+	return corpus
+}
+
+var (
+	corpusOnce sync.Once
+	corpus     []corpusCase
+	corpusErr  error
+)
+
+func replayCorpus() ([]corpusCase, error) {
 	raw, err := classifytest.Load("testdata")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	cs := make([]corpusCase, 0, len(raw))
+	var cs []corpusCase
 	for _, rc := range raw {
-		c := corpusCase{profile: rc.Profile, name: rc.Name, expect: 255}
+		expect := Raw(255)
 		for i, n := range rawNames {
 			if n == rc.Expect {
-				c.expect = Raw(i)
+				expect = Raw(i)
 			}
 		}
-		if c.expect > RawNeedsInput {
-			t.Fatalf("%s/%s: unknown expected state %q", rc.Profile, rc.Name, rc.Expect)
+		if expect > RawNeedsInput {
+			return nil, fmt.Errorf("%s/%s: unknown expected state %q", rc.Profile, rc.Name, rc.Expect)
 		}
-		for _, fr := range rc.Frames {
-			c.screens = append(c.screens, Screen{Title: fr.Title, Lines: fr.Rows, CursorY: len(fr.Rows) - 1})
+		for _, w := range classifytest.Widths {
+			for _, st := range classifytest.Styles {
+				c := corpusCase{profile: rc.Profile, name: rc.Name, expect: expect, variant: fmt.Sprintf("%d/%v", w, st)}
+				for _, sh := range rc.Replay(w, st) {
+					c.screens = append(c.screens, Screen{Title: sh.Title, Lines: sh.Lines, CursorY: len(sh.Lines) - 1})
+				}
+				cs = append(cs, c)
+			}
 		}
-		cs = append(cs, c)
 	}
-	return cs
+	return cs, nil
 }
 
 // runCase feeds the case's screens and returns the raw state and deciding
 // rule of the last one, checking the debounced output agrees with it.
-func runCase(t *testing.T, p Profile, c corpusCase) (Raw, string) {
+func runCase(t *testing.T, p *compiledProfile, c corpusCase) (Raw, string) {
 	t0 := time.Unix(1_000, 0)
-	cl := NewRules(p, t0)
+	cl := newRules(p, t0)
 	var raw Raw
 	var rule string
 	var at time.Time
@@ -60,10 +84,10 @@ func runCase(t *testing.T, p Profile, c corpusCase) (Raw, string) {
 	}
 	settled := at.Add(DebounceHold)
 	if st, _ := cl.State(settled); st != wireState(raw) {
-		t.Errorf("%s/%s: settled wire state %v, raw %v", c.profile, c.name, st, raw)
+		t.Errorf("%s/%s (%s): settled wire state %v, raw %v", c.profile, c.name, c.variant, st, raw)
 	}
 	if got := cl.NeedsInput(settled); got != (raw == RawNeedsInput) {
-		t.Errorf("%s/%s: NeedsInput = %v with raw %v", c.profile, c.name, got, raw)
+		t.Errorf("%s/%s (%s): NeedsInput = %v with raw %v", c.profile, c.name, c.variant, got, raw)
 	}
 	return raw, rule
 }
@@ -72,16 +96,20 @@ func runCase(t *testing.T, p Profile, c corpusCase) (Raw, string) {
 // counts per expected state, logging every miss.
 func score(t *testing.T, p Profile, cases []corpusCase, logMiss bool) (total, ok map[Raw]int) {
 	total, ok = map[Raw]int{}, map[Raw]int{}
+	cp, err := compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range cases {
 		if c.profile != p.Name {
 			continue
 		}
-		got, rule := runCase(t, p, c)
+		got, rule := runCase(t, cp, c)
 		total[c.expect]++
 		if got == c.expect {
 			ok[c.expect]++
 		} else if logMiss {
-			t.Errorf("%s/%s: got %v (rule %q), want %v", c.profile, c.name, got, rule, c.expect)
+			t.Errorf("%s/%s (%s): got %v (rule %q), want %v", c.profile, c.name, c.variant, got, rule, c.expect)
 		}
 	}
 	return total, ok
@@ -95,7 +123,7 @@ func TestCorpusAccuracy(t *testing.T) {
 	}
 	sort.Strings(names)
 	var tab strings.Builder
-	fmt.Fprintf(&tab, "\n%-8s %-11s %5s %5s %7s\n", "profile", "state", "cases", "right", "acc")
+	fmt.Fprintf(&tab, "\n%-8s %-11s %5s %8s %6s %7s\n", "profile", "state", "cases", "replays", "right", "acc")
 	for _, n := range names {
 		total, ok := score(t, Profiles[n], cases, true)
 		for r := RawIdle; r <= RawNeedsInput; r++ {
@@ -105,21 +133,37 @@ func TestCorpusAccuracy(t *testing.T) {
 				}
 				continue
 			}
-			fmt.Fprintf(&tab, "%-8s %-11v %5d %5d %6.1f%%\n", n, r, total[r], ok[r], 100*float64(ok[r])/float64(total[r]))
+			v := total[r] / variants
+			fmt.Fprintf(&tab, "%-8s %-11v %5d %8d %6d %6.1f%%\n", n, r, v, total[r], ok[r], 100*float64(ok[r])/float64(total[r]))
 		}
 	}
 	t.Log(tab.String())
 }
 
-// TestCorpusDiscriminates guards against a vacuous corpus: profiles with a
-// rule family removed must score below 100%.
+// variants is how many times each case is replayed (widths × styles).
+var variants = len(classifytest.Widths) * len(classifytest.Styles)
+
+// TestCorpusDiscriminates guards against a vacuous corpus and dead rules:
+// Claude's profile with any one rule family removed (every rule has one)
+// must get some case wrong, and so must one whose busy text never streams.
 func TestCorpusDiscriminates(t *testing.T) {
 	cases := loadCorpus(t)
-	for _, drop := range []Raw{RawNeedsInput, RawThinking, RawToolUse, RawBusy} {
+	var families []string
+	seen := map[string]bool{}
+	for _, r := range Claude.Rules {
+		if r.Family == "" {
+			t.Errorf("claude rule %s has no Family", r.Name)
+		}
+		if !seen[r.Family] {
+			seen[r.Family] = true
+			families = append(families, r.Family)
+		}
+	}
+	for _, drop := range families {
 		p := Claude
 		p.Rules = nil
 		for _, r := range Claude.Rules {
-			if r.Then != drop {
+			if r.Family != drop {
 				p.Rules = append(p.Rules, r)
 			}
 		}
@@ -130,7 +174,9 @@ func TestCorpusDiscriminates(t *testing.T) {
 			k += ok[r]
 		}
 		if k == n {
-			t.Errorf("claude without %v rules still scores %d/%d", drop, k, n)
+			t.Errorf("claude without its %q rules still scores %d/%d", drop, k, n)
+		} else {
+			t.Logf("without %-15q %4d/%d right", drop, k, n)
 		}
 	}
 	// And a profile whose busy text never streams.

@@ -53,6 +53,11 @@ const (
 	// Profile.Block) above the status line, or above the prompt line when
 	// no status line was found.
 	InLastBlock
+	// InBelowPrompt is the last N non-blank rows below the prompt line; the
+	// bottom N non-blank rows when there is no prompt line. It is where a
+	// dialog that replaced the input box is, and never the transcript above
+	// an input box: text quoted there asks nothing.
+	InBelowPrompt
 )
 
 // Region is a part of the screen; N counts rows for InBottom/InAbovePrompt.
@@ -61,10 +66,12 @@ type Region struct {
 	N    int
 }
 
-// Title, Bottom, AbovePrompt and LastBlock build Regions for rule tables.
+// Title, Bottom, AbovePrompt, BelowPrompt and LastBlock build Regions for
+// rule tables.
 func Title() Region            { return Region{Kind: InTitle} }
 func Bottom(n int) Region      { return Region{Kind: InBottom, N: n} }
 func AbovePrompt(n int) Region { return Region{Kind: InAbovePrompt, N: n} }
+func BelowPrompt(n int) Region { return Region{Kind: InBelowPrompt, N: n} }
 func LastBlock() Region        { return Region{Kind: InLastBlock} }
 
 // Rule maps "Pattern occurs in Region" to a raw state. Patterns are matched
@@ -72,13 +79,19 @@ func LastBlock() Region        { return Region{Kind: InLastBlock} }
 // trimmed, so ^ and $ anchor to the row's text even inside a drawn box.
 type Rule struct {
 	Name string
-	In   Region
-	Re   string // RE2 regexp; exactly one of Re and Sub is set
-	Sub  string // plain substring
+	// Family groups the rules that recognise one thing the agent draws (a
+	// kind of dialog, the status line, ...). Tests drop one family at a time
+	// and expect the corpus to fail, so no family is dead weight.
+	Family string
+	In     Region
+	Re     string // RE2 regexp; exactly one of Re and Sub is set
+	Sub    string // plain substring
 	// Not inverts the rule: it matches when no row of the region matches
 	// (and the region is not empty).
 	Not bool
-	// IfBusy restricts the rule to screens where some Busy rule matched.
+	// IfBusy restricts the rule to screens where some Busy rule matched in
+	// the screen's rows. A busy title alone does not count: the title lags
+	// the screen and says nothing about what the agent is doing.
 	IfBusy bool
 	Then   Raw
 }
@@ -86,7 +99,8 @@ type Rule struct {
 // Profile is an agent's rule table. Rules are tried in order and the first
 // match decides, with one exception: Busy rules are also evaluated up front
 // to decide whether IfBusy rules apply and where the status line is (the
-// row the first matching non-title Busy rule matched). No match: Idle.
+// row the first matching non-title Busy rule matched; only a row above the
+// prompt line bounds the transcript). No match: Idle.
 type Profile struct {
 	Name   string
 	Prompt string // regexp for the prompt row (normalised); "" if none
@@ -204,6 +218,16 @@ func (v *view) region(p *compiledProfile, r Region) []int {
 				idx = append(idx, i)
 			}
 		}
+	case InBelowPrompt:
+		for i := len(v.rows) - 1; i > v.prompt && len(idx) < r.N; i-- {
+			if v.rows[i] != "" {
+				idx = append(idx, i)
+			}
+		}
+		if v.prompt == len(v.rows) {
+			// No prompt line: the loop above saw nothing.
+			return v.region(p, Region{Kind: InBottom, N: r.N})
+		}
 	case InAbovePrompt:
 		from := v.prompt - 1
 		if v.prompt == len(v.rows) {
@@ -215,6 +239,8 @@ func (v *view) region(p *compiledProfile, r Region) []int {
 			}
 		}
 	case InLastBlock:
+		// From the status row even when it is below the prompt (a hint in
+		// the footer): no block head is inside the input box.
 		end := v.prompt
 		if v.status >= 0 {
 			end = v.status
@@ -268,7 +294,7 @@ func (r *compiledRule) match(p *compiledProfile, v *view) (bool, int) {
 // the caller to refine), the deciding rule's name ("" if none) and whether
 // the screen is busy. It sets v.status.
 func (p *compiledProfile) eval(v *view) (Raw, string, bool) {
-	busy := false
+	busy, screenBusy := false, false
 	for i := range p.rules {
 		r := &p.rules[i]
 		if r.Then != RawBusy {
@@ -276,6 +302,9 @@ func (p *compiledProfile) eval(v *view) (Raw, string, bool) {
 		}
 		if ok, row := r.match(p, v); ok {
 			busy = true
+			if r.In.Kind != InTitle {
+				screenBusy = true
+			}
 			if row >= 0 {
 				v.status = row
 				break
@@ -284,7 +313,7 @@ func (p *compiledProfile) eval(v *view) (Raw, string, bool) {
 	}
 	for i := range p.rules {
 		r := &p.rules[i]
-		if r.IfBusy && !busy {
+		if r.IfBusy && !screenBusy {
 			continue
 		}
 		if ok, _ := r.match(p, v); ok {
@@ -294,13 +323,20 @@ func (p *compiledProfile) eval(v *view) (Raw, string, bool) {
 	return RawIdle, "", busy
 }
 
-// above is the screen text above the status row (above the prompt when the
-// status row is unknown): what grows while the agent streams. The status
-// row itself, with its spinner and counters, is excluded on purpose.
-func (v *view) above() string {
-	end := v.prompt
-	if v.status >= 0 {
-		end = v.status
+// end is the row where the transcript ends: the status row, or the prompt
+// row when the status row is unknown or below the prompt (a busy hint in
+// the footer says nothing about where the transcript ends).
+func (v *view) end() int {
+	if v.status >= 0 && v.status < v.prompt {
+		return v.status
 	}
-	return strings.Join(v.rows[:end], "\n")
+	return v.prompt
+}
+
+// above is the screen text above end(): what grows while the agent
+// streams. The status row itself, with its spinner and counters, and the
+// input box, where the user may type while the agent works, are excluded
+// on purpose.
+func (v *view) above() string {
+	return strings.Join(v.rows[:v.end()], "\n")
 }

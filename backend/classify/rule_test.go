@@ -94,3 +94,45 @@ func TestNotRule(t *testing.T) {
 		}
 	}
 }
+
+func TestBelowPrompt(t *testing.T) {
+	p, err := compile(Profile{Name: "x", Prompt: `^>`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newView(p, Screen{Lines: []string{"Do you want to proceed?", ">", "", "  hint", "  more"}})
+	if got := v.region(p, BelowPrompt(1)); len(got) != 1 || got[0] != 4 {
+		t.Errorf("below prompt 1: %v", got)
+	}
+	if got := v.region(p, BelowPrompt(9)); len(got) != 2 || got[0] != 3 {
+		t.Errorf("below prompt 9: %v (the question above the prompt is not below it)", got)
+	}
+	v = newView(p, Screen{Lines: []string{"Do you want to proceed?", "", "1. Yes"}})
+	if got := v.region(p, BelowPrompt(9)); len(got) != 2 || got[0] != 0 {
+		t.Errorf("no prompt: %v, want the bottom rows", got)
+	}
+}
+
+// A busy title alone does not enable IfBusy rules, and a busy hint below
+// the prompt does not bound the streaming text.
+func TestTitleBusyAndFooterHint(t *testing.T) {
+	p, err := compile(Profile{Name: "x", Prompt: `^>`, Rules: []Rule{
+		{Name: "tool", In: Bottom(9), Sub: "Bash(", IfBusy: true, Then: RawToolUse},
+		{Name: "hint", In: BelowPrompt(1), Sub: "esc to interrupt", Then: RawBusy},
+		{Name: "title", In: Title(), Sub: "⠂", Then: RawBusy},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newView(p, Screen{Title: "⠂", Lines: []string{"Bash(ls)", "> typed"}})
+	if got, _, busy := p.eval(v); got != RawBusy || !busy {
+		t.Errorf("title only: %v busy %v, want Busy", got, busy)
+	}
+	v = newView(p, Screen{Lines: []string{"Bash(ls)", "> typed", "esc to interrupt"}})
+	if got, _, _ := p.eval(v); got != RawToolUse {
+		t.Errorf("footer hint: %v, want ToolUse", got)
+	}
+	if got := v.above(); got != "Bash(ls)" {
+		t.Errorf("above = %q, want the rows above the prompt", got)
+	}
+}

@@ -9,51 +9,107 @@ var Profiles = map[string]Profile{
 	"aider":  Aider,
 }
 
-// Pieces of Claude Code's status line, shared by several rules.
+// Pieces of Claude Code's screen, shared by several rules.
 const (
-	// claudeSpinner is the status line's leading glyph: the animated ✻ ✽ ✶ ✳
-	// ✢ ·, * where those glyphs are missing, ● with reduced motion.
-	claudeSpinner = `^[✻✽✶✳✢·*●]\s*`
-	// claudeWorking is a status line while working: spinner, a verb (or
-	// the current todo), "…", then "(" with elapsed time, tokens or the
-	// interrupt hint — or nothing, as when the line is truncated.
-	claudeWorking = claudeSpinner + `[^()…]{1,80}…\s*(?:\(|$)`
+	// claudeSpinner is the status line's leading glyph: one frame of the
+	// animated cycle · ✢ ✳ ✶ ✻ ✽, * where those glyphs are missing, ● with
+	// reduced motion.
+	claudeSpinner = `^[✻✽✶✳✢·*●]\s+`
+	// claudeWorking is the status line's shape: spinner, a message that
+	// starts with a letter — one gerund ("Metamorphosing", a user's own
+	// spinnerVerbs word, any case) or the current todo ("Fixing the
+	// warnings") — and "…", then "(" with elapsed time, tokens or the
+	// interrupt hint, or nothing (newer versions; a row cut by wrapping).
+	// No word list: Claude Code ships about a hundred verbs and users add
+	// their own, so only the shape is stable. The "done" line ("✻ Worked
+	// for 1m 12s") has no "…", nor has any idle row that starts with a
+	// spinner glyph.
+	claudeWorking = claudeSpinner + `\pL[^()…]{0,80}…\s*(?:\(|$)`
+	// claudeOption is a dialog's numbered option, selected (❯) or not.
+	claudeOption = `^(?:❯\s*)?\d+\.\s*`
 )
 
-// Claude is Claude Code. Its screen, bottom up: footer hints ("? for
-// shortcuts", "bypass permissions on"), the prompt box (a ❯ or > row between
-// rules or inside a ╭╮ box), and above it the status line while working,
-// possibly followed by a todo list. Above that, transcript blocks headed by
-// ⏺ (● on some platforms): assistant text, or a tool call "⏺ Bash(…)".
-// The footer and prompt box are always there and say nothing by themselves.
+// Claude is Claude Code (2.0–2.1). Its screen, bottom up: footer hints
+// ("? for shortcuts", "⏵⏵ accept edits on", in 2.1 "esc to interrupt" while
+// working), the input box (a ❯ or > row inside a ╭╮ box in 2.0, between two
+// rules in 2.1), and above it the status line while working, possibly
+// followed by a tip or a todo list. Above that, transcript blocks headed by
+// ⏺ (● on some platforms): assistant text, or a tool call "⏺ Bash(…)" with
+// "⎿" result rows. A dialog — a permission, a question, a first-run screen,
+// or a menu the user opened — replaces the input box, so the prompt line is
+// the input box's row and never a dialog's "❯ 1." option.
+//
+// Order: what blocks the user first (it wins even while the title and a
+// stale status line still show work: the title lags the screen), then what
+// kind of work, then the busy signs the screen shows, then idle screens
+// the title could contradict, then the title.
 var Claude = Profile{
-	Name:   "claude",
-	Prompt: `^[>❯](?:\s|$)`,
+	Name: "claude",
+	// The input box's row; a numbered option ("❯ 1. Yes") is not one.
+	Prompt: `^[>❯](?:\s*$|\s+(?:\D|\d+(?:[^\d.]|\.\S|$)))`,
 	Block:  `^[⏺●]\s`,
 	Rules: []Rule{
-		// A question replaces the prompt box; it wins even while the title
-		// still spins (the title lags the screen).
-		{Name: "proceed", In: Bottom(14), Sub: "Do you want to proceed?", Then: RawNeedsInput},
-		{Name: "make-edit", In: Bottom(14), Re: `Do you want to (?:make this edit|create|overwrite|allow)`, Then: RawNeedsInput},
-		{Name: "trust-folder", In: Bottom(20), Sub: "Do you trust the files in this folder?", Then: RawNeedsInput},
-		{Name: "numbered-yes", In: Bottom(14), Re: `^[❯>]\s*1\.\s*Yes\b`, Then: RawNeedsInput},
-		{Name: "tell-claude", In: Bottom(14), Sub: "No, and tell Claude what to do differently", Then: RawNeedsInput},
-		{Name: "esc-to-cancel", In: Bottom(4), Re: `^Esc to cancel\b`, Then: RawNeedsInput},
+		// Permission dialogs: a tool asks before it runs, writes or
+		// fetches; plan mode asks before it starts coding. Anchored whole
+		// rows below the input box, so a transcript quoting one (above the
+		// input box) asks nothing.
+		{Family: "permission", Name: "proceed", In: BelowPrompt(24), Re: `^(?:Do|Would) you (?:want|like) to proceed\?$`, Then: RawNeedsInput},
+		{Family: "permission", Name: "make-edit", In: BelowPrompt(24), Re: `^Do you want to (?:make this edit to|create|overwrite|allow)\b.*\?$`, Then: RawNeedsInput},
+		{Family: "permission", Name: "yes-option", In: BelowPrompt(24), Re: claudeOption + `Yes$`, Then: RawNeedsInput},
+		{Family: "permission", Name: "tell-claude", In: BelowPrompt(24), Sub: "No, and tell Claude what to do differently", Then: RawNeedsInput},
 
-		// Refinements of a busy screen, most specific first.
-		{Name: "thinking", In: AbovePrompt(8), Re: claudeWorking + `.*(?i:\bthinking\b)|` + claudeSpinner + `(?i:thinking)…`, IfBusy: true, Then: RawThinking},
-		{Name: "tool-call", In: LastBlock(), Re: `^[⏺●]\s*[A-Z][\w-]*(?: \(MCP\))?\(|^[⏺●]\s*\S+ - \S+ \(MCP\)`, IfBusy: true, Then: RawToolUse},
-		{Name: "background-shells", In: Bottom(10), Re: `\b\d+ (?:background )?shells? (?:still )?running\b`, Then: RawToolUse},
-		{Name: "background-agents", In: Bottom(10), Re: `Waiting for \d+ background agents? to finish`, Then: RawToolUse},
+		// AskUserQuestion: the tab strip ("←  ☐ Topic  ✔ Submit  →"), the
+		// footer, the free-text option, the review tab.
+		{Family: "ask", Name: "ask-tabs", In: BelowPrompt(30), Re: `^←\s.*\bSubmit\s+→$`, Then: RawNeedsInput},
+		{Family: "ask", Name: "ask-footer", In: BelowPrompt(3), Re: `^Enter to select · Tab/Arrow keys to navigate · Esc to cancel$`, Then: RawNeedsInput},
+		{Family: "ask", Name: "ask-type", In: BelowPrompt(24), Re: claudeOption + `(?:\[.\]\s*)?Type something\.?$`, Then: RawNeedsInput},
+		{Family: "ask", Name: "ask-submit", In: BelowPrompt(24), Re: `^Ready to submit your answers\?$`, Then: RawNeedsInput},
 
-		// Busy signs: the status line (also fixes the row above which
-		// streaming text is looked for) and the title spinner.
-		{Name: "status-line", In: AbovePrompt(8), Re: claudeWorking, Then: RawBusy},
-		{Name: "title-spinner", In: Title(), Re: `^[\x{2800}-\x{28FF}◐◑◒◓]`, Then: RawBusy},
+		// The folder trust dialog at start-up (2.0 and 2.1 wordings).
+		{Family: "trust", Name: "trust-folder", In: BelowPrompt(30), Re: `^Do you trust the files in this folder\?$|Is this a project you created or one you trust\?|` + claudeOption + `Yes, I trust this folder$`, Then: RawNeedsInput},
 
-		// Explicit idle signs, for the record: no rule would also be Idle.
-		{Name: "done-line", In: AbovePrompt(8), Re: claudeSpinner + `\w+ for (?:\d+h )?(?:\d+m )?\d+s$`, Then: RawIdle},
-		{Name: "title-done", In: Title(), Re: `^✳`, Then: RawIdle},
+		// First-run screens: each blocks a fresh session until answered.
+		{Family: "first-run", Name: "theme", In: BelowPrompt(30), Re: `^Choose the text style that looks best with your terminal|^Syntax (?:theme: .*\(ctrl\+t to disable\)|highlighting disabled \(ctrl\+t to enable\))$`, Then: RawNeedsInput},
+		{Family: "first-run", Name: "login-method", In: BelowPrompt(30), Re: `^Select login method:$`, Then: RawNeedsInput},
+		{Family: "first-run", Name: "browser-login", In: BelowPrompt(30), Re: `^Browser didn't open\? Use the url below to sign in|^Paste code here if prompted`, Then: RawNeedsInput},
+		{Family: "first-run", Name: "press-enter", In: BelowPrompt(4), Re: `^(?:Login successful\. )?Press Enter to continue…$`, Then: RawNeedsInput},
+		{Family: "first-run", Name: "security-notes", In: BelowPrompt(30), Re: `^Security notes:$`, Then: RawNeedsInput},
+		{Family: "first-run", Name: "terminal-setup", In: BelowPrompt(30), Re: `^Use Claude Code's terminal setup\?$`, Then: RawNeedsInput},
+
+		// What kind of work, on a screen whose rows show work. Thinking
+		// when the status line says so; else tool use when the last block
+		// is a tool call or 2.1's collapsed progress block ("⏺ Reading 3
+		// files…"). Sub-agents and background shells run tools too.
+		{Family: "thinking", Name: "thinking", In: AbovePrompt(16), Re: claudeWorking + `.*(?i:\bthinking\b)|` + claudeSpinner + `(?i:thinking)…|^thinking…$`, IfBusy: true, Then: RawThinking},
+		{Family: "tool-use", Name: "tool-call", In: LastBlock(), Re: `^[⏺●]\s*[A-Z][\w-]*(?: [A-Z][\w-]*)*(?: \(MCP\))?\(|^[⏺●]\s*\S+ - \S+ \(MCP\)`, IfBusy: true, Then: RawToolUse},
+		{Family: "tool-use", Name: "tool-progress", In: LastBlock(), Re: `^[⏺●]\s*\p{Lu}\p{Ll}+ing\b[^…]*…`, IfBusy: true, Then: RawToolUse},
+		{Family: "tool-use", Name: "background-shells", In: Bottom(10), Re: `\b\d+ (?:background )?shells? (?:still )?running\b`, Then: RawToolUse},
+		{Family: "tool-use", Name: "background-agents", In: Bottom(10), Re: `Waiting for \d+ background agents? to finish`, Then: RawToolUse},
+
+		// Busy signs the screen shows. The status line comes first: the
+		// row it matches bounds the transcript (streaming is text growing
+		// above it). A todo list or a tip can sit between it and the input
+		// box. The interrupt hint is in the status line up to 2.0, in the
+		// footer in 2.1, and alone on its own line under a lower-case
+		// "thinking…" / "Reading file…" progress line on some screens.
+		{Family: "status-line", Name: "status-line", In: AbovePrompt(16), Re: claudeWorking, Then: RawBusy},
+		{Family: "interrupt-hint", Name: "interrupt-hint", In: BelowPrompt(4), Re: `(?i)\b(?:esc|ctrl\+c) to interrupt\b`, Then: RawBusy},
+
+		// Idle screens a stale title could call busy (the title can stick
+		// on a busy frame after a turn): a menu the user opened (/model,
+		// /help, /hooks, /export, /tasks, the thinking toggle), completions
+		// under the prompt, the turn's "done" line. The user is driving;
+		// nothing waits on them. After the screen's busy signs, so typing
+		// a command while the agent works still reads busy.
+		{Family: "menu", Name: "menu-footer", In: BelowPrompt(2), Re: `(?:^|· )Esc to (?:exit|close)$`, Then: RawIdle},
+		{Family: "menu", Name: "menu-title", In: BelowPrompt(30), Re: `^(?:Select model|Toggle thinking mode|Hook Configuration|Export Conversation|Background tasks)$|^Claude Code v\d[\d.]*\s+general\b`, Then: RawIdle},
+		{Family: "menu", Name: "completions", In: BelowPrompt(3), Re: `^(?:/[\w:-]+\s{2,}\S|\+ \S)`, Then: RawIdle},
+		{Family: "done", Name: "done-line", In: AbovePrompt(16), Re: claudeSpinner + `\pL+ for (?:\d+h )?(?:\d+m )?\d+s$`, Then: RawIdle},
+
+		// The title: a Braille (up to 2.1.227) or ◐◑ (from 2.1.228) frame
+		// while working, ✳ when idle. A hint only, for screens whose rows
+		// show nothing we know (a redraw in progress); ✳ needs no rule.
+		{Family: "title", Name: "title-spinner", In: Title(), Re: `^[\x{2800}-\x{28FF}◐◑◒◓]`, Then: RawBusy},
 	},
 	// Working with nothing growing on screen: the model is producing
 	// tokens we cannot see yet, which is thinking as far as a user can tell.

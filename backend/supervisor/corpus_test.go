@@ -16,12 +16,18 @@ import (
 
 // The classifier corpus (backend/classify/testdata/<profile>/*.txt) replayed
 // as pty recordings: a fake agent draws each case's screens into a real pty
-// (clear, rows, OSC 0 title; 100 ms apart), the session's emulator turns the
-// bytes into screens and the profile's classifier reads them. This checks
-// the whole path the dashboard relies on, not only the rules.
+// at each of classifytest.Widths, coloured (title, clear, rows with SGR; 100
+// ms apart), the session's emulator turns the bytes into screens and the
+// profile's classifier reads them. This checks the whole path the dashboard
+// relies on, not only the rules. (The classify tests replay every width and
+// style in-process; here the colours alternate between widths.)
 
-// ptyCase is a corpus case replayed through a pty.
-type ptyCase struct{ classifytest.Case }
+// ptyCase is a corpus case replayed through a pty at one width and style.
+type ptyCase struct {
+	classifytest.Case
+	cols  int
+	style classifytest.Style
+}
 
 func loadPtyCorpus(t *testing.T) []ptyCase {
 	t.Helper()
@@ -29,9 +35,15 @@ func loadPtyCorpus(t *testing.T) []ptyCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]ptyCase, len(cs))
-	for i, c := range cs {
-		out[i] = ptyCase{c}
+	var out []ptyCase
+	for _, c := range cs {
+		for i, w := range classifytest.Widths {
+			st := classifytest.TrueColour
+			if i%2 == 1 {
+				st = classifytest.Colour256
+			}
+			out = append(out, ptyCase{c, w, st})
+		}
 	}
 	return out
 }
@@ -39,11 +51,11 @@ func loadPtyCorpus(t *testing.T) []ptyCase {
 // script is the fake agent: it draws the frames, then sleeps.
 func (c ptyCase) script() string {
 	var sb strings.Builder
-	for i, fr := range c.Frames {
+	for i := range c.Frames {
 		if i > 0 {
 			sb.WriteString("sleep 0.1\n")
 		}
-		out := "\x1b]0;" + fr.Title + "\x07\x1b[H\x1b[2J" + strings.Join(fr.Rows, "\r\n")
+		out := string(c.Draw(i, c.cols, c.style))
 		fmt.Fprintf(&sb, "printf '%%s' '%s'\n", strings.ReplaceAll(out, "'", `'\''`))
 	}
 	sb.WriteString("exec sleep 30\n")
@@ -55,7 +67,7 @@ func TestPtyCorpus(t *testing.T) {
 	type key struct{ profile, state string }
 	total, right := map[key]int{}, map[key]int{}
 	for _, c := range cases {
-		t.Run(c.Profile+"/"+c.Name, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/%d", c.Profile, c.Name, c.cols), func(t *testing.T) {
 			t.Parallel()
 			cls, err := classify.New(c.Profile, 0, time.Now())
 			if err != nil {
@@ -64,11 +76,13 @@ func TestPtyCorpus(t *testing.T) {
 			var seen atomic.Uint64 // the Seq the classifier last saw (OnScreen runs after it)
 			s := startSession(t, Config{
 				Argv: []string{"sh", "-c", c.script()},
-				Cols: 100, Rows: 30, Classifier: cls,
+				Cols: uint16(c.cols), Rows: classifytest.Rows, Classifier: cls,
 				OnScreen: func(seq uint64) { seen.Store(seq) },
 			})
-			last := c.Frames[len(c.Frames)-1]
-			want := strings.TrimRight(strings.Join(last.Rows, "\n"), "\n")
+			// The last frame as the emulator shows it, drawn in-process.
+			shown := c.Replay(c.cols, c.style)
+			last := shown[len(shown)-1]
+			want := strings.TrimRight(strings.Join(last.Lines, "\n"), "\n")
 			waitFor(t, "the classifier to see the last frame", 10*time.Second, func() bool {
 				sn := s.Screen()
 				return sn.Title == last.Title && sn.Text() == want && seen.Load() >= sn.Seq
@@ -113,9 +127,9 @@ func TestPtyCorpus(t *testing.T) {
 		})
 		var tab strings.Builder
 		for _, k := range keys {
-			fmt.Fprintf(&tab, "%-7s %-10s %2d/%2d\n", k.profile, k.state, right[k], total[k])
+			fmt.Fprintf(&tab, "%-7s %-10s %3d/%3d\n", k.profile, k.state, right[k], total[k])
 		}
-		t.Logf("accuracy over pty recordings:\n%s", tab.String())
+		t.Logf("accuracy over pty recordings (each case at %v columns):\n%s", classifytest.Widths, tab.String())
 	})
 }
 

@@ -1,28 +1,40 @@
 // Package classifytest reads the classifier corpus (backend/classify/testdata)
-// for the tests that replay it: against the rules directly (classify) and as
-// pty recordings through the emulator (supervisor).
+// for the tests that replay it: through the terminal emulator in-process at
+// every width and style (classify), and as pty recordings (supervisor). Draw
+// turns a case into the bytes a program would write — laid out at a width,
+// plain or coloured with SGR as Claude Code colours its screen — and Replay
+// feeds them to backend/vt, so the rules are checked on what a terminal
+// shows, wrapped rows included.
 package classifytest
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
 // A Case is one file DIR/<profile>/<name>.txt:
 //
 //	# expect: <Idle|Thinking|Streaming|ToolUse|NeedsInput>
+//	# cols: <width the rows were drawn at>      (optional)
 //	# free comment lines
 //	=== title: <window title>
 //	<screen rows>
 //	=== title: <next screen, 100 ms later>
 //	...
 //
-// Expect is the state after the last frame.
+// Expect is the state after the last frame. Rows are plain text: the tests
+// replay every case at each of Widths, plain and coloured (see Draw), so
+// a case is written once and checked as a real terminal would show it.
 type Case struct {
 	Profile, Name, Expect string
-	Frames                []Frame
+	// Cols is the width the rows were drawn at (0: unknown). A row exactly
+	// that wide is full-width — a rule, a box, a footer spread across the
+	// terminal — and is redrawn at the replay width (see Layout).
+	Cols   int
+	Frames []Frame
 }
 
 // Frame is one screen: its window title and rows (trailing spaces trimmed).
@@ -65,6 +77,12 @@ func parse(path string) (Case, error) {
 		switch {
 		case len(c.Frames) == 0 && strings.HasPrefix(line, "# expect: "):
 			c.Expect = strings.TrimPrefix(line, "# expect: ")
+		case len(c.Frames) == 0 && strings.HasPrefix(line, "# cols: "):
+			n, err := strconv.Atoi(strings.TrimPrefix(line, "# cols: "))
+			if err != nil || n < 20 {
+				return c, fmt.Errorf("bad %q", line)
+			}
+			c.Cols = n
 		case len(c.Frames) == 0 && strings.HasPrefix(line, "#"):
 		case strings.HasPrefix(line, "=== title:"):
 			c.Frames = append(c.Frames, Frame{Title: strings.TrimSpace(strings.TrimPrefix(line, "=== title:"))})
@@ -77,6 +95,15 @@ func parse(path string) (Case, error) {
 	}
 	if c.Expect == "" || len(c.Frames) == 0 {
 		return c, fmt.Errorf("missing '# expect:' header, or no screen")
+	}
+	if c.Cols > 0 {
+		for i, fr := range c.Frames {
+			for _, r := range fr.Rows {
+				if w := width(r); w > c.Cols {
+					return c, fmt.Errorf("frame %d: row %q is %d wide, more than the %d columns it was drawn at", i+1, r, w, c.Cols)
+				}
+			}
+		}
 	}
 	return c, nil
 }
