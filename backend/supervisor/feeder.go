@@ -22,28 +22,50 @@ import (
 // output nobody will see. A variable so tests can force the waiting path.
 var screenPace = 1 << 20
 
-// writeSlice bounds one emulator Write (≈0.1 ms at the emulator's speed):
-// a reader of the screen (Snapshot: the dashboard, SCREEN requests) never
-// waits long for the emulator's lock, and the feeder yields between slices
-// so the dashboard's goroutines are not queued behind a long batch. With 16
-// sessions flooding on 2 cores this halved the keypress→frame delay
-// (heimdall-loadcheck, side by side: p50 30→19 ms, p99 150→70 ms).
+// writeSlice bounds the work of one emulator call (WriteSome's budget:
+// ≈0.1 ms at the emulator's speed; lines a flood scrolls away unseen cost
+// a sixteenth): a reader of the screen (Snapshot: the dashboard, SCREEN
+// requests) never waits long for the emulator's lock, and the feeder
+// yields between slices so the dashboard's goroutines are not queued
+// behind a long batch. With 16 sessions flooding on 2 cores this halved the
+// keypress→frame delay (heimdall-loadcheck, side by side: p50 30→19 ms, p99
+// 150→70 ms).
 const writeSlice = 16 << 10
+
+// joinBufs hold a batch's chunks joined, so the emulator sees a flood as
+// one stream and leaves all but its last screenful unwritten (vt/skip.go
+// plans within one call's input). Pooled: an idle session holds none.
+var joinBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// joined returns the batch as one slice: the chunk itself if there is one,
+// else the chunks copied into buf (grown as needed).
+func joined(batch [][]byte, buf *[]byte) []byte {
+	if len(batch) == 1 {
+		return batch[0]
+	}
+	b := (*buf)[:0]
+	for _, c := range batch {
+		b = append(b, c...)
+	}
+	*buf = b
+	return b
+}
 
 // observeEvery bounds how often a stream that never pauses is observed
 // (see NewFeeder): often enough for a 60 fps display, cheap for a flood.
 const observeEvery = 10 * time.Millisecond
 
-// batchWindow and batchBytes make a flood a few big batches: while output
-// keeps coming (the last drain ended less than batchWindow ago), the
-// feeder waits until batchWindow after that drain, or until batchBytes
-// are pending, before it applies more. Each batch costs a wake-up, a slot
-// and maybe an observe, and the emulator leaves unwritten the cells of
-// lines a batch scrolls away unseen (vt/skip.go), which a pty read's 4 KiB
-// cannot do for much: small batches cost a flood's emulation ~4× the CPU.
-// Output after a quiet spell is applied at once, so an echo, a keystroke's
-// effect or a spinner frame reaches the screen without delay; during a
-// flood the screen lags the pty by at most batchWindow more.
+// batchWindow and batchBytes make a flood a few big batches, and tell a
+// pause from a flood. Output after a quiet spell is applied at once, so an
+// echo, a keystroke's effect or a spinner frame reaches the screen without
+// delay. After applying output the feeder waits batchWindow (or until
+// batchBytes are pending): what came meanwhile is the next batch; if
+// nothing came, the stream has paused and the screen is observed as
+// settled. Each batch costs a wake-up, a slot and maybe an observe, and
+// the emulator leaves unwritten the cells of lines a batch scrolls away
+// unseen (vt/skip.go), which a pty read's 4 KiB cannot do for much: small
+// batches cost a flood's emulation ~4× the CPU. During a flood the screen
+// lags the pty by at most batchWindow more.
 const (
 	batchWindow = 4 * time.Millisecond
 	batchBytes  = 256 << 10
@@ -88,15 +110,16 @@ type Feeder struct {
 	ran     chan struct{} // closed when run has applied everything
 	full    chan struct{} // batchBytes are pending: a batch wait ends
 
-	mu       sync.Mutex
-	pending  [][]byte
-	n        int    // bytes in pending
-	size     [2]int // a pending resize (cols, rows), applied by run
-	wake     chan struct{}
-	room     chan struct{} // run took a batch: a pacing producer may go on
-	observed uint64        // the Seq observe was last called for (the goroutine's own)
-	settled  bool          // the last observe call was a settled one (the goroutine's own)
-	drained  time.Time     // when the last drain ended (the goroutine's own)
+	mu    sync.Mutex
+	queue [][]byte
+	n     int    // bytes in pending
+	size  [2]int // a pending resize (cols, rows), applied by run
+	wake  chan struct{}
+	room  chan struct{} // run took a batch: a pacing producer may go on
+	// The goroutine's own:
+	observed   uint64    // the Seq observe was last called for
+	observedAt time.Time // when
+	settled    bool      // the last observe call was a settled one
 }
 
 // NewFeeder returns a Feeder for emu. observe, if not nil, is called on
@@ -122,7 +145,7 @@ func (f *Feeder) Emulator() *vt.Emulator { return f.emu }
 // Push queues chunk, which must not be modified afterwards.
 func (f *Feeder) Push(chunk []byte) {
 	f.mu.Lock()
-	f.pending = append(f.pending, chunk)
+	f.queue = append(f.queue, chunk)
 	f.n += len(chunk)
 	full := f.n >= batchBytes
 	f.mu.Unlock()
@@ -166,32 +189,51 @@ func (f *Feeder) Close() {
 
 func (f *Feeder) run() {
 	defer close(f.ran)
-	var batch *time.Timer // made on the first flood: an idle session has none
+	var window *time.Timer // made on the first output: a session that never writes has none
 	for {
 		select {
 		case <-f.wake:
 		case <-f.done:
 			f.drain()
+			f.changed(true)
 			return
 		}
-		if wait := time.Until(f.drained.Add(batchWindow)); wait > 0 {
-			// Output keeps coming: let a batch gather (see batchWindow).
-			if batch == nil {
-				batch = time.NewTimer(wait)
+		// Apply what came at once; then, while more comes within
+		// batchWindow, a batch per window (see batchWindow).
+		for {
+			f.drain()
+			if window == nil {
+				window = time.NewTimer(batchWindow)
 			} else {
-				batch.Reset(wait)
+				window.Reset(batchWindow)
 			}
 			select {
-			case <-batch.C:
+			case <-window.C:
 			case <-f.full:
-				batch.Stop()
+				window.Stop()
 			case <-f.done:
-				batch.Stop()
+				window.Stop()
+			}
+			// A wake for pushes this loop applies next is spent; one
+			// after the check below is not lost (Push signals after
+			// appending).
+			select {
+			case <-f.wake:
+			default:
+			}
+			if !f.pending() {
+				break
 			}
 		}
-		f.drain()
-		f.drained = time.Now()
+		f.changed(true) // the stream paused
 	}
+}
+
+// pending reports whether output or a resize waits to be applied.
+func (f *Feeder) pending() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n > 0 || f.size[0] > 0
 }
 
 func signal(c chan struct{}) {
@@ -202,50 +244,46 @@ func signal(c chan struct{}) {
 }
 
 // drain applies what is pending, a batch at a time, and observes the screen
-// after a batch when observeEvery has passed or nothing more is pending: a
-// stream that never pauses is still observed while it flows.
+// (unsettled) after a batch when observeEvery has passed since the last
+// observe: the first output after a quiet spell is observed at once, and a
+// stream that never pauses is observed while it flows.
 func (f *Feeder) drain() {
-	var last time.Time
 	for {
 		f.mu.Lock()
-		batch, size := f.pending, f.size
-		f.pending, f.n, f.size = nil, 0, [2]int{}
+		batch, size := f.queue, f.size
+		f.queue, f.n, f.size = nil, 0, [2]int{}
 		f.mu.Unlock()
 		signal(f.room)
 		if len(batch) == 0 && size[0] == 0 {
-			f.changed(true)
 			return
 		}
 		acquireSlot()
 		if size[0] > 0 {
 			f.emu.Resize(size[0], size[1])
 		}
-		for _, b := range batch {
-			for len(b) > 0 {
-				n := min(len(b), writeSlice)
-				start := time.Now()
-				f.emu.Write(b[:n])
-				b = b[n:]
-				if emuWaiting.Load() > 0 {
-					// Contention: several sessions flood at once. Pause,
-					// holding the slot, for a share of the time the slice
-					// took (see floodRest), then give the slot to a
-					// waiting feeder and queue for it again: feeders take
-					// turns a slice at a time, not a batch (up to
-					// screenPace) at a time.
-					time.Sleep(time.Duration(float64(time.Since(start)) * floodRest))
-					<-emuSlots
-					acquireSlot()
-				} else {
-					// Let waiting goroutines (keys, rendering) run between
-					// slices rather than after the scheduler's 10 ms slice.
-					runtime.Gosched()
-				}
+		buf := joinBufs.Get().(*[]byte)
+		for b := joined(batch, buf); len(b) > 0; {
+			start := time.Now()
+			b = b[f.emu.WriteSome(b, writeSlice):]
+			if emuWaiting.Load() > 0 {
+				// Contention: several sessions flood at once. Pause,
+				// holding the slot, for a share of the time the slice
+				// took (see floodRest), then give the slot to a waiting
+				// feeder and queue for it again: feeders take turns a
+				// slice at a time, not a batch (up to screenPace) at a
+				// time.
+				time.Sleep(time.Duration(float64(time.Since(start)) * floodRest))
+				<-emuSlots
+				acquireSlot()
+			} else {
+				// Let waiting goroutines (keys, rendering) run between
+				// slices rather than after the scheduler's 10 ms slice.
+				runtime.Gosched()
 			}
 		}
+		joinBufs.Put(buf)
 		<-emuSlots
-		if now := time.Now(); now.Sub(last) >= observeEvery {
-			last = now
+		if time.Since(f.observedAt) >= observeEvery {
 			f.changed(false)
 		}
 	}
@@ -267,7 +305,7 @@ func acquireSlot() {
 // or (settled) if the last call was not a settled one.
 func (f *Feeder) changed(settled bool) {
 	if seq := f.emu.Seq(); seq != f.observed || settled && !f.settled {
-		f.observed, f.settled = seq, settled
+		f.observed, f.observedAt, f.settled = seq, time.Now(), settled
 		f.observe(seq, settled)
 	}
 }

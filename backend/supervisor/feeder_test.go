@@ -15,7 +15,7 @@ import (
 func TestFeederOrderAndObserve(t *testing.T) {
 	emu := vt.New(20, 4, vt.Options{})
 	var calls atomic.Int32
-	var last atomic.Value // screen text at the last observe
+	var last atomic.Value   // screen text at the last observe
 	var settled atomic.Bool // the last observe's
 	f := NewFeeder(emu, func(_ uint64, s bool) {
 		calls.Add(1)

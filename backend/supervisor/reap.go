@@ -34,8 +34,10 @@ import (
 // registers its pid as owned until the session has reaped it; on every
 // SIGCHLD the reaper lists this process's children
 // (/proc/self/task/*/children, else a /proc scan) and waits for each
-// inherited one by pid with WNOHANG. In a process with the reaper enabled,
-// start children only through Host.
+// inherited one by pid with WNOHANG. What a session orphans belongs to the
+// session (setsid) of the session's program; a child in this process's own
+// session is one it started some other way (os/exec, for a helper), so it
+// is never reaped either: its Wait keeps its status.
 
 var reaper struct {
 	enabled atomic.Bool
@@ -56,9 +58,9 @@ var reaper struct {
 // idempotent; a later call with a non-nil logger replaces the logger that
 // reaps are reported to (at debug level; nil: not reported). It returns an
 // error where the kernel does not support subreapers; nothing is reaped
-// then. Once it is enabled, every child of the process must be started
-// through Host (any other child that exits before its Wait would lose its
-// exit status to the reaper).
+// then. Children the process starts in its own session (os/exec without
+// Setsid) are never reaped; one started in a session of its own must be
+// started through Host, or it may lose its exit status to the reaper.
 func EnableSubreaper(logger *slog.Logger) error {
 	if logger != nil {
 		reaper.logger.Store(logger)
@@ -135,11 +137,12 @@ func startOwned(cfg Config) (*Session, error) {
 func reapInherited() (left int) {
 	reaper.spawnMu.Lock()
 	defer reaper.spawnMu.Unlock()
+	self, _ := unix.Getsid(0)
 	for _, pid := range children() {
 		reaper.mu.Lock()
 		_, owned := reaper.owned[pid]
 		reaper.mu.Unlock()
-		if owned {
+		if owned || sessionOf(pid) == self {
 			continue
 		}
 		var ws unix.WaitStatus
@@ -159,6 +162,24 @@ func reapInherited() (left int) {
 		}
 	}
 	return left
+}
+
+// sessionOf returns pid's session id (a zombie keeps it), or -1.
+func sessionOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	// pid (comm) state ppid pgrp session ...; comm may hold spaces and parens.
+	f := bytes.Fields(b[bytes.LastIndexByte(b, ')')+1:])
+	if len(f) < 4 {
+		return -1
+	}
+	sid, err := strconv.Atoi(string(f[3]))
+	if err != nil {
+		return -1
+	}
+	return sid
 }
 
 func waitString(ws unix.WaitStatus) string {

@@ -114,55 +114,23 @@ func (e *Emulator) reset() {
 // Write feeds pty output to the emulator. It always consumes all of p;
 // sequences split across calls are resumed on the next call.
 func (e *Emulator) Write(p []byte) (int, error) {
+	return e.WriteSome(p, len(p)), nil
+}
+
+// dryWeight is how many bytes applied dry (skip.go) cost as much as one
+// whose cells are written, for WriteSome's budget.
+const dryWeight = 16
+
+// WriteSome feeds a prefix of p to the emulator and returns its length:
+// all of p, or once about budget bytes' worth of work is done (bytes applied
+// dry count 1/dryWeight), less, but at least one byte. It holds the
+// emulator's lock for the call: a caller feeding a long stream bounds how
+// long a Snapshot waits by the budget, not by the bytes, so a flood's lines
+// that scroll away unseen (cheap) come in big calls and the others in small
+// ones. Sequences split across calls are resumed on the next call.
+func (e *Emulator) WriteSome(p []byte, budget int) int {
 	e.mu.Lock()
-	// p[:dryEnd] is applied dry; p[:planned] has been looked at for it.
-	dryEnd, planned := 0, 0
-	for i := 0; i < len(p); {
-		b := p[i]
-		if e.osc.on {
-			if e.oscByte(b) {
-				i++
-			}
-			continue
-		}
-		// Fast path: in the ground state, runs of printable ASCII and
-		// CR/LF bypass the generic per-byte parser.
-		if e.parser.State() == parser.GroundState {
-			if i >= planned && e.canSkip() {
-				dry, run := e.dryLen(p[i:])
-				dryEnd, planned = i+dry, i+max(run, 1)
-			}
-			e.dry = i < dryEnd
-			switch {
-			case b >= 0x20 && b < 0x7f && e.charsets[e.gl] == 'B':
-				end := len(p)
-				if e.dry {
-					end = dryEnd
-				}
-				j := i + 1
-				for j < end && p[j] >= 0x20 && p[j] < 0x7f {
-					j++
-				}
-				e.printASCII(p[i:j])
-				i = j
-				continue
-			case b == '\n':
-				e.index()
-				i++
-				continue
-			case b == '\r':
-				e.carriageReturn()
-				i++
-				continue
-			}
-		}
-		e.parser.Advance(b)
-		if e.parser.State() == parser.OscStringState {
-			e.beginOSC()
-		}
-		i++
-	}
-	e.dry = false
+	n := e.apply(p, budget*dryWeight)
 	if e.dirty {
 		e.dirty = false
 		e.seq.Add(1)
@@ -175,7 +143,73 @@ func (e *Emulator) Write(p []byte) (int, error) {
 			e.reply(r)
 		}
 	}
-	return len(p), nil
+	return n
+}
+
+// apply is WriteSome's work, with mu held and the budget in units of a dry
+// byte.
+func (e *Emulator) apply(p []byte, budget int) int {
+	// p[:dryEnd] is applied dry; p[:planned] has been looked at for it.
+	dryEnd, planned := 0, 0
+	cost := 0
+	i := 0
+	for i < len(p) && (i == 0 || cost < budget) {
+		b := p[i]
+		if e.osc.on {
+			if e.oscByte(b) {
+				i++
+				cost += dryWeight
+			}
+			continue
+		}
+		// Fast path: in the ground state, runs of printable ASCII and
+		// CR/LF bypass the generic per-byte parser.
+		if e.parser.State() == parser.GroundState {
+			if i >= planned && e.canSkip() {
+				dry, run := e.dryLen(p[i:])
+				dryEnd, planned = i+dry, i+max(run, 1)
+			}
+			e.dry = i < dryEnd
+			weight := dryWeight
+			if e.dry {
+				weight = 1
+			}
+			switch {
+			case b >= 0x20 && b < 0x7f && e.charsets[e.gl] == 'B':
+				end := len(p)
+				if e.dry {
+					end = dryEnd
+				} else {
+					end = min(end, i+1+(budget-cost)/dryWeight)
+				}
+				j := i + 1 + printableRun(p[i+1:end])
+				e.printASCII(p[i:j])
+				cost += (j - i) * weight
+				i = j
+				continue
+			case b == '\n':
+				e.index()
+				i++
+				cost += weight
+				continue
+			case b == '\r':
+				e.carriageReturn()
+				i++
+				cost += weight
+				continue
+			}
+			cost += weight
+		} else {
+			cost += dryWeight
+		}
+		e.parser.Advance(b)
+		if e.parser.State() == parser.OscStringState {
+			e.beginOSC()
+		}
+		i++
+	}
+	e.dry = false
+	return i
 }
 
 // queueReply schedules a query answer for delivery once Write releases mu,

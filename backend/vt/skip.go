@@ -1,6 +1,9 @@
 package vt
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // Skipping cells that scroll away unseen.
 //
@@ -75,11 +78,12 @@ func isFeed(b byte) bool { return b == '\n' || b == '\v' || b == '\f' }
 func plainLen(p []byte) (n, feeds int) {
 	i := 0
 	for i < len(p) {
+		i += printableRun(p[i:])
+		if i == len(p) {
+			break
+		}
 		b := p[i]
 		switch {
-		case b >= 0x20 && b < 0x7f:
-			i++
-			continue
 		case isFeed(b):
 			feeds++
 			i++
@@ -129,4 +133,24 @@ func csiPlainLen(p []byte) int {
 		}
 	}
 	return 0
+}
+
+// printableRun returns the length of the run of printable ASCII (0x20–0x7e)
+// at the start of p, eight bytes at a time while it can.
+func printableRun(p []byte) int {
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		x := binary.LittleEndian.Uint64(p[i:])
+		// A byte below 0x20 sets its high bit when 0x20 is subtracted,
+		// one of 0x7f when 1 is added, one above it has it set. With
+		// every byte printable nothing borrows or carries across bytes;
+		// otherwise the bytes are looked at one by one below.
+		if ((x-0x2020202020202020)|(x+0x0101010101010101)|x)&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(p) && p[i]-0x20 < 0x5f {
+		i++
+	}
+	return i
 }

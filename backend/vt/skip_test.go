@@ -1,6 +1,7 @@
 package vt
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -70,7 +71,15 @@ func TestDrySkipExact(t *testing.T) {
 			if d, _ := chunked.dryLen(chunk); d > 0 && chunked.canSkip() {
 				skipped++
 			}
-			chunked.Write(chunk)
+			if round%2 == 0 {
+				chunked.Write(chunk)
+			} else {
+				// As the Feeder applies a batch: a budget at a time.
+				budget := 1 + r.Intn(200)
+				for rest := chunk; len(rest) > 0; {
+					rest = rest[chunked.WriteSome(rest, budget):]
+				}
+			}
 			for i := range chunk {
 				oracle.Write(chunk[i : i+1])
 			}
@@ -152,5 +161,47 @@ func TestDrySkipNeedsFullRegionNoScrollback(t *testing.T) {
 	sb.Write([]byte(strings.Repeat("ab\r\n", 50)))
 	if got := len(sb.Scrollback()); got != 49 {
 		t.Errorf("scrollback has %d lines, want 49", got)
+	}
+}
+
+// printableRun finds the first byte outside 0x20–0x7e at every offset and
+// alignment, whatever surrounds it.
+func TestPrintableRun(t *testing.T) {
+	for _, bad := range []byte{0x00, 0x0a, 0x1b, 0x1f, 0x7f, 0x80, 0xc3, 0xff} {
+		for at := 0; at < 20; at++ {
+			for _, fill := range []byte{' ', 'a', '~'} {
+				p := bytes.Repeat([]byte{fill}, 24)
+				p[at] = bad
+				if got := printableRun(p); got != at {
+					t.Fatalf("byte %#x at %d among %q: printableRun = %d", bad, at, fill, got)
+				}
+			}
+		}
+	}
+	if got := printableRun([]byte("all printable, 27 of them!!")); got != 27 {
+		t.Fatalf("printableRun = %d, want 27", got)
+	}
+}
+
+// WriteSome's budget bounds the bytes whose cells it writes; those it can
+// apply dry cost 1/dryWeight.
+func TestWriteSomeBudget(t *testing.T) {
+	redraw := []byte(strings.Repeat("\x1b[5;1Hsome text on row five\x1b[K", 200))
+	e := New(80, 24, Options{})
+	if n := e.WriteSome(redraw, 100); n < 100 || n > 140 {
+		t.Errorf("a redraw with budget 100: %d bytes applied", n)
+	}
+	log := []byte(strings.Repeat("a plain log line of forty bytes or so..\r\n", 1000))
+	e = New(80, 24, Options{})
+	// All but the last two screenfuls (the cursor starts at the top: ~2 KB
+	// of full work) dry: 39 KB cost as much as 2.5 KB written.
+	if n := e.WriteSome(log, 8192); n != len(log) {
+		t.Errorf("a flood of %d bytes with budget 8192: %d bytes applied", len(log), n)
+	}
+	if n := New(80, 24, Options{}).WriteSome(log, 1024); n < 16*1024 || n > 17*1024 {
+		t.Errorf("a flood of %d bytes with budget 1024: %d bytes applied", len(log), n)
+	}
+	if n := New(80, 24, Options{}).WriteSome([]byte("\x1b[5;1H"), 0); n != 1 {
+		t.Errorf("budget 0: %d bytes applied, want 1", n)
 	}
 }

@@ -14,12 +14,15 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 // BenchmarkRunThroughput is the issue's figure for the whole product path:
 // a child cats a 64 MiB log inside `heimdall-tui run` (the built binary, its
 // emulator and classifier on), and this process reads it as a socket
-// subscriber until EXIT. Each iteration is a pair, run side by side: the
+// subscriber (wire/frame's client, as attach and the dashboard read) until
+// EXIT. Each iteration is a pair, run side by side: the
 // same cat read from a plain pty by this process (the baseline), then
 // through run. Run it with
 //
@@ -166,10 +169,11 @@ func runCat(b *testing.B, bin, file string, i int) (int, time.Duration, time.Dur
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	defer func() { // run exits by itself once EXIT is delivered
-		select {
+	defer func() {
+		// Not reaped before its CPU is read: until then /proc/PID stays.
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		select { // run exits by itself once EXIT is delivered
 		case <-exited:
 		case <-time.After(waitTimeout):
 			cmd.Process.Kill()
@@ -177,31 +181,30 @@ func runCat(b *testing.B, bin, file string, i int) (int, time.Duration, time.Dur
 		}
 	}()
 	sock := filepath.Join(dir, id+".sock")
-	var w *wireConn
-	if !poll(waitTimeout, func() bool { w, err = dialWire(sock); return err == nil }) {
+	var c *frame.Client
+	if !poll(waitTimeout, func() bool { c, err = frame.Dial(sock, time.Second); return err == nil }) {
 		b.Fatalf("run did not serve %s: %v\n%s", sock, err, cmd.Stderr)
 	}
-	defer w.Close()
-	if err := w.send(0x02, nil); err != nil {
+	defer c.Close()
+	if err := c.Subscribe(); err != nil {
 		b.Fatal(err)
 	}
 	begin := time.Now()
 	g.open(b)
 	n := 0
 	for {
-		typ, p, err := w.next()
+		f, err := c.NextShared()
 		if err != nil {
 			b.Fatalf("socket read: %v", err)
 		}
-		if typ == 0x81 {
-			n += len(p)
+		if f.Type == frame.Output {
+			n += len(f.Payload)
 		}
-		if typ == 0x83 {
+		if f.Type == frame.Exit {
 			break
 		}
 	}
-	took := time.Since(begin)
-	return n, took, procCPU(b, cmd.Process.Pid)
+	return n, time.Since(begin), procCPU(b, cmd.Process.Pid)
 }
 
 // procCPU is a process's own user+system time (children excluded), from
