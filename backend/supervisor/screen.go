@@ -16,9 +16,10 @@ type screen struct {
 
 	title atomic.Pointer[string] // the title as of the last observe (Session.Title)
 
-	// The feeder goroutine's own:
-	classified time.Time // when the classifier was last given a screen
-	shown      uint64    // the Seq OnScreen was last called with
+	// The feeder goroutine's own: the Seq and time of the screen last
+	// given to the classifier (and announced).
+	classifiedSeq uint64
+	classified    time.Time
 }
 
 // classifyEvery bounds how often the classifier reads a screen while
@@ -60,14 +61,15 @@ func (sc *screen) reply(p []byte) {
 // Snapshot (cells) is only taken when someone asks for one), at most every
 // classifyEvery while output flows and always once it pauses (settled),
 // then tells Config.OnScreen: after the classifier, so that Status and
-// NeedsInput called from the hook already see this screen.
+// NeedsInput called from the hook already see this screen. A screen the
+// classifier does not read now is not announced either: the settled
+// observe that follows (see NewFeeder) reads and announces the last one.
 func (sc *screen) observe(seq uint64, settled bool) {
 	now := time.Now()
-	if !settled && now.Sub(sc.classified) < classifyEvery {
-		sc.notify(seq)
+	if seq == sc.classifiedSeq || !settled && now.Sub(sc.classified) < classifyEvery {
 		return
 	}
-	sc.classified = now
+	sc.classifiedSeq, sc.classified = seq, now
 	p := sc.emu.Plain()
 	sc.s.mu.Lock()
 	sc.s.cls.Screen(now, classify.Screen{Lines: p.Lines, Title: p.Title, CursorY: p.Cursor.Y})
@@ -76,13 +78,7 @@ func (sc *screen) observe(seq uint64, settled bool) {
 		t := p.Title
 		sc.title.Store(&t)
 	}
-	sc.notify(p.Seq)
-}
-
-// notify calls Config.OnScreen for a screen it was not yet called for.
-func (sc *screen) notify(seq uint64) {
-	if fn := sc.s.cfg.OnScreen; fn != nil && seq != sc.shown {
-		sc.shown = seq
-		fn(seq)
+	if fn := sc.s.cfg.OnScreen; fn != nil {
+		fn(p.Seq)
 	}
 }

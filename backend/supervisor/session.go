@@ -74,9 +74,11 @@ type Config struct {
 	// QueueLen is each subscriber's queue length in chunks.
 	QueueLen int
 	Logger   *slog.Logger
-	// OnScreen, if set, is called after the emulator has applied a batch of
-	// output (or a resize) that changed the screen, with the emulator's new
-	// Seq; Screen, Title, Status and NeedsInput already reflect that batch.
+	// OnScreen, if set, is called after the emulator has applied output (or
+	// a resize) that changed the screen, with the emulator's new Seq: at
+	// most every 50 ms while output flows and once it pauses (see
+	// screen.observe); Screen, Title, Status and NeedsInput already reflect
+	// that screen.
 	// It runs on the screen feeder's goroutine: it must return quickly and
 	// must not block (the feeder applies nothing while it runs), and it may
 	// call those accessors but not Close or Wait. The dashboard uses it to

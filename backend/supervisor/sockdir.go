@@ -105,6 +105,16 @@ func ClaimID(dir, id string) (*Claim, error) {
 	}
 	pidPath := PidPath(dir, id)
 	lock, err := lockFile(pidPath)
+	// The lock is held by a live session (its socket answers), by a claim
+	// about to listen, or for a moment by RemoveStale (ls, clean): wait
+	// the last two out before saying the id is taken.
+	for wait := 0; errors.Is(err, ErrAlreadyRunning) && wait < 25; wait++ {
+		if st, _ := inspectSocket(SocketPath(dir, id)); st == sockLive {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+		lock, err = lockFile(pidPath)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +180,76 @@ func (c *Claim) Release() {
 	os.Remove(SocketPath(c.Dir, c.ID))
 	os.Remove(PidPath(c.Dir, c.ID))
 	c.lock.Close()
+}
+
+// RemoveStale removes id's files in dir that no live session owns, judging
+// and removing them while it holds the pid file's lock, so a `run` claiming
+// the id meanwhile (ClaimID takes that lock first) is never undone:
+//   - the socket, when it is stale (a socket nobody accepts on, or a plain
+//     file of ours in its place) and the pid file names no live process (hm's
+//     supervisor does not flock its pid file);
+//   - the pid file, when its lock was free and it names no live process,
+//     unless the socket is live;
+//   - withLog, the log, once neither socket nor pid file is left.
+//
+// may, if not nil, must allow each removal (clean --older-than). Nothing
+// is removed while another process holds the lock. It returns what it
+// removed.
+func RemoveStale(dir, id string, withLog bool, may func(path string) bool) ([]string, error) {
+	if err := ValidateID(dir, id); err != nil {
+		return nil, err
+	}
+	if may == nil {
+		may = func(string) bool { return true }
+	}
+	sock, pidPath, logPath := SocketPath(dir, id), PidPath(dir, id), LogPath(dir, id)
+	_, statErr := os.Lstat(pidPath)
+	pidExisted := statErr == nil
+	lock, err := lockFile(pidPath) // creates it if missing: removed below
+	if errors.Is(err, ErrAlreadyRunning) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	pid := pidIn(lock)
+	if pid > 0 && pid != os.Getpid() && processAlive(pid) {
+		return nil, nil
+	}
+	var removed []string
+	remove := func(p string) bool {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return false
+		}
+		removed = append(removed, p)
+		return true
+	}
+	st, err := inspectSocket(sock)
+	if err != nil {
+		st = sockLive // not ours to judge: keep everything
+	}
+	sockLeft := st != sockAbsent
+	if (st == sockDead || st == sockFile) && may(sock) && remove(sock) {
+		sockLeft = false
+	}
+	pidLeft := pidExisted
+	switch {
+	case st == sockLive:
+		if !pidExisted {
+			os.Remove(pidPath)
+		}
+	case !pidExisted:
+		os.Remove(pidPath)
+	case may(pidPath) && remove(pidPath):
+		pidLeft = false
+	}
+	if withLog && !sockLeft && !pidLeft {
+		if _, err := os.Lstat(logPath); err == nil && may(logPath) {
+			remove(logPath)
+		}
+	}
+	return removed, nil
 }
 
 // lockFile opens and flocks path, making sure the locked file is still the

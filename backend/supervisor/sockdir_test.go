@@ -473,3 +473,78 @@ func TestValidateID(t *testing.T) {
 		t.Fatal("ValidateID accepted a 108-byte socket path")
 	}
 }
+
+// RemoveStale removes a crashed session's socket, pid file and (withLog)
+// log; it leaves a claimed id alone, and a pid file naming a live process
+// (hm's supervisor does not flock) with the socket beside it.
+func TestRemoveStale(t *testing.T) {
+	dir := shortDir(t)
+	sock, pid, log := SocketPath(dir, "x"), PidPath(dir, "x"), LogPath(dir, "x")
+	staleSocket(t, sock)
+	os.WriteFile(pid, []byte("999999999\n"), 0o600)
+	os.WriteFile(log, []byte("{}\n"), 0o600)
+	removed, err := RemoveStale(dir, "x", false, nil)
+	if err != nil || len(removed) != 2 {
+		t.Fatalf("RemoveStale = %q, %v; want the socket and the pid file", removed, err)
+	}
+	if _, err := os.Lstat(log); err != nil {
+		t.Fatal("the log went without withLog")
+	}
+	if removed, _ := RemoveStale(dir, "x", true, func(p string) bool { return p != log }); len(removed) != 0 {
+		t.Fatalf("removed %q though may refused the log", removed)
+	}
+	if removed, _ := RemoveStale(dir, "x", true, nil); len(removed) != 1 || removed[0] != log {
+		t.Fatalf("withLog removed %q, want the orphan log", removed)
+	}
+	if _, err := os.Lstat(pid); err == nil {
+		t.Fatal("RemoveStale left a pid file it created")
+	}
+
+	// A claimed id: nothing goes, even with the socket not yet answering.
+	c, err := ClaimID(dir, "y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	if removed, _ := RemoveStale(dir, "y", true, nil); len(removed) != 0 {
+		t.Fatalf("removed %q of a claimed id", removed)
+	}
+	for _, p := range []string{SocketPath(dir, "y"), PidPath(dir, "y")} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Fatalf("%s of a claimed id: %v", p, err)
+		}
+	}
+
+	// A live process named in an unlocked pid file keeps it and the socket.
+	staleSocket(t, SocketPath(dir, "z"))
+	os.WriteFile(PidPath(dir, "z"), []byte(fmt.Sprintln(os.Getppid())), 0o600)
+	if removed, _ := RemoveStale(dir, "z", true, nil); len(removed) != 0 {
+		t.Fatalf("removed %q though the pid file names a live process", removed)
+	}
+}
+
+// A claim waits out a RemoveStale holding the pid file's lock for a moment
+// (ls, clean) instead of calling the id taken; a live session's claim is
+// refused.
+func TestClaimWaitsForRemoveStale(t *testing.T) {
+	dir := shortDir(t)
+	if err := EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockFile(PidPath(dir, "x")) // as RemoveStale holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		lock.Close()
+	}()
+	c, err := ClaimID(dir, "x")
+	if err != nil {
+		t.Fatalf("claim while RemoveStale held the lock: %v", err)
+	}
+	defer c.Release()
+	if _, err := ClaimID(dir, "x"); !errors.Is(err, ErrAlreadyRunning) {
+		t.Fatalf("second claim: %v, want ErrAlreadyRunning", err)
+	}
+}

@@ -147,13 +147,17 @@ func (e *Emulator) WriteSome(p []byte, budget int) int {
 }
 
 // apply is WriteSome's work, with mu held and the budget in units of a dry
-// byte.
+// byte. It looks ahead for a skip no further than the budget left, and
+// once it has applied bytes dry it does not stop before the end of the
+// plain run it planned on: only there have the rows it left stale
+// scrolled away, so every call ends on an exact screen.
 func (e *Emulator) apply(p []byte, budget int) int {
-	// p[:dryEnd] is applied dry; p[:planned] has been looked at for it.
-	dryEnd, planned := 0, 0
+	// p[:dryEnd] is applied dry; p[:planned] has been looked at for it;
+	// the call goes on at least to mustReach.
+	dryEnd, planned, mustReach := 0, 0, 0
 	cost := 0
 	i := 0
-	for i < len(p) && (i == 0 || cost < budget) {
+	for i < len(p) && (i == 0 || cost < budget || i < mustReach) {
 		b := p[i]
 		if e.osc.on {
 			if e.oscByte(b) {
@@ -166,8 +170,12 @@ func (e *Emulator) apply(p []byte, budget int) int {
 		// CR/LF bypass the generic per-byte parser.
 		if e.parser.State() == parser.GroundState {
 			if i >= planned && e.canSkip() {
-				dry, run := e.dryLen(p[i:])
+				ahead := min(len(p), i+max(budget-cost, 1))
+				dry, run := e.dryLen(p[i:ahead])
 				dryEnd, planned = i+dry, i+max(run, 1)
+				if dry > 0 {
+					mustReach = planned
+				}
 			}
 			e.dry = i < dryEnd
 			weight := dryWeight
@@ -179,7 +187,7 @@ func (e *Emulator) apply(p []byte, budget int) int {
 				end := len(p)
 				if e.dry {
 					end = dryEnd
-				} else {
+				} else if i >= mustReach {
 					end = min(end, i+1+(budget-cost)/dryWeight)
 				}
 				j := i + 1 + printableRun(p[i+1:end])

@@ -71,20 +71,21 @@ func TestDrySkipExact(t *testing.T) {
 			if d, _ := chunked.dryLen(chunk); d > 0 && chunked.canSkip() {
 				skipped++
 			}
-			if round%2 == 0 {
-				chunked.Write(chunk)
-			} else {
-				// As the Feeder applies a batch: a budget at a time.
-				budget := 1 + r.Intn(200)
-				for rest := chunk; len(rest) > 0; {
-					rest = rest[chunked.WriteSome(rest, budget):]
+			// Whole chunks (Write), or as the Feeder applies a batch: a
+			// budget at a time, each call ending on an exact screen.
+			budget := len(chunk)
+			if round%2 == 1 {
+				budget = 1 + r.Intn(200)
+			}
+			for rest := chunk; len(rest) > 0; {
+				n := chunked.WriteSome(rest, budget)
+				for i := range n {
+					oracle.Write(rest[i : i+1])
 				}
-			}
-			for i := range chunk {
-				oracle.Write(chunk[i : i+1])
-			}
-			if got, want := state(chunked), state(oracle); got != want {
-				t.Fatalf("round %d (%dx%d): chunk %q\nchunked: %s\noracle:  %s", round, cols, rows, chunk, got, want)
+				if got, want := state(chunked), state(oracle); got != want {
+					t.Fatalf("round %d (%dx%d), budget %d: %q of chunk %q\nchunked: %s\noracle:  %s", round, cols, rows, budget, rest[:n], chunk, got, want)
+				}
+				rest = rest[n:]
 			}
 		}
 	}
@@ -100,14 +101,23 @@ func FuzzDrySkip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, cols, rows uint8, cut uint16) {
 		c, r := 1+int(cols%30), 1+int(rows%10)
 		chunked, oracle := New(c, r, Options{}), New(c, r, Options{})
+		// Two Writes cut at cut, or WriteSome calls of budget cut%64+1.
 		k := int(cut) % (len(in) + 1)
-		chunked.Write(in[:k])
-		chunked.Write(in[k:])
-		for i := range in {
-			oracle.Write(in[i : i+1])
+		step := func(p []byte) int { return chunked.WriteSome(p, len(p)) }
+		if cut&0x8000 != 0 {
+			step = func(p []byte) int { return chunked.WriteSome(p, int(cut%64)+1) }
 		}
-		if got, want := state(chunked), state(oracle); got != want {
-			t.Fatalf("%dx%d cut %d:\nchunked: %s\noracle:  %s", c, r, k, got, want)
+		for _, part := range [][]byte{in[:k], in[k:]} {
+			for len(part) > 0 {
+				n := step(part)
+				for i := range n {
+					oracle.Write(part[i : i+1])
+				}
+				if got, want := state(chunked), state(oracle); got != want {
+					t.Fatalf("%dx%d cut %d, after %q:\nchunked: %s\noracle:  %s", c, r, cut, part[:n], got, want)
+				}
+				part = part[n:]
+			}
 		}
 	})
 }

@@ -129,7 +129,7 @@ func newLsCmd(a *app) *cobra.Command {
 				sock := supervisor.SocketPath(dir, id)
 				st, err := queryStatus(sock)
 				if err != nil {
-					removeStale(dir, id)
+					supervisor.RemoveStale(dir, id, false, nil)
 					continue
 				}
 				live++
@@ -148,19 +148,6 @@ func newLsCmd(a *app) *cobra.Command {
 	}
 }
 
-// removeStale removes id's stale socket and pid file (see staleFiles) and
-// returns what it removed. Logs are left for clean.
-func removeStale(dir, id string) []string {
-	var removed []string
-	files, _ := staleFiles(dir, id)
-	for _, p := range files {
-		if os.Remove(p) == nil {
-			removed = append(removed, p)
-		}
-	}
-	return removed
-}
-
 // staleFiles returns id's socket and pid file when no live session owns
 // them, as hm judges them:
 //   - the socket, when it is stale (a socket nobody accepts on, or a plain
@@ -172,7 +159,9 @@ func removeStale(dir, id string) []string {
 //     stale.
 //
 // log is id's log file when it exists and would be an orphan once the files
-// returned are gone (no .sock and no .pid left), else "".
+// returned are gone (no .sock and no .pid left), else "". It only judges
+// (clean without --force lists them); supervisor.RemoveStale removes them,
+// judging again under the pid file's lock.
 func staleFiles(dir, id string) (files []string, log string) {
 	sock, pid := supervisor.SocketPath(dir, id), supervisor.PidPath(dir, id)
 	sockStale := supervisor.SocketStale(sock)
@@ -350,33 +339,36 @@ func newCleanCmd(a *app) *cobra.Command {
 				return err == nil && !fi.ModTime().After(cutoff)
 			}
 			n, logs := 0, 0
-			// clean handles one file: it lists it, or removes it and
-			// reports whether it did.
-			clean := func(p string) bool {
-				n++
-				if !force {
-					fmt.Fprintf(a.stdout, "would remove %s\n", p)
-					return true
-				}
-				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					a.errorf("remove %s: %v", p, err)
-					return false
-				}
-				fmt.Fprintf(a.stdout, "removed %s\n", p)
-				return true
-			}
 			for _, id := range ids {
+				if force {
+					removed, err := supervisor.RemoveStale(dir, id, true, old)
+					if err != nil {
+						a.errorf("%s: %v", id, err)
+					}
+					for _, p := range removed {
+						n++
+						fmt.Fprintf(a.stdout, "removed %s\n", p)
+						if p == supervisor.LogPath(dir, id) {
+							logs++
+						}
+					}
+					continue
+				}
 				files, log := staleFiles(dir, id)
 				// The log goes only if everything else of the id goes:
 				// a log is an orphan once no .sock and no .pid are left.
 				orphan := log != ""
 				for _, p := range files {
-					if !old(p) || !clean(p) {
+					if !old(p) {
 						orphan = false
+						continue
 					}
+					n++
+					fmt.Fprintf(a.stdout, "would remove %s\n", p)
 				}
-				if orphan && old(log) && clean(log) && force {
-					logs++
+				if orphan && old(log) {
+					n++
+					fmt.Fprintf(a.stdout, "would remove %s\n", log)
 				}
 			}
 			switch {
