@@ -218,21 +218,7 @@ func TestWireProtocol(t *testing.T) {
 	if out, err := w.readOutputUntil("got-ping-17x91"); err != nil {
 		t.Fatalf("%v; output %q", err, out)
 	}
-	if err := w.send(tKill, nil); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		typ, payload, err := w.next()
-		if err != nil {
-			t.Fatalf("no EXIT after KILL: %v", err)
-		}
-		if typ == tExit {
-			if code := int32(binary.BigEndian.Uint32(payload)); code != 143 {
-				t.Errorf("EXIT code %d, want 143", code)
-			}
-			break
-		}
-	}
+	w.killAndWaitExit(t, nil, 143)
 	if code := p.wait(); code != 143 {
 		t.Errorf("run exited with %d, want 143\n%s", code, p)
 	}

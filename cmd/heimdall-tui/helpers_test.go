@@ -385,6 +385,28 @@ func (w *wireConn) next() (byte, []byte, error) {
 	return h[0], p, nil
 }
 
+// killAndWaitExit sends KILL (with payload, which the protocol says is
+// empty) on a subscribed connection and reads until EXIT, which must carry
+// code.
+func (w *wireConn) killAndWaitExit(t *testing.T, payload []byte, code int32) {
+	t.Helper()
+	if err := w.send(tKill, payload); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		typ, p, err := w.next()
+		if err != nil {
+			t.Fatalf("no EXIT after KILL: %v", err)
+		}
+		if typ == tExit {
+			if got := int32(binary.BigEndian.Uint32(p)); got != code {
+				t.Errorf("EXIT code %d, want %d", got, code)
+			}
+			return
+		}
+	}
+}
+
 func (w *wireConn) status() (wireStatus, error) {
 	if err := w.send(tStatus, nil); err != nil {
 		return wireStatus{}, err

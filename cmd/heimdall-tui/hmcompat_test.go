@@ -4,7 +4,6 @@ package main
 // through the built binary.
 
 import (
-	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
@@ -135,21 +134,7 @@ func TestEmptyFramesWithPayload(t *testing.T) {
 	if out, err := sub.readOutputUntil("ready-42"); err != nil {
 		t.Fatalf("SUBSCRIBE with a payload: %v (output %q)", err, out)
 	}
-	if err := sub.send(tKill, []byte("now")); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		typ, payload, err := sub.next()
-		if err != nil {
-			t.Fatalf("KILL with a payload: no EXIT: %v", err)
-		}
-		if typ == tExit {
-			if code := int32(binary.BigEndian.Uint32(payload)); code != 143 {
-				t.Errorf("EXIT %d, want 143", code)
-			}
-			break
-		}
-	}
+	sub.killAndWaitExit(t, []byte("now"), 143) // KILL with a payload kills
 	if code := p.wait(); code != 143 {
 		t.Errorf("run exited %d, want 143\n%s", code, p)
 	}

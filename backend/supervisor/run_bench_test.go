@@ -1,0 +1,142 @@
+package supervisor
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// BenchmarkRunThroughput is the figure for the whole product path: a child
+// cats a 64 MiB log inside `heimdall-tui run` (the built binary, its
+// emulator and claude classifier on, in a process of its own), and this
+// process reads it as a socket subscriber (wire/frame's client, as attach
+// and the dashboard read) until EXIT. Each iteration is a pair, side by
+// side: the same cat read from a plain pty by this process (rawPtyRead, the
+// baseline), then through run. Run it with
+//
+//	go test -run '^$' -bench RunThroughput -benchtime 5x ./backend/supervisor/
+//
+// It builds cmd/heimdall-tui first; HEIMDALL_BENCH_BIN=PATH runs that build
+// instead, to compare builds side by side (alternate the two).
+//
+// Metrics: run/raw, the median over the pairs of raw time / run time (goal
+// ≥ 0.9); raw_MB/s and run_MB/s (medians); sup_ms/MB, the run process's own
+// CPU (user+system, children excluded) per MB, read from /proc when EXIT
+// arrives (10 ms ticks). Every byte must arrive.
+func BenchmarkRunThroughput(b *testing.B) {
+	bin := os.Getenv("HEIMDALL_BENCH_BIN")
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "heimdall-tui")
+		if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/heimdall-tui").CombinedOutput(); err != nil {
+			b.Fatalf("build heimdall-tui: %v\n%s", err, out)
+		}
+	}
+	file, want := benchLog(b, 64<<20)
+	var ratios, rawRates, runRates, cpuPerMB []float64
+	for i := 0; i < b.N; i++ {
+		g := newGate(b)
+		rawN, rawD := rawPtyRead(b, gatedCat(g, file), g, nil)
+		if rawN != want {
+			b.Fatalf("raw pty: %d bytes, want %d", rawN, want)
+		}
+		runN, runD, cpu := runCat(b, bin, file, i)
+		if runN != want {
+			b.Fatalf("run subscriber: %d bytes, want %d (dropped?)", runN, want)
+		}
+		mb := float64(want) / 1e6
+		ratios = append(ratios, rawD.Seconds()/runD.Seconds())
+		rawRates = append(rawRates, mb/rawD.Seconds())
+		runRates = append(runRates, mb/runD.Seconds())
+		cpuPerMB = append(cpuPerMB, float64(cpu.Milliseconds())/mb)
+	}
+	b.ReportMetric(median(ratios), "run/raw")
+	b.ReportMetric(median(rawRates), "raw_MB/s")
+	b.ReportMetric(median(runRates), "run_MB/s")
+	b.ReportMetric(median(cpuPerMB), "sup_ms/MB")
+	b.ReportMetric(0, "ns/op")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// runCat runs the gated cat under `heimdall-tui run --detach` and reads it
+// as a subscriber until EXIT. It returns the bytes read, the time from
+// opening the gate to EXIT, and the run process's own CPU time at EXIT.
+func runCat(b *testing.B, bin, file string, i int) (int, time.Duration, time.Duration) {
+	dir := shortDir(b)
+	g := newGate(b)
+	id := "t" + strconv.Itoa(i)
+	args := append([]string{"run", "--detach", "--id", id, "--socket-dir", dir, "--classifier", "claude", "--"},
+		gatedCat(g, file)...)
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = new(bytes.Buffer)
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		// Not reaped before its CPU is read: until then /proc/PID stays.
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		select { // run exits by itself once EXIT is delivered
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	var c *frame.Client
+	waitFor(b, "run to serve its socket", 20*time.Second, func() bool {
+		var err error
+		c, err = frame.Dial(SocketPath(dir, id), time.Second)
+		return err == nil
+	})
+	defer c.Close()
+	if err := c.Subscribe(); err != nil {
+		b.Fatal(err)
+	}
+	begin := time.Now()
+	g.Open(b)
+	n := 0
+	for {
+		f, err := c.NextShared()
+		if err != nil {
+			b.Fatalf("socket read: %v\n%s", err, cmd.Stderr)
+		}
+		if f.Type == frame.Output {
+			n += len(f.Payload)
+		}
+		if f.Type == frame.Exit {
+			break
+		}
+	}
+	return n, time.Since(begin), procCPU(b, cmd.Process.Pid)
+}
+
+// procCPU is a process's own user+system time (children excluded), from
+// /proc/PID/stat.
+func procCPU(b *testing.B, pid int) time.Duration {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Fields after "(comm) ": state is field 3; utime and stime are 14 and 15.
+	f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+2:]))
+	ut, _ := strconv.Atoi(f[11])
+	stm, _ := strconv.Atoi(f[12])
+	return time.Duration(ut+stm) * (time.Second / 100) // USER_HZ is 100 on Linux
+}
