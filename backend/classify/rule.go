@@ -2,7 +2,6 @@ package classify
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -86,6 +85,12 @@ type Rule struct {
 	In     Region
 	Re     string // RE2 regexp; exactly one of Re and Sub is set
 	Sub    string // plain substring
+	// Has, with Re, is a literal every match of Re contains (case
+	// sensitive): rows without it are skipped before the regexp runs. Go's
+	// regexp is cheap only when anchored (^ on every branch: ^(?:A|B), not
+	// ^A|^B) or when it starts with a literal; Has makes any other
+	// pattern cheap on rows that cannot match.
+	Has string
 	// Not inverts the rule: it matches when no row of the region matches
 	// (and the region is not empty).
 	Not bool
@@ -116,12 +121,12 @@ type Profile struct {
 
 type compiledRule struct {
 	Rule
-	re *regexp.Regexp
+	re *pattern
 }
 
 type compiledProfile struct {
 	Profile
-	prompt, block *regexp.Regexp
+	prompt, block *pattern
 	rules         []compiledRule
 }
 
@@ -130,12 +135,12 @@ func compile(p Profile) (*compiledProfile, error) {
 	cp := &compiledProfile{Profile: p}
 	var err error
 	if p.Prompt != "" {
-		if cp.prompt, err = regexp.Compile(p.Prompt); err != nil {
+		if cp.prompt, err = compilePattern(p.Prompt); err != nil {
 			return nil, fmt.Errorf("profile %s prompt: %w", p.Name, err)
 		}
 	}
 	if p.Block != "" {
-		if cp.block, err = regexp.Compile(p.Block); err != nil {
+		if cp.block, err = compilePattern(p.Block); err != nil {
 			return nil, fmt.Errorf("profile %s block: %w", p.Name, err)
 		}
 	}
@@ -151,9 +156,12 @@ func compile(p Profile) (*compiledProfile, error) {
 		if r.Then > RawBusy {
 			return nil, fmt.Errorf("profile %s rule %s: bad state %v", p.Name, r.Name, r.Then)
 		}
+		if r.Has != "" && r.Re == "" {
+			return nil, fmt.Errorf("profile %s rule %s: Has needs Re", p.Name, r.Name)
+		}
 		cr := compiledRule{Rule: r}
 		if r.Re != "" {
-			if cr.re, err = regexp.Compile(r.Re); err != nil {
+			if cr.re, err = compilePattern(r.Re); err != nil {
 				return nil, fmt.Errorf("profile %s rule %s: %w", p.Name, r.Name, err)
 			}
 		}
@@ -266,6 +274,9 @@ func (v *view) region(p *compiledProfile, r Region) []int {
 func (r *compiledRule) match(p *compiledProfile, v *view) (bool, int) {
 	hit := func(s string) bool {
 		if r.re != nil {
+			if r.Has != "" && !strings.Contains(s, r.Has) {
+				return false
+			}
 			return r.re.MatchString(s)
 		}
 		return strings.Contains(s, r.Sub)

@@ -14,7 +14,8 @@ const (
 	// claudeSpinner is the status line's leading glyph: one frame of the
 	// animated cycle · ✢ ✳ ✶ ✻ ✽, * where those glyphs are missing, ● with
 	// reduced motion.
-	claudeSpinner = `^[✻✽✶✳✢·*●]\s+`
+	claudeSpinner = `^` + claudeGlyph
+	claudeGlyph   = `[✻✽✶✳✢·*●]\s+`
 	// claudeWorking is the status line's shape: spinner, a message that
 	// starts with a letter — one gerund ("Metamorphosing", a user's own
 	// spinnerVerbs word, any case) or the current todo ("Fixing the
@@ -24,10 +25,21 @@ const (
 	// their own, so only the shape is stable. The "done" line ("✻ Worked
 	// for 1m 12s") has no "…", nor has any idle row that starts with a
 	// spinner glyph.
-	claudeWorking = claudeSpinner + `\pL[^()…]{0,80}…\s*(?:\(|$)`
+	claudeWorking = `^` + claudeWork
+	claudeWork    = claudeGlyph + `\pL[^()…]{0,80}…\s*(?:\(|$)`
 	// claudeOption is a dialog's numbered option, selected (❯) or not.
-	claudeOption = `^(?:❯\s*)?\d+\.\s*`
+	claudeOption = `^` + claudeNum
+	claudeNum    = `(?:❯\s*)?\d+\.\s*`
 )
+
+// Every row rule below is anchored (^ before the whole pattern: ^(?:A|B),
+// never ^A|^B, which Go tries at every column), starts with a literal, or
+// has Has: a rule table is read over every row of a flooding screen.
+// TestClaudeRulesCheap checks it.
+//
+// Blocking screens are recognised by a distinctive start of a row, not by
+// whole rows: the dashboard sizes a session's terminal to its pane, and at
+// 40–50 columns a dialog's question or footer wraps.
 
 // Claude is Claude Code (2.0–2.1). Its screen, bottom up: footer hints
 // ("? for shortcuts", "⏵⏵ accept edits on", in 2.1 "esc to interrupt" while
@@ -54,25 +66,27 @@ var Claude = Profile{
 		// rows below the input box, so a transcript quoting one (above the
 		// input box) asks nothing.
 		{Family: "permission", Name: "proceed", In: BelowPrompt(24), Re: `^(?:Do|Would) you (?:want|like) to proceed\?$`, Then: RawNeedsInput},
-		{Family: "permission", Name: "make-edit", In: BelowPrompt(24), Re: `^Do you want to (?:make this edit to|create|overwrite|allow)\b.*\?$`, Then: RawNeedsInput},
+		{Family: "permission", Name: "make-edit", In: BelowPrompt(24), Re: `^Do you want to (?:make this edit to|create|overwrite|allow)\b`, Then: RawNeedsInput},
 		{Family: "permission", Name: "yes-option", In: BelowPrompt(24), Re: claudeOption + `Yes$`, Then: RawNeedsInput},
 		{Family: "permission", Name: "tell-claude", In: BelowPrompt(24), Sub: "No, and tell Claude what to do differently", Then: RawNeedsInput},
 
 		// AskUserQuestion: the tab strip ("←  ☐ Topic  ✔ Submit  →"), the
 		// footer, the free-text option, the review tab.
-		{Family: "ask", Name: "ask-tabs", In: BelowPrompt(30), Re: `^←\s.*\bSubmit\s+→$`, Then: RawNeedsInput},
-		{Family: "ask", Name: "ask-footer", In: BelowPrompt(3), Re: `^Enter to select · Tab/Arrow keys to navigate · Esc to cancel$`, Then: RawNeedsInput},
+		{Family: "ask", Name: "ask-tabs", In: BelowPrompt(30), Re: `^←\s+(?:[☐☒✔]\s|.*\bSubmit\s+→$)`, Then: RawNeedsInput},
+		{Family: "ask", Name: "ask-footer", In: BelowPrompt(3), Re: `^Enter to select · Tab/Arrow keys\b`, Then: RawNeedsInput},
 		{Family: "ask", Name: "ask-type", In: BelowPrompt(24), Re: claudeOption + `(?:\[.\]\s*)?Type something\.?$`, Then: RawNeedsInput},
 		{Family: "ask", Name: "ask-submit", In: BelowPrompt(24), Re: `^Ready to submit your answers\?$`, Then: RawNeedsInput},
 
 		// The folder trust dialog at start-up (2.0 and 2.1 wordings).
-		{Family: "trust", Name: "trust-folder", In: BelowPrompt(30), Re: `^Do you trust the files in this folder\?$|Is this a project you created or one you trust\?|` + claudeOption + `Yes, I trust this folder$`, Then: RawNeedsInput},
+		{Family: "trust", Name: "trust-folder", In: BelowPrompt(30), Re: `^(?:Do you trust the files in this\b|(?:Quick safety check: )?Is this a project\b|` + claudeNum + `Yes, I trust this folder$)`, Then: RawNeedsInput},
+		// 2.0's option, for a terminal so narrow the question wraps early.
+		{Family: "trust", Name: "trust-proceed", In: BelowPrompt(30), Re: claudeOption + `Yes, proceed$`, Then: RawNeedsInput},
 
 		// First-run screens: each blocks a fresh session until answered.
-		{Family: "first-run", Name: "theme", In: BelowPrompt(30), Re: `^Choose the text style that looks best with your terminal|^Syntax (?:theme: .*\(ctrl\+t to disable\)|highlighting disabled \(ctrl\+t to enable\))$`, Then: RawNeedsInput},
+		{Family: "first-run", Name: "theme", In: BelowPrompt(30), Re: `^(?:Choose the text style\b|Syntax (?:theme: \S|highlighting disabled\b))`, Then: RawNeedsInput},
 		{Family: "first-run", Name: "login-method", In: BelowPrompt(30), Re: `^Select login method:$`, Then: RawNeedsInput},
-		{Family: "first-run", Name: "browser-login", In: BelowPrompt(30), Re: `^Browser didn't open\? Use the url below to sign in|^Paste code here if prompted`, Then: RawNeedsInput},
-		{Family: "first-run", Name: "press-enter", In: BelowPrompt(4), Re: `^(?:Login successful\. )?Press Enter to continue…$`, Then: RawNeedsInput},
+		{Family: "first-run", Name: "browser-login", In: BelowPrompt(30), Re: `^(?:Browser didn't open\?|Paste code here if prompted)`, Then: RawNeedsInput},
+		{Family: "first-run", Name: "press-enter", In: BelowPrompt(4), Re: `^(?:Login successful\b|Press Enter to continue\b)`, Then: RawNeedsInput},
 		{Family: "first-run", Name: "security-notes", In: BelowPrompt(30), Re: `^Security notes:$`, Then: RawNeedsInput},
 		{Family: "first-run", Name: "terminal-setup", In: BelowPrompt(30), Re: `^Use Claude Code's terminal setup\?$`, Then: RawNeedsInput},
 
@@ -80,11 +94,11 @@ var Claude = Profile{
 		// when the status line says so; else tool use when the last block
 		// is a tool call or 2.1's collapsed progress block ("⏺ Reading 3
 		// files…"). Sub-agents and background shells run tools too.
-		{Family: "thinking", Name: "thinking", In: AbovePrompt(16), Re: claudeWorking + `.*(?i:\bthinking\b)|` + claudeSpinner + `(?i:thinking)…|^thinking…$`, IfBusy: true, Then: RawThinking},
-		{Family: "tool-use", Name: "tool-call", In: LastBlock(), Re: `^[⏺●]\s*[A-Z][\w-]*(?: [A-Z][\w-]*)*(?: \(MCP\))?\(|^[⏺●]\s*\S+ - \S+ \(MCP\)`, IfBusy: true, Then: RawToolUse},
+		{Family: "thinking", Name: "thinking", In: AbovePrompt(16), Re: `^(?:` + claudeWork + `.*(?i:\bthinking\b)|` + claudeGlyph + `(?i:thinking)…|thinking…$)`, IfBusy: true, Then: RawThinking},
+		{Family: "tool-use", Name: "tool-call", In: LastBlock(), Re: `^[⏺●]\s*(?:[A-Z][\w-]*(?: [A-Z][\w-]*)*(?: \(MCP\))?\(|\S+ - \S+ \(MCP\))`, IfBusy: true, Then: RawToolUse},
 		{Family: "tool-use", Name: "tool-progress", In: LastBlock(), Re: `^[⏺●]\s*\p{Lu}\p{Ll}+ing\b[^…]*…`, IfBusy: true, Then: RawToolUse},
-		{Family: "tool-use", Name: "background-shells", In: Bottom(10), Re: `\b\d+ (?:background )?shells? (?:still )?running\b`, Then: RawToolUse},
-		{Family: "tool-use", Name: "background-agents", In: Bottom(10), Re: `Waiting for \d+ background agents? to finish`, Then: RawToolUse},
+		{Family: "tool-use", Name: "background-shells", In: Bottom(10), Re: `\b\d+ (?:background )?shells? (?:still )?running\b`, Has: "shell", Then: RawToolUse},
+		{Family: "tool-use", Name: "background-agents", In: Bottom(10), Re: `Waiting for \d+ background (?:agents?\b|$)`, Then: RawToolUse},
 
 		// Busy signs the screen shows. The status line comes first: the
 		// row it matches bounds the transcript (streaming is text growing
@@ -93,7 +107,7 @@ var Claude = Profile{
 		// footer in 2.1, and alone on its own line under a lower-case
 		// "thinking…" / "Reading file…" progress line on some screens.
 		{Family: "status-line", Name: "status-line", In: AbovePrompt(16), Re: claudeWorking, Then: RawBusy},
-		{Family: "interrupt-hint", Name: "interrupt-hint", In: BelowPrompt(4), Re: `(?i)\b(?:esc|ctrl\+c) to interrupt\b`, Then: RawBusy},
+		{Family: "interrupt-hint", Name: "interrupt-hint", In: BelowPrompt(4), Re: `(?i)\b(?:esc|ctrl\+c) to interrupt\b`, Has: "interrupt", Then: RawBusy},
 
 		// Idle screens a stale title could call busy (the title can stick
 		// on a busy frame after a turn): a menu the user opened (/model,
@@ -101,8 +115,8 @@ var Claude = Profile{
 		// under the prompt, the turn's "done" line. The user is driving;
 		// nothing waits on them. After the screen's busy signs, so typing
 		// a command while the agent works still reads busy.
-		{Family: "menu", Name: "menu-footer", In: BelowPrompt(2), Re: `(?:^|· )Esc to (?:exit|close)$`, Then: RawIdle},
-		{Family: "menu", Name: "menu-title", In: BelowPrompt(30), Re: `^(?:Select model|Toggle thinking mode|Hook Configuration|Export Conversation|Background tasks)$|^Claude Code v\d[\d.]*\s+general\b`, Then: RawIdle},
+		{Family: "menu", Name: "menu-footer", In: BelowPrompt(2), Re: `(?:^|· )Esc to (?:exit|close)$`, Has: "Esc to ", Then: RawIdle},
+		{Family: "menu", Name: "menu-title", In: BelowPrompt(30), Re: `^(?:(?:Select model|Toggle thinking mode|Hook Configuration|Export Conversation|Background tasks)$|Claude Code v\d[\d.]*\s+general\b)`, Then: RawIdle},
 		{Family: "menu", Name: "completions", In: BelowPrompt(3), Re: `^(?:/[\w:-]+\s{2,}\S|\+ \S)`, Then: RawIdle},
 		{Family: "done", Name: "done-line", In: AbovePrompt(16), Re: claudeSpinner + `\pL+ for (?:\d+h )?(?:\d+m )?\d+s$`, Then: RawIdle},
 
@@ -158,7 +172,9 @@ var Aider = Profile{
 	// No Prompt: the echoed "> request" rows in the transcript look like the
 	// prompt, and streaming text must count as "above" wherever it is.
 	Rules: []Rule{
-		{Name: "yes-no", In: Bottom(2), Re: `\(Y\)es/\(N\)o\b.*(?:\]|:)\s*$`, Then: RawNeedsInput},
+		// The choices, or (the question wrapped in a narrow terminal) the
+		// default answer that ends them.
+		{Name: "yes-no", In: Bottom(2), Re: `\(Y\)es/\(N\)o\b.*(?:\]|:)\s*$|\[(?:Yes|No)\]:\s*$`, Then: RawNeedsInput},
 
 		{Name: "running", In: Bottom(6), Re: `^Running\s\S`, IfBusy: true, Then: RawToolUse},
 

@@ -12,9 +12,11 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
 
-// Widths are the terminal widths every case is replayed at: a common
-// narrow terminal, where long rows wrap, and a wide one.
-var Widths = []int{80, 120}
+// Widths are the terminal widths every case is replayed at: a dashboard
+// pane (the dashboard sizes a session's terminal to its pane: 40–50
+// columns is common), a common narrow terminal, where long rows wrap, and
+// a wide one.
+var Widths = []int{40, 50, 80, 120}
 
 // Rows is the height of the replay terminal. Frames taller than that (after
 // wrapping) scroll, as they would in a real terminal.
@@ -64,19 +66,26 @@ func width(s string) int { return widthCond.StringWidth(s) }
 //     widest run of spaces, or is left to wrap in the terminal when it
 //     cannot shrink enough.
 //
-// Rows narrower than c.Cols are drawn as they are: at a narrower terminal a
-// long one wraps in the terminal, which is what a real session shows.
+// Other rows are drawn as they are: at a narrower terminal a long one
+// wraps in the terminal, which is what a real session shows — except a box
+// or a rule wider than cols (a box narrower than the terminal it was drawn
+// in, or any box of a case whose width is unknown): Ink never draws a box
+// wider than the terminal, so it shrinks to cols as above.
 func (c Case) Layout(fr Frame, cols int) []string {
-	if c.Cols == 0 || cols == c.Cols {
+	if cols == c.Cols {
 		return fr.Rows
 	}
 	out := make([]string, 0, len(fr.Rows))
 	for _, r := range fr.Rows {
-		if width(r) != c.Cols {
+		w := width(r)
+		switch {
+		case c.Cols > 0 && w == c.Cols:
+			out = append(out, relayout(r, cols)...)
+		case w > cols && (ruleRow.MatchString(r) || boxRow.MatchString(r)):
+			out = append(out, relayout(r, cols)...)
+		default:
 			out = append(out, r)
-			continue
 		}
-		out = append(out, relayout(r, cols)...)
 	}
 	return out
 }
@@ -108,7 +117,8 @@ func relayout(r string, cols int) []string {
 			return []string{prefix + content + strings.Repeat(fill, n) + suffix}
 		}
 		if fill == "─" {
-			return []string{r}
+			// A title wider than the border: cut it.
+			return []string{prefix + cut(content, room) + suffix}
 		}
 		var rows []string
 		for _, l := range wrapWords(content, room-1) {
@@ -132,6 +142,21 @@ func relayout(r string, cols int) []string {
 		return []string{r}
 	}
 	return []string{r[:g[0]] + strings.Repeat(" ", n) + r[g[1]:]}
+}
+
+// cut returns the longest prefix of s at most w wide, padded to w.
+func cut(s string, w int) string {
+	var b strings.Builder
+	n := 0
+	for _, ch := range s {
+		cw := widthCond.RuneWidth(ch)
+		if n+cw > w {
+			break
+		}
+		b.WriteRune(ch)
+		n += cw
+	}
+	return b.String() + strings.Repeat("─", w-n)
 }
 
 // wrapWords wraps s at spaces into lines at most w wide; continuation lines

@@ -49,6 +49,33 @@ func TestLayout(t *testing.T) {
 	}
 }
 
+// A case of unknown width draws its rows as they are, but never a box
+// wider than the terminal.
+func TestLayoutUnknownWidth(t *testing.T) {
+	c := Case{}
+	fr := Frame{Rows: []string{
+		"╭─── Title that is long ───╮",
+		"│ Do you trust the files?  │",
+		"╰──────────────────────────╯",
+		"a plain row wider than sixteen",
+		"╭────╮",
+	}}
+	if got := c.Layout(fr, 40); strings.Join(got, "\n") != strings.Join(fr.Rows, "\n") {
+		t.Errorf("at 40 columns:\n%s", strings.Join(got, "\n"))
+	}
+	want := []string{
+		"╭─── Title that╮",
+		"│ Do you trust │",
+		"│ the files?   │",
+		"╰──────────────╯",
+		"a plain row wider than sixteen",
+		"╭────╮",
+	}
+	if got := c.Layout(fr, 16); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("at 16 columns:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // Colour changes the bytes, never the text the terminal shows.
 func TestStylesShowSameText(t *testing.T) {
 	c := Case{Name: "x", Cols: 40, Frames: []Frame{{Title: "⠂ t", Rows: []string{
