@@ -162,8 +162,7 @@ func dialExternal(sock string, onScreen func(seq uint64)) (*external, Info, erro
 	x.a = a
 	// A viewer: no Reply, so queries in the output are not answered (the
 	// session's own emulator or an attached terminal does that).
-	x.feed = supervisor.NewFeeder(vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{}),
-		func(seq uint64, _ bool) { onScreen(seq) })
+	x.feed = supervisor.NewFeeder(vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{}), onScreen)
 	if err := a.Subscribe(); err != nil {
 		x.close()
 		return nil, in, err

@@ -60,8 +60,8 @@ const observeEvery = 10 * time.Millisecond
 // echo, a keystroke's effect or a spinner frame reaches the screen without
 // delay. After applying output the feeder waits batchWindow (or until
 // batchBytes are pending): what came meanwhile is the next batch; if
-// nothing came, the stream has paused and the screen is observed as
-// settled. Each batch costs a wake-up, a slot and maybe an observe, and
+// nothing came, the stream has paused and the screen is observed. Each
+// batch costs a wake-up, a slot and maybe an observe, and
 // the emulator leaves unwritten the cells of lines a batch scrolls away
 // unseen (vt/skip.go), which a pty read's 4 KiB cannot do for much: small
 // batches cost a flood's emulation ~4× the CPU. During a flood the screen
@@ -105,7 +105,7 @@ var floodRest = 0.5
 // reading it (Snapshot, Seq, Plain) is safe at any time.
 type Feeder struct {
 	emu     *vt.Emulator
-	observe func(seq uint64, settled bool)
+	observe func(seq uint64)
 	done    chan struct{} // closed by Close: no more pushes
 	ran     chan struct{} // closed when run has applied everything
 	full    chan struct{} // batchBytes are pending: a batch wait ends
@@ -119,24 +119,21 @@ type Feeder struct {
 	// The goroutine's own:
 	observed   uint64    // the Seq observe was last called for
 	observedAt time.Time // when
-	settled    bool      // the last observe call was a settled one
 }
 
 // NewFeeder returns a Feeder for emu. observe, if not nil, is called on
 // the Feeder's goroutine with the emulator's Seq after a batch (or resize)
 // changed the screen, at most every observeEvery while the stream does
-// not pause (settled false), and when it pauses (settled true: nothing is
-// pending). A settled call follows every unsettled one, even when the
-// screen did not change since, so an observer that does costly work
-// (classifying) only now and then while output flows still sees the
-// screen the stream ends on. The screen it reads is exactly what was
-// applied. It must return quickly; nothing is applied while it runs.
-func NewFeeder(emu *vt.Emulator, observe func(seq uint64, settled bool)) *Feeder {
+// not pause, and when it pauses (nothing came for batchWindow): the
+// screen it then reads is exactly what was applied, and the last call
+// shows the screen the stream ends on. It must return quickly; nothing is
+// applied while it runs.
+func NewFeeder(emu *vt.Emulator, observe func(seq uint64)) *Feeder {
 	if observe == nil {
-		observe = func(uint64, bool) {}
+		observe = func(uint64) {}
 	}
 	return &Feeder{emu: emu, observe: observe, wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
-		full: make(chan struct{}, 1), done: make(chan struct{}), ran: make(chan struct{}), settled: true}
+		full: make(chan struct{}, 1), done: make(chan struct{}), ran: make(chan struct{})}
 }
 
 // Emulator returns the emulator the Feeder writes.
@@ -195,7 +192,7 @@ func (f *Feeder) run() {
 		case <-f.wake:
 		case <-f.done:
 			f.drain()
-			f.changed(true)
+			f.changed()
 			return
 		}
 		// Apply what came at once; then, while more comes within
@@ -225,7 +222,7 @@ func (f *Feeder) run() {
 				break
 			}
 		}
-		f.changed(true) // the stream paused
+		f.changed() // the stream paused
 	}
 }
 
@@ -244,9 +241,9 @@ func signal(c chan struct{}) {
 }
 
 // drain applies what is pending, a batch at a time, and observes the screen
-// (unsettled) after a batch when observeEvery has passed since the last
-// observe: the first output after a quiet spell is observed at once, and a
-// stream that never pauses is observed while it flows.
+// after a batch when observeEvery has passed since the last observe: the
+// first output after a quiet spell is observed at once, and a stream that
+// never pauses is observed while it flows.
 func (f *Feeder) drain() {
 	for {
 		f.mu.Lock()
@@ -284,7 +281,7 @@ func (f *Feeder) drain() {
 		joinBufs.Put(buf)
 		<-emuSlots
 		if time.Since(f.observedAt) >= observeEvery {
-			f.changed(false)
+			f.changed()
 		}
 	}
 }
@@ -301,11 +298,10 @@ func acquireSlot() {
 	}
 }
 
-// changed calls observe if the screen changed since it was last called,
-// or (settled) if the last call was not a settled one.
-func (f *Feeder) changed(settled bool) {
-	if seq := f.emu.Seq(); seq != f.observed || settled && !f.settled {
-		f.observed, f.observedAt, f.settled = seq, time.Now(), settled
-		f.observe(seq, settled)
+// changed calls observe if the screen changed since it was last called.
+func (f *Feeder) changed() {
+	if seq := f.emu.Seq(); seq != f.observed {
+		f.observed, f.observedAt = seq, time.Now()
+		f.observe(seq)
 	}
 }

@@ -15,11 +15,9 @@ import (
 func TestFeederOrderAndObserve(t *testing.T) {
 	emu := vt.New(20, 4, vt.Options{})
 	var calls atomic.Int32
-	var last atomic.Value   // screen text at the last observe
-	var settled atomic.Bool // the last observe's
-	f := NewFeeder(emu, func(_ uint64, s bool) {
+	var last atomic.Value // screen text at the last observe
+	f := NewFeeder(emu, func(uint64) {
 		calls.Add(1)
-		settled.Store(s)
 		last.Store(emu.Snapshot().Text())
 	})
 	f.Start()
@@ -43,30 +41,10 @@ func TestFeederOrderAndObserve(t *testing.T) {
 	if calls.Load() <= n {
 		t.Fatal("the resize and last push were not observed")
 	}
-	if !settled.Load() {
-		t.Fatal("the last observe (nothing pending) was not settled")
-	}
 	got := calls.Load()
-	f.changed(true) // nothing changed since: no call
-	f.changed(false)
+	f.changed() // nothing changed since: no call
 	if calls.Load() != got {
 		t.Fatal("observed without a change")
-	}
-	// An unsettled observe is followed by a settled one, even when the
-	// screen did not change in between (observers that classify only
-	// now and then while output flows rely on it).
-	emu.Write([]byte("x"))
-	f.changed(false)
-	if calls.Load() != got+1 || settled.Load() {
-		t.Fatalf("after a change: %d calls (want %d), settled %v", calls.Load(), got+1, settled.Load())
-	}
-	f.changed(true)
-	if calls.Load() != got+2 || !settled.Load() {
-		t.Fatalf("settling: %d calls (want %d), settled %v", calls.Load(), got+2, settled.Load())
-	}
-	f.changed(true)
-	if calls.Load() != got+2 {
-		t.Fatal("settled twice without a change")
 	}
 }
 

@@ -15,19 +15,7 @@ type screen struct {
 	*Feeder
 
 	title atomic.Pointer[string] // the title as of the last observe (Session.Title)
-
-	// The feeder goroutine's own: the Seq and time of the screen last
-	// given to the classifier (and announced).
-	classifiedSeq uint64
-	classified    time.Time
 }
-
-// classifyEvery bounds how often the classifier reads a screen while
-// output flows (it always reads the one the stream pauses on): a flood
-// changes the screen every observeEvery, and reading it costs the rule
-// classifiers ~0.1–0.5 ms under the session's lock, which the pty reader
-// needs for every chunk. States are debounced over 200 ms anyway.
-const classifyEvery = 50 * time.Millisecond
 
 func newScreen(s *Session, cols, rows int) *screen {
 	sc := &screen{s: s}
@@ -58,18 +46,13 @@ func (sc *screen) reply(p []byte) {
 }
 
 // observe hands a changed screen to the classifier, as text (a full
-// Snapshot (cells) is only taken when someone asks for one), at most every
-// classifyEvery while output flows and always once it pauses (settled),
-// then tells Config.OnScreen: after the classifier, so that Status and
-// NeedsInput called from the hook already see this screen. A screen the
-// classifier does not read now is not announced either: the settled
-// observe that follows (see NewFeeder) reads and announces the last one.
-func (sc *screen) observe(seq uint64, settled bool) {
+// Snapshot (cells) is only taken when someone asks for one), then tells
+// Config.OnScreen: after the classifier, so that Status and NeedsInput
+// called from the hook already see this screen. The feeder observes at
+// most every 10 ms while output flows (a rule classifier reads a flood's
+// screen in ~20–30 µs, under the session's lock), and once it pauses.
+func (sc *screen) observe(uint64) {
 	now := time.Now()
-	if seq == sc.classifiedSeq || !settled && now.Sub(sc.classified) < classifyEvery {
-		return
-	}
-	sc.classifiedSeq, sc.classified = seq, now
 	p := sc.emu.Plain()
 	sc.s.mu.Lock()
 	sc.s.cls.Screen(now, classify.Screen{Lines: p.Lines, Title: p.Title, CursorY: p.Cursor.Y})

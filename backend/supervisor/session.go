@@ -76,7 +76,7 @@ type Config struct {
 	Logger   *slog.Logger
 	// OnScreen, if set, is called after the emulator has applied output (or
 	// a resize) that changed the screen, with the emulator's new Seq: at
-	// most every 50 ms while output flows and once it pauses (see
+	// most every 10 ms while output flows and once it pauses (see
 	// screen.observe); Screen, Title, Status and NeedsInput already reflect
 	// that screen.
 	// It runs on the screen feeder's goroutine: it must return quickly and
