@@ -110,20 +110,29 @@ func socketRead(b *testing.B, argv []string, g gate) (int, time.Duration) {
 	subscribeSync(b, c)
 	begin := time.Now()
 	g.Open(b)
+	n, err := outputUntilExit(c)
+	if err != nil {
+		b.Fatalf("socket read: %v", err)
+	}
+	return n, time.Since(begin)
+}
+
+// outputUntilExit reads a subscribed client's frames until EXIT and
+// returns the OUTPUT bytes it got.
+func outputUntilExit(c *frame.Client) (int, error) {
 	n := 0
 	for {
 		f, err := c.NextShared()
 		if err != nil {
-			b.Fatalf("socket read: %v", err)
+			return n, err
 		}
-		if f.Type == frame.Output {
+		switch f.Type {
+		case frame.Output:
 			n += len(f.Payload)
-		}
-		if f.Type == frame.Exit {
-			break
+		case frame.Exit:
+			return n, nil
 		}
 	}
-	return n, time.Since(begin)
 }
 
 // BenchmarkThroughput: a child cats a 32 MiB log; each iteration reads it

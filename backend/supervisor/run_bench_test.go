@@ -111,18 +111,9 @@ func runCat(b *testing.B, bin, file string, i int) (int, time.Duration, time.Dur
 	}
 	begin := time.Now()
 	g.Open(b)
-	n := 0
-	for {
-		f, err := c.NextShared()
-		if err != nil {
-			b.Fatalf("socket read: %v\n%s", err, cmd.Stderr)
-		}
-		if f.Type == frame.Output {
-			n += len(f.Payload)
-		}
-		if f.Type == frame.Exit {
-			break
-		}
+	n, err := outputUntilExit(c)
+	if err != nil {
+		b.Fatalf("socket read: %v\n%s", err, cmd.Stderr)
 	}
 	return n, time.Since(begin), procCPU(b, cmd.Process.Pid)
 }
