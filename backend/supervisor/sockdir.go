@@ -182,6 +182,17 @@ func (c *Claim) Release() {
 	c.lock.Close()
 }
 
+// StaleOptions tune RemoveStale.
+type StaleOptions struct {
+	// Log also removes the session's log once neither socket nor pid
+	// file is left (an orphan log).
+	Log bool
+	// May, if not nil, must allow each removal (clean --older-than).
+	May func(path string) bool
+	// DryRun judges but removes nothing (clean without --force).
+	DryRun bool
+}
+
 // RemoveStale removes id's files in dir that no live session owns, judging
 // and removing them while it holds the pid file's lock, so a `run` claiming
 // the id meanwhile (ClaimID takes that lock first) is never undone:
@@ -190,15 +201,16 @@ func (c *Claim) Release() {
 //     supervisor does not flock its pid file);
 //   - the pid file, when its lock was free and it names no live process,
 //     unless the socket is live;
-//   - withLog, the log, once neither socket nor pid file is left.
+//   - with o.Log, the log, once neither socket nor pid file is left.
 //
-// may, if not nil, must allow each removal (clean --older-than). Nothing
-// is removed while another process holds the lock. It returns what it
-// removed.
-func RemoveStale(dir, id string, withLog bool, may func(path string) bool) ([]string, error) {
+// Nothing is removed while another process holds the lock. It returns what
+// it removed (with o.DryRun, what it would remove) and why any other
+// removal failed.
+func RemoveStale(dir, id string, o StaleOptions) ([]string, error) {
 	if err := ValidateID(dir, id); err != nil {
 		return nil, err
 	}
+	may := o.May
 	if may == nil {
 		may = func(string) bool { return true }
 	}
@@ -213,14 +225,23 @@ func RemoveStale(dir, id string, withLog bool, may func(path string) bool) ([]st
 		return nil, err
 	}
 	defer lock.Close()
-	pid := pidIn(lock)
-	if pid > 0 && pid != os.Getpid() && processAlive(pid) {
+	if !pidExisted {
+		defer os.Remove(pidPath) // ours, made only to hold the lock
+	}
+	if pid := pidIn(lock); pid > 0 && pid != os.Getpid() && processAlive(pid) {
 		return nil, nil
 	}
 	var removed []string
+	var errs []error
 	remove := func(p string) bool {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if !may(p) {
 			return false
+		}
+		if !o.DryRun {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+				return false
+			}
 		}
 		removed = append(removed, p)
 		return true
@@ -229,27 +250,14 @@ func RemoveStale(dir, id string, withLog bool, may func(path string) bool) ([]st
 	if err != nil {
 		st = sockLive // not ours to judge: keep everything
 	}
-	sockLeft := st != sockAbsent
-	if (st == sockDead || st == sockFile) && may(sock) && remove(sock) {
-		sockLeft = false
-	}
-	pidLeft := pidExisted
-	switch {
-	case st == sockLive:
-		if !pidExisted {
-			os.Remove(pidPath)
-		}
-	case !pidExisted:
-		os.Remove(pidPath)
-	case may(pidPath) && remove(pidPath):
-		pidLeft = false
-	}
-	if withLog && !sockLeft && !pidLeft {
-		if _, err := os.Lstat(logPath); err == nil && may(logPath) {
+	sockLeft := st != sockAbsent && !((st == sockDead || st == sockFile) && remove(sock))
+	pidLeft := pidExisted && (st == sockLive || !remove(pidPath))
+	if o.Log && !sockLeft && !pidLeft {
+		if _, err := os.Lstat(logPath); err == nil {
 			remove(logPath)
 		}
 	}
-	return removed, nil
+	return removed, errors.Join(errs...)
 }
 
 // lockFile opens and flocks path, making sure the locked file is still the
@@ -355,23 +363,6 @@ func fileKind(m os.FileMode) string {
 	return "mode " + m.String()
 }
 
-// PidFileStale reports whether the pid file at path has no live owner: its
-// lock is free (a heimdall-tui owner holds it for its lifetime) and the pid
-// it names, if any, is not a running process.
-func PidFileStale(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		return false
-	}
-	defer flock(f, unix.LOCK_UN)
-	pid := pidIn(f)
-	return pid == 0 || !processAlive(pid)
-}
-
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
@@ -379,7 +370,8 @@ func processAlive(pid int) bool {
 
 // SocketStale reports whether sock is stale: a socket file nobody accepts
 // on, or a regular file of ours in its place (left by a crash or a script).
-// Neither is a live session; both are removed by ClaimID, ls and clean.
+// Neither is a live session; ClaimID replaces them, RemoveStale removes
+// them.
 func SocketStale(sock string) bool {
 	st, err := inspectSocket(sock)
 	return err == nil && (st == sockDead || st == sockFile)

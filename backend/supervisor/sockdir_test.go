@@ -379,8 +379,8 @@ func TestClaimTwoProcesses(t *testing.T) {
 	// Crash the winner: its socket and pid file stay behind.
 	winner.cmd.Process.Kill()
 	winner.cmd.Process.Wait()
-	if !SocketStale(SocketPath(dir, "dup")) || !PidFileStale(PidPath(dir, "dup")) {
-		t.Fatal("a crashed owner's socket and pid file should be stale")
+	if would, _ := RemoveStale(dir, "dup", StaleOptions{DryRun: true}); len(would) != 2 {
+		t.Fatalf("a crashed owner's socket and pid file should be stale; a dry run would remove %q", would)
 	}
 	c, err := ClaimID(dir, "dup")
 	if err != nil {
@@ -483,17 +483,20 @@ func TestRemoveStale(t *testing.T) {
 	staleSocket(t, sock)
 	os.WriteFile(pid, []byte("999999999\n"), 0o600)
 	os.WriteFile(log, []byte("{}\n"), 0o600)
-	removed, err := RemoveStale(dir, "x", false, nil)
+	if would, _ := RemoveStale(dir, "x", StaleOptions{Log: true, DryRun: true}); len(would) != 3 {
+		t.Fatalf("a dry run would remove %q, want the socket, the pid file and the log", would)
+	}
+	removed, err := RemoveStale(dir, "x", StaleOptions{})
 	if err != nil || len(removed) != 2 {
 		t.Fatalf("RemoveStale = %q, %v; want the socket and the pid file", removed, err)
 	}
 	if _, err := os.Lstat(log); err != nil {
 		t.Fatal("the log went without withLog")
 	}
-	if removed, _ := RemoveStale(dir, "x", true, func(p string) bool { return p != log }); len(removed) != 0 {
+	if removed, _ := RemoveStale(dir, "x", StaleOptions{Log: true, May: func(p string) bool { return p != log }}); len(removed) != 0 {
 		t.Fatalf("removed %q though may refused the log", removed)
 	}
-	if removed, _ := RemoveStale(dir, "x", true, nil); len(removed) != 1 || removed[0] != log {
+	if removed, _ := RemoveStale(dir, "x", StaleOptions{Log: true}); len(removed) != 1 || removed[0] != log {
 		t.Fatalf("withLog removed %q, want the orphan log", removed)
 	}
 	if _, err := os.Lstat(pid); err == nil {
@@ -506,7 +509,7 @@ func TestRemoveStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Release()
-	if removed, _ := RemoveStale(dir, "y", true, nil); len(removed) != 0 {
+	if removed, _ := RemoveStale(dir, "y", StaleOptions{Log: true}); len(removed) != 0 {
 		t.Fatalf("removed %q of a claimed id", removed)
 	}
 	for _, p := range []string{SocketPath(dir, "y"), PidPath(dir, "y")} {
@@ -518,7 +521,7 @@ func TestRemoveStale(t *testing.T) {
 	// A live process named in an unlocked pid file keeps it and the socket.
 	staleSocket(t, SocketPath(dir, "z"))
 	os.WriteFile(PidPath(dir, "z"), []byte(fmt.Sprintln(os.Getppid())), 0o600)
-	if removed, _ := RemoveStale(dir, "z", true, nil); len(removed) != 0 {
+	if removed, _ := RemoveStale(dir, "z", StaleOptions{Log: true}); len(removed) != 0 {
 		t.Fatalf("removed %q though the pid file names a live process", removed)
 	}
 }

@@ -19,6 +19,12 @@ import (
 	"time"
 )
 
+// fileExists reports whether something (of any type) is at path.
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
 // assertGone fails unless none of paths exists.
 func assertGone(t *testing.T, paths ...string) {
 	t.Helper()

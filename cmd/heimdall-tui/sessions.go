@@ -129,7 +129,7 @@ func newLsCmd(a *app) *cobra.Command {
 				sock := supervisor.SocketPath(dir, id)
 				st, err := queryStatus(sock)
 				if err != nil {
-					supervisor.RemoveStale(dir, id, false, nil)
+					supervisor.RemoveStale(dir, id, supervisor.StaleOptions{})
 					continue
 				}
 				live++
@@ -146,47 +146,6 @@ func newLsCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// staleFiles returns id's socket and pid file when no live session owns
-// them, as hm judges them:
-//   - the socket, when it is stale (a socket nobody accepts on, or a plain
-//     file of ours in its place; supervisor.SocketStale) and the pid file is
-//     absent or stale too (a supervisor that holds its pid file's lock may
-//     be about to listen);
-//   - the pid file, when it is stale (supervisor.PidFileStale: its flock is
-//     free and the pid it names is not alive) and the socket is absent or
-//     stale.
-//
-// log is id's log file when it exists and would be an orphan once the files
-// returned are gone (no .sock and no .pid left), else "". It only judges
-// (clean without --force lists them); supervisor.RemoveStale removes them,
-// judging again under the pid file's lock.
-func staleFiles(dir, id string) (files []string, log string) {
-	sock, pid := supervisor.SocketPath(dir, id), supervisor.PidPath(dir, id)
-	sockStale := supervisor.SocketStale(sock)
-	sockGone := !fileExists(sock)
-	if !sockStale && !sockGone {
-		return nil, "" // live, or not a file we may judge
-	}
-	pidGone := !fileExists(pid)
-	pidStale := !pidGone && supervisor.PidFileStale(pid)
-	if sockStale && (pidGone || pidStale) {
-		files = append(files, sock)
-	}
-	if pidStale {
-		files = append(files, pid)
-	}
-	if l := supervisor.LogPath(dir, id); (sockGone || sockStale) && (pidGone || pidStale) && fileExists(l) {
-		log = l
-	}
-	return files, log
-}
-
-// fileExists reports whether something (of any type) is at path.
-func fileExists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 type statusJSON struct {
@@ -340,35 +299,22 @@ func newCleanCmd(a *app) *cobra.Command {
 			}
 			n, logs := 0, 0
 			for _, id := range ids {
-				if force {
-					removed, err := supervisor.RemoveStale(dir, id, true, old)
-					if err != nil {
-						a.errorf("%s: %v", id, err)
-					}
-					for _, p := range removed {
-						n++
-						fmt.Fprintf(a.stdout, "removed %s\n", p)
-						if p == supervisor.LogPath(dir, id) {
-							logs++
-						}
-					}
-					continue
+				// The log goes only if everything else of the id goes: a
+				// log is an orphan once no .sock and no .pid are left.
+				done, err := supervisor.RemoveStale(dir, id, supervisor.StaleOptions{Log: true, May: old, DryRun: !force})
+				if err != nil {
+					a.errorf("%s: %v", id, err)
 				}
-				files, log := staleFiles(dir, id)
-				// The log goes only if everything else of the id goes:
-				// a log is an orphan once no .sock and no .pid are left.
-				orphan := log != ""
-				for _, p := range files {
-					if !old(p) {
-						orphan = false
+				for _, p := range done {
+					n++
+					if !force {
+						fmt.Fprintf(a.stdout, "would remove %s\n", p)
 						continue
 					}
-					n++
-					fmt.Fprintf(a.stdout, "would remove %s\n", p)
-				}
-				if orphan && old(log) {
-					n++
-					fmt.Fprintf(a.stdout, "would remove %s\n", log)
+					fmt.Fprintf(a.stdout, "removed %s\n", p)
+					if p == supervisor.LogPath(dir, id) {
+						logs++
+					}
 				}
 			}
 			switch {
