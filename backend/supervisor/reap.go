@@ -164,23 +164,34 @@ func reapInherited() (left int) {
 	return left
 }
 
-// sessionOf returns pid's session id (a zombie keeps it), or -1.
-func sessionOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// Fields of /proc/PID/stat after "pid (comm)" (comm may hold spaces and
+// parens), counted from 0: state, ppid, pgrp, session, ...
+const (
+	statPPID    = 1
+	statSession = 3
+)
+
+// statField returns field k (see statPPID) of process pid's stat, or -1.
+// A zombie keeps its stat until reaped.
+func statField(pid string, k int) int {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	i := bytes.LastIndexByte(b, ')')
+	if err != nil || i < 0 {
+		return -1
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) <= k {
+		return -1
+	}
+	v, err := strconv.Atoi(string(f[k]))
 	if err != nil {
 		return -1
 	}
-	// pid (comm) state ppid pgrp session ...; comm may hold spaces and parens.
-	f := bytes.Fields(b[bytes.LastIndexByte(b, ')')+1:])
-	if len(f) < 4 {
-		return -1
-	}
-	sid, err := strconv.Atoi(string(f[3]))
-	if err != nil {
-		return -1
-	}
-	return sid
+	return v
 }
+
+// sessionOf returns pid's session id, or -1.
+func sessionOf(pid int) int { return statField(strconv.Itoa(pid), statSession) }
 
 func waitString(ws unix.WaitStatus) string {
 	if ws.Signaled() {
@@ -223,24 +234,8 @@ func childrenByScan() []int {
 	self := os.Getpid()
 	var pids []int
 	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may contain spaces and parens.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) >= 2 {
-			if ppid, err := strconv.Atoi(string(f[1])); err == nil && ppid == self {
-				pids = append(pids, pid)
-			}
+		if pid, err := strconv.Atoi(e.Name()); err == nil && statField(e.Name(), statPPID) == self {
+			pids = append(pids, pid)
 		}
 	}
 	return pids
