@@ -227,14 +227,13 @@ func (v *view) region(p *compiledProfile, r Region) []int {
 			}
 		}
 	case InBelowPrompt:
+		if v.prompt == len(v.rows) {
+			return v.region(p, Region{Kind: InBottom, N: r.N}) // no prompt line
+		}
 		for i := len(v.rows) - 1; i > v.prompt && len(idx) < r.N; i-- {
 			if v.rows[i] != "" {
 				idx = append(idx, i)
 			}
-		}
-		if v.prompt == len(v.rows) {
-			// No prompt line: the loop above saw nothing.
-			return v.region(p, Region{Kind: InBottom, N: r.N})
 		}
 	case InAbovePrompt:
 		from := v.prompt - 1

@@ -9,14 +9,14 @@ var Profiles = map[string]Profile{
 	"aider":  Aider,
 }
 
-// Pieces of Claude Code's screen, shared by several rules.
+// Pieces of Claude Code's screen, shared by several rules. They are not
+// anchored: a rule puts ^ before its whole pattern (see below).
 const (
-	// claudeSpinner is the status line's leading glyph: one frame of the
+	// claudeGlyph is the status line's leading glyph: one frame of the
 	// animated cycle · ✢ ✳ ✶ ✻ ✽, * where those glyphs are missing, ● with
 	// reduced motion.
-	claudeSpinner = `^` + claudeGlyph
-	claudeGlyph   = `[✻✽✶✳✢·*●]\s+`
-	// claudeWorking is the status line's shape: spinner, a message that
+	claudeGlyph = `[✻✽✶✳✢·*●]\s+`
+	// claudeWork is the status line's shape: spinner, a message that
 	// starts with a letter — one gerund ("Metamorphosing", a user's own
 	// spinnerVerbs word, any case) or the current todo ("Fixing the
 	// warnings") — and "…", then "(" with elapsed time, tokens or the
@@ -25,11 +25,9 @@ const (
 	// their own, so only the shape is stable. The "done" line ("✻ Worked
 	// for 1m 12s") has no "…", nor has any idle row that starts with a
 	// spinner glyph.
-	claudeWorking = `^` + claudeWork
-	claudeWork    = claudeGlyph + `\pL[^()…]{0,80}…\s*(?:\(|$)`
-	// claudeOption is a dialog's numbered option, selected (❯) or not.
-	claudeOption = `^` + claudeNum
-	claudeNum    = `(?:❯\s*)?\d+\.\s*`
+	claudeWork = claudeGlyph + `\pL[^()…]{0,80}…\s*(?:\(|$)`
+	// claudeNum is a dialog's numbered option, selected (❯) or not.
+	claudeNum = `(?:❯\s*)?\d+\.\s*`
 )
 
 // Every row rule below is anchored (^ before the whole pattern: ^(?:A|B),
@@ -62,25 +60,25 @@ var Claude = Profile{
 	Block:  `^[⏺●]\s`,
 	Rules: []Rule{
 		// Permission dialogs: a tool asks before it runs, writes or
-		// fetches; plan mode asks before it starts coding. Anchored whole
-		// rows below the input box, so a transcript quoting one (above the
+		// fetches; plan mode asks before it starts coding. Anchored rows
+		// below the input box, so a transcript quoting one (above the
 		// input box) asks nothing.
 		{Family: "permission", Name: "proceed", In: BelowPrompt(24), Re: `^(?:Do|Would) you (?:want|like) to proceed\?$`, Then: RawNeedsInput},
 		{Family: "permission", Name: "make-edit", In: BelowPrompt(24), Re: `^Do you want to (?:make this edit to|create|overwrite|allow)\b`, Then: RawNeedsInput},
-		{Family: "permission", Name: "yes-option", In: BelowPrompt(24), Re: claudeOption + `Yes$`, Then: RawNeedsInput},
+		{Family: "permission", Name: "yes-option", In: BelowPrompt(24), Re: `^` + claudeNum + `Yes$`, Then: RawNeedsInput},
 		{Family: "permission", Name: "tell-claude", In: BelowPrompt(24), Sub: "No, and tell Claude what to do differently", Then: RawNeedsInput},
 
 		// AskUserQuestion: the tab strip ("←  ☐ Topic  ✔ Submit  →"), the
 		// footer, the free-text option, the review tab.
 		{Family: "ask", Name: "ask-tabs", In: BelowPrompt(30), Re: `^←\s+(?:[☐☒✔]\s|.*\bSubmit\s+→$)`, Then: RawNeedsInput},
 		{Family: "ask", Name: "ask-footer", In: BelowPrompt(3), Re: `^Enter to select · Tab/Arrow keys\b`, Then: RawNeedsInput},
-		{Family: "ask", Name: "ask-type", In: BelowPrompt(24), Re: claudeOption + `(?:\[.\]\s*)?Type something\.?$`, Then: RawNeedsInput},
+		{Family: "ask", Name: "ask-type", In: BelowPrompt(24), Re: `^` + claudeNum + `(?:\[.\]\s*)?Type something\.?$`, Then: RawNeedsInput},
 		{Family: "ask", Name: "ask-submit", In: BelowPrompt(24), Re: `^Ready to submit your answers\?$`, Then: RawNeedsInput},
 
 		// The folder trust dialog at start-up (2.0 and 2.1 wordings).
 		{Family: "trust", Name: "trust-folder", In: BelowPrompt(30), Re: `^(?:Do you trust the files in this\b|(?:Quick safety check: )?Is this a project\b|` + claudeNum + `Yes, I trust this folder$)`, Then: RawNeedsInput},
 		// 2.0's option, for a terminal so narrow the question wraps early.
-		{Family: "trust", Name: "trust-proceed", In: BelowPrompt(30), Re: claudeOption + `Yes, proceed$`, Then: RawNeedsInput},
+		{Family: "trust", Name: "trust-proceed", In: BelowPrompt(30), Re: `^` + claudeNum + `Yes, proceed$`, Then: RawNeedsInput},
 
 		// First-run screens: each blocks a fresh session until answered.
 		{Family: "first-run", Name: "theme", In: BelowPrompt(30), Re: `^(?:Choose the text style\b|Syntax (?:theme: \S|highlighting disabled\b))`, Then: RawNeedsInput},
@@ -106,7 +104,7 @@ var Claude = Profile{
 		// box. The interrupt hint is in the status line up to 2.0, in the
 		// footer in 2.1, and alone on its own line under a lower-case
 		// "thinking…" / "Reading file…" progress line on some screens.
-		{Family: "status-line", Name: "status-line", In: AbovePrompt(16), Re: claudeWorking, Then: RawBusy},
+		{Family: "status-line", Name: "status-line", In: AbovePrompt(16), Re: `^` + claudeWork, Then: RawBusy},
 		{Family: "interrupt-hint", Name: "interrupt-hint", In: BelowPrompt(4), Re: `(?i)\b(?:esc|ctrl\+c) to interrupt\b`, Has: "interrupt", Then: RawBusy},
 
 		// Idle screens a stale title could call busy (the title can stick
@@ -118,7 +116,7 @@ var Claude = Profile{
 		{Family: "menu", Name: "menu-footer", In: BelowPrompt(2), Re: `(?:^|· )Esc to (?:exit|close)$`, Has: "Esc to ", Then: RawIdle},
 		{Family: "menu", Name: "menu-title", In: BelowPrompt(30), Re: `^(?:(?:Select model|Toggle thinking mode|Hook Configuration|Export Conversation|Background tasks)$|Claude Code v\d[\d.]*\s+general\b)`, Then: RawIdle},
 		{Family: "menu", Name: "completions", In: BelowPrompt(3), Re: `^(?:/[\w:-]+\s{2,}\S|\+ \S)`, Then: RawIdle},
-		{Family: "done", Name: "done-line", In: AbovePrompt(16), Re: claudeSpinner + `\pL+ for (?:\d+h )?(?:\d+m )?\d+s$`, Then: RawIdle},
+		{Family: "done", Name: "done-line", In: AbovePrompt(16), Re: `^` + claudeGlyph + `\pL+ for (?:\d+h )?(?:\d+m )?\d+s$`, Then: RawIdle},
 
 		// The title: a Braille (up to 2.1.227) or ◐◑ (from 2.1.228) frame
 		// while working, ✳ when idle. A hint only, for screens whose rows

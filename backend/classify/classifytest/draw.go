@@ -81,7 +81,7 @@ func (c Case) Layout(fr Frame, cols int) []string {
 		switch {
 		case c.Cols > 0 && w == c.Cols:
 			out = append(out, relayout(r, cols)...)
-		case w > cols && (ruleRow.MatchString(r) || boxRow.MatchString(r)):
+		case w > cols && (ruleRow.MatchString(r) || closedBox(r)):
 			out = append(out, relayout(r, cols)...)
 		default:
 			out = append(out, r)
@@ -92,18 +92,25 @@ func (c Case) Layout(fr Frame, cols int) []string {
 
 var (
 	ruleRow = regexp.MustCompile(`^[─━═╌]+$`)
-	// boxRow splits a box row: leading margin and left borders (nested
-	// boxes: "│ │ "), the middle, and the right borders ("│ │", "╮ │").
-	boxRow = regexp.MustCompile(`^( *(?:[│╭╰┃├](?: ?[│╭╰┃├])* ?))(.*?)([│╮╯┃┤](?: ?[│╮╯┃┤])*)$`)
+	// boxRow splits a row that starts a box: leading margin and left
+	// borders (nested boxes: "│ │ "), the middle, and the right borders
+	// ("│ │", "╮ │"; empty for a box open on the right).
+	boxRow = regexp.MustCompile(`^( *(?:[│╭╰┃├](?: ?[│╭╰┃├])* ?))(.*?)((?:[│╮╯┃┤](?: ?[│╮╯┃┤])*)?)$`)
 	spaces = regexp.MustCompile(` {2,}`)
 )
+
+// closedBox reports whether r is a box row with borders on both sides.
+func closedBox(r string) bool {
+	m := boxRow.FindStringSubmatch(r)
+	return m != nil && m[3] != ""
+}
 
 func relayout(r string, cols int) []string {
 	if ruleRow.MatchString(r) {
 		ch, _ := utf8.DecodeRuneInString(r)
 		return []string{strings.Repeat(string(ch), cols)}
 	}
-	if m := boxRow.FindStringSubmatch(r); m != nil {
+	if m := boxRow.FindStringSubmatch(r); m != nil && m[3] != "" {
 		prefix, middle, suffix := m[1], m[2], m[3]
 		fill := " "
 		content := strings.TrimRight(middle, " ")

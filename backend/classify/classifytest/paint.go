@@ -50,7 +50,6 @@ var palettes = map[Style]*palette{
 }
 
 var (
-	paintBox     = regexp.MustCompile(`^( *(?:[│╭╰┃├](?: ?[│╭╰┃├])* ?))(.*?)((?:[│╮╯┃┤](?: ?[│╮╯┃┤])*)?)$`)
 	paintBorder  = regexp.MustCompile(`^[ ─━═╌╭╮╰╯│┃├┤]+$`)
 	paintSpinner = regexp.MustCompile(`^( *)([✻✽✶✳✢·*●])( +)([^(…]*…)(.*)$`)
 	paintBullet  = regexp.MustCompile(`^( *)([⏺●])( +)([\w -]*\()?(.*)$`)
@@ -69,7 +68,7 @@ func (p *palette) row(r string, cols int, seed uint32) string {
 	if paintBorder.MatchString(r) {
 		return p.border + r + reset
 	}
-	m := paintBox.FindStringSubmatch(r)
+	m := boxRow.FindStringSubmatch(r)
 	if m == nil || (m[1] == "" && m[3] == "") || strings.TrimSpace(m[1]) == "" && m[3] == "" {
 		return p.content(r, cols, width(r), seed)
 	}
