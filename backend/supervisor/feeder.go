@@ -61,11 +61,11 @@ const observeEvery = 10 * time.Millisecond
 // delay. After applying output the feeder waits batchWindow (or until
 // batchBytes are pending): what came meanwhile is the next batch; if
 // nothing came, the stream has paused and the screen is observed. Each
-// batch costs a wake-up, a slot and maybe an observe, and
-// the emulator leaves unwritten the cells of lines a batch scrolls away
-// unseen (vt/skip.go), which a pty read's 4 KiB cannot do for much: small
-// batches cost a flood's emulation ~4× the CPU. During a flood the screen
-// lags the pty by at most batchWindow more.
+// batch costs a wake-up, a slot and maybe an observe, and the emulator
+// leaves unwritten the cells of lines a batch scrolls away unseen
+// (vt/skip.go), which a pty read's 4 KiB cannot do for much: small batches
+// cost a flood's emulation ~4× the CPU. During a flood the screen lags the
+// pty by at most batchWindow more.
 const (
 	batchWindow = 4 * time.Millisecond
 	batchBytes  = 256 << 10
@@ -112,7 +112,7 @@ type Feeder struct {
 
 	mu    sync.Mutex
 	queue [][]byte
-	n     int    // bytes in pending
+	n     int    // bytes in queue
 	size  [2]int // a pending resize (cols, rows), applied by run
 	wake  chan struct{}
 	room  chan struct{} // run took a batch: a pacing producer may go on

@@ -52,8 +52,8 @@ func (sc *screen) reply(p []byte) {
 // most every 10 ms while output flows (a rule classifier reads a flood's
 // screen in ~20–30 µs, under the session's lock), and once it pauses.
 func (sc *screen) observe(uint64) {
-	now := time.Now()
 	p := sc.emu.Plain()
+	now := time.Now()
 	sc.s.mu.Lock()
 	sc.s.cls.Screen(now, classify.Screen{Lines: p.Lines, Title: p.Title, CursorY: p.Cursor.Y})
 	sc.s.mu.Unlock()

@@ -21,9 +21,9 @@ type Emulator struct {
 	// dirty records that the current Write changed visible state; Write
 	// turns it into one seq increment at the end.
 	dirty bool
-	// dry is set by Write while it applies bytes whose cells are certain
-	// to scroll away before Write returns: everything but the cells is
-	// updated (see skip.go).
+	// dry is set while a Write (WriteSome) call applies bytes whose cells
+	// are certain to scroll away before the call returns: everything but
+	// the cells is updated (see skip.go).
 	dry bool
 
 	parser  *ansi.Parser

@@ -11,8 +11,9 @@ import (
 // writes thousands of lines per Write, and all but the last screenful
 // scroll off the top before anyone can look: without scrollback they are
 // gone. Writing their cells is most of an emulator's cost (a cell is ~100
-// bytes of Go memory per byte of input), so Write leaves them unwritten —
-// without changing anything a reader can observe after the Write.
+// bytes of Go memory per byte of input), so a Write (WriteSome) call leaves
+// them unwritten — without changing anything a reader can observe after
+// the call.
 //
 // Within a "plain run" of bytes that can only print, move the cursor
 // right/left/down, scroll the whole screen up and change the pen (see
@@ -26,9 +27,9 @@ import (
 // advance exactly as usual, but no cell is written and rows are not
 // rotated. The cells left stale by that belong only to rows present at Q,
 // which the rest of the run scrolls away, and no state outside the cells
-// ever depends on a cell's content. After the Write the screen, cursor,
+// ever depends on a cell's content. After the call the screen, cursor,
 // modes, title and pen are exactly what applying every byte would give
-// (TestDrySkipExact compares the two on random streams).
+// (TestDrySkipExact and FuzzDrySkip compare the two after every call).
 //
 // The skip needs the whole screen as the scroll region (a region would
 // leave rows outside it that the run writes and never scrolls) and no
