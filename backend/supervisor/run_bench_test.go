@@ -41,14 +41,14 @@ func BenchmarkRunThroughput(b *testing.B) {
 		}
 	}
 	file, want := benchLog(b, 64<<20)
-	var ratios, rawRates, runRates, cpuPerMB []float64
+	var ratios, rawRates, runRates, cpuPerMB, sysPerMB []float64
 	for i := 0; i < b.N; i++ {
 		g := newGate(b)
 		rawN, rawD := rawPtyRead(b, gatedCat(g, file), g, nil)
 		if rawN != want {
 			b.Fatalf("raw pty: %d bytes, want %d", rawN, want)
 		}
-		runN, runD, cpu := runCat(b, bin, file, i)
+		runN, runD, cpu, sys := runCat(b, bin, file, i)
 		if runN != want {
 			b.Fatalf("run subscriber: %d bytes, want %d (dropped?)", runN, want)
 		}
@@ -57,11 +57,13 @@ func BenchmarkRunThroughput(b *testing.B) {
 		rawRates = append(rawRates, mb/rawD.Seconds())
 		runRates = append(runRates, mb/runD.Seconds())
 		cpuPerMB = append(cpuPerMB, float64(cpu.Milliseconds())/mb)
+		sysPerMB = append(sysPerMB, float64(sys.Milliseconds())/mb)
 	}
 	b.ReportMetric(median(ratios), "run/raw")
 	b.ReportMetric(median(rawRates), "raw_MB/s")
 	b.ReportMetric(median(runRates), "run_MB/s")
 	b.ReportMetric(median(cpuPerMB), "sup_ms/MB")
+	b.ReportMetric(median(sysPerMB), "sup_sys_ms/MB")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -76,8 +78,9 @@ func median(xs []float64) float64 {
 
 // runCat runs the gated cat under `heimdall-tui run --detach` and reads it
 // as a subscriber until EXIT. It returns the bytes read, the time from
-// opening the gate to EXIT, and the run process's own CPU time at EXIT.
-func runCat(b *testing.B, bin, file string, i int) (int, time.Duration, time.Duration) {
+// opening the gate to EXIT, and the run process's own CPU time at EXIT
+// (user+system, and system alone).
+func runCat(b *testing.B, bin, file string, i int) (int, time.Duration, time.Duration, time.Duration) {
 	dir := shortDir(b)
 	g := newGate(b)
 	id := "t" + strconv.Itoa(i)
@@ -115,12 +118,14 @@ func runCat(b *testing.B, bin, file string, i int) (int, time.Duration, time.Dur
 	if err != nil {
 		b.Fatalf("socket read: %v\n%s", err, cmd.Stderr)
 	}
-	return n, time.Since(begin), procCPU(b, cmd.Process.Pid)
+	d := time.Since(begin)
+	cpu, sys := procCPU(b, cmd.Process.Pid)
+	return n, d, cpu, sys
 }
 
-// procCPU is a process's own user+system time (children excluded), from
-// /proc/PID/stat.
-func procCPU(b *testing.B, pid int) time.Duration {
+// procCPU is a process's own user+system time and its system time alone
+// (children excluded), from /proc/PID/stat.
+func procCPU(b *testing.B, pid int) (total, sys time.Duration) {
 	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		b.Fatal(err)
@@ -129,5 +134,6 @@ func procCPU(b *testing.B, pid int) time.Duration {
 	f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+2:]))
 	ut, _ := strconv.Atoi(f[11])
 	stm, _ := strconv.Atoi(f[12])
-	return time.Duration(ut+stm) * (time.Second / 100) // USER_HZ is 100 on Linux
+	const tick = time.Second / 100 // USER_HZ is 100 on Linux
+	return time.Duration(ut+stm) * tick, time.Duration(stm) * tick
 }
