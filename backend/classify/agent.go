@@ -3,7 +3,7 @@ package classify
 import (
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
 // Rules is a classifier that reads the screen through a Profile's rule
@@ -90,9 +90,9 @@ func (c *Rules) classify(t time.Time, s Screen) (Raw, string) {
 }
 
 // State implements Classifier.
-func (c *Rules) State(now time.Time) (frame.State, time.Time) {
+func (c *Rules) State(now time.Time) (session.State, time.Time) {
 	if !c.dead.IsZero() {
-		return frame.StateDead, c.dead
+		return session.Dead, c.dead
 	}
 	r, since := c.deb.at(now)
 	return wireState(r), since
@@ -108,15 +108,15 @@ func (c *Rules) NeedsInput(now time.Time) bool {
 }
 
 // wireState maps a raw state to the wire: NeedsInput is Idle on the wire.
-func wireState(r Raw) frame.State {
+func wireState(r Raw) session.State {
 	switch r {
 	case RawThinking:
-		return frame.StateThinking
+		return session.Thinking
 	case RawStreaming:
-		return frame.StateStreaming
+		return session.Streaming
 	case RawToolUse:
-		return frame.StateToolUse
+		return session.ToolUse
 	default:
-		return frame.StateIdle
+		return session.Idle
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
 // Screen is what the terminal emulator shows at one instant: the visible
@@ -38,7 +38,7 @@ type Classifier interface {
 	// Timing-only classifiers ignore it.
 	Screen(t time.Time, s Screen)
 	// State returns the state at now and when that state began.
-	State(now time.Time) (frame.State, time.Time)
+	State(now time.Time) (session.State, time.Time)
 	// NeedsInput reports whether, at now, the agent is waiting for the user
 	// to answer a question (a permission or confirmation prompt). It is a
 	// dashboard-only flag: the wire keeps reporting such a session as Idle.
@@ -110,15 +110,15 @@ func (s *Simple) Screen(time.Time, Screen) {}
 func (s *Simple) NeedsInput(time.Time) bool { return false }
 
 // State implements Classifier.
-func (s *Simple) State(now time.Time) (frame.State, time.Time) {
+func (s *Simple) State(now time.Time) (session.State, time.Time) {
 	switch {
 	case !s.dead.IsZero():
-		return frame.StateDead, s.dead
+		return session.Dead, s.dead
 	case s.last.IsZero():
-		return frame.StateIdle, s.start
+		return session.Idle, s.start
 	case now.Sub(s.last) < s.idle:
-		return frame.StateActive, s.burstStart
+		return session.Active, s.burstStart
 	default:
-		return frame.StateIdle, s.last.Add(s.idle)
+		return session.Idle, s.last.Add(s.idle)
 	}
 }

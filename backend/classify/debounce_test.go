@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
 var dt0 = time.Unix(5_000, 0)
@@ -81,8 +81,8 @@ var glyphs = []string{"·", "✢", "✳", "✶", "✻", "✽"}
 var braille = []string{"⠂", "⠄", "⠠", "⠐", "⠈", "⠁"}
 
 // sample returns the reported state every 10ms in [from, to).
-func sample(c Classifier, from, to int) map[frame.State]int {
-	seen := map[frame.State]int{}
+func sample(c Classifier, from, to int) map[session.State]int {
+	seen := map[session.State]int{}
 	for n := from; n < to; n += 10 {
 		st, _ := c.State(ms(n))
 		seen[st]++
@@ -96,11 +96,11 @@ func TestSpinnerRedrawNeverFlickers(t *testing.T) {
 	for i, n := 0, 0; n < 5000; i, n = i+1, n+80 {
 		c.Screen(ms(n), claudeScreen("", glyphs[i%len(glyphs)], n/1000, braille[i%len(braille)]+" Explain"))
 		st, _ := c.State(ms(n))
-		if n >= 200 && st != frame.StateThinking {
+		if n >= 200 && st != session.Thinking {
 			t.Fatalf("at %dms: %v, want Thinking throughout", n, st)
 		}
 	}
-	if seen := sample(c, 200, 5000); len(seen) != 1 || seen[frame.StateThinking] == 0 {
+	if seen := sample(c, 200, 5000); len(seen) != 1 || seen[session.Thinking] == 0 {
 		t.Errorf("states seen: %v", seen)
 	}
 }
@@ -119,7 +119,7 @@ func TestStreamingSteadyThenStops(t *testing.T) {
 	}
 	// The first screen is a baseline: Streaming from the first change (50ms
 	// would not change text; 150ms does) plus the hold.
-	if seen := sample(c, 350, 2000); len(seen) != 1 || seen[frame.StateStreaming] == 0 {
+	if seen := sample(c, 350, 2000); len(seen) != 1 || seen[session.Streaming] == 0 {
 		t.Errorf("while streaming: %v", seen)
 	}
 	// Text stops at 1950ms; the spinner keeps going: Thinking once
@@ -130,9 +130,9 @@ func TestStreamingSteadyThenStops(t *testing.T) {
 	for n := 2000; n < 5000; n += 50 {
 		c.Screen(ms(n), claudeScreen(text, glyphs[i%len(glyphs)], n/1000, braille[i%len(braille)]))
 		i++
-		want := frame.StateStreaming
+		want := session.Streaming
 		if n >= switchAt {
-			want = frame.StateThinking
+			want = session.Thinking
 		}
 		if st, _ := c.State(ms(n)); st != want {
 			t.Fatalf("at %dms: %v, want %v", n, st, want)
@@ -142,11 +142,11 @@ func TestStreamingSteadyThenStops(t *testing.T) {
 
 func TestRulesLifecycle(t *testing.T) {
 	c := NewRules(Claude, dt0)
-	if st, since := c.State(ms(10_000)); st != frame.StateIdle || !since.Equal(dt0) {
+	if st, since := c.State(ms(10_000)); st != session.Idle || !since.Equal(dt0) {
 		t.Errorf("before any screen: %v since %v", st, since.Sub(dt0))
 	}
 	c.Output(ms(10_000), 100) // output alone changes nothing
-	if st, _ := c.State(ms(20_000)); st != frame.StateIdle {
+	if st, _ := c.State(ms(20_000)); st != session.Idle {
 		t.Errorf("after output only: %v", st)
 	}
 	ask := Screen{Title: "⠐ Run tests", Lines: []string{
@@ -158,13 +158,13 @@ func TestRulesLifecycle(t *testing.T) {
 	if !c.NeedsInput(ms(20_200)) {
 		t.Error("NeedsInput false after the hold")
 	}
-	if st, _ := c.State(ms(20_200)); st != frame.StateIdle {
+	if st, _ := c.State(ms(20_200)); st != session.Idle {
 		t.Errorf("needs input on the wire: %v, want Idle", st)
 	}
 	c.Exit(ms(21_000))
 	c.Screen(ms(21_100), claudeScreen("x", "✻", 1, "⠂"))
 	c.Exit(ms(22_000))
-	if st, since := c.State(ms(30_000)); st != frame.StateDead || !since.Equal(ms(21_000)) {
+	if st, since := c.State(ms(30_000)); st != session.Dead || !since.Equal(ms(21_000)) {
 		t.Errorf("after exit: %v since %v", st, since.Sub(dt0))
 	}
 	if c.NeedsInput(ms(30_000)) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
@@ -65,12 +66,13 @@ func (x *external) close() {
 }
 
 // query asks b for the session's status and screen (plain text).
-func (x *external) query() (frame.StatusInfo, frame.ScreenInfo, error) {
+func (x *external) query() (session.Status, frame.ScreenInfo, error) {
 	x.bmu.Lock()
 	defer x.bmu.Unlock()
 	x.b.Conn().SetDeadline(time.Now().Add(dialTimeout))
 	defer x.b.Conn().SetDeadline(time.Time{})
-	st, err := x.b.Status()
+	ws, err := x.b.Status()
+	st := supervisor.StatusFromWire(ws)
 	if err != nil {
 		return st, frame.ScreenInfo{}, fmt.Errorf("status: %w", err)
 	}
@@ -99,7 +101,7 @@ func (f *Fleet) adopt(id string, retry bool) {
 	}()
 	sock := supervisor.SocketPath(f.dir, id)
 	var x *external
-	var in Info
+	var in session.Info
 	var err error
 	for try := 0; ; try++ {
 		x, in, err = dialExternal(sock, func(seq uint64) { f.dirty(id, seq) })
@@ -136,14 +138,14 @@ func (f *Fleet) adopt(id string, retry bool) {
 	f.goLocked(func() { f.readExternal(e) })
 	f.mu.Unlock()
 	f.log.Info("external session adopted", "id", id, "pid", in.PID)
-	f.publish(Added, id, nil)
+	f.publish(session.Added, id, nil)
 }
 
 // dialExternal connects both connections, learns the session's size, title
 // and state, and subscribes a. onScreen is called (on the feeder) after
 // output or a resize changed the local screen.
-func dialExternal(sock string, onScreen func(seq uint64)) (*external, Info, error) {
-	var in Info
+func dialExternal(sock string, onScreen func(seq uint64)) (*external, session.Info, error) {
+	var in session.Info
 	b, err := frame.Dial(sock, dialTimeout)
 	if err != nil {
 		return nil, in, err
@@ -168,17 +170,22 @@ func dialExternal(sock string, onScreen func(seq uint64)) (*external, Info, erro
 		return nil, in, err
 	}
 	now := time.Now()
-	in = Info{
-		PID:        int(st.PID),
+	in = session.Info{
+		Kind:       session.KindPty,
+		Caps:       session.CapScreen | session.CapAttach, // and CapRestart once argv is known
+		PID:        st.PID,
 		State:      st.State,
 		NeedsInput: si.NeedsInput,
-		StateSince: now.Add(-time.Duration(st.StateMS) * time.Millisecond),
+		StateSince: now.Add(-st.StateFor),
 		Alive:      true, // EXIT on a says otherwise
 		Cols:       si.Cols,
 		Rows:       si.Rows,
 		Title:      si.Title,
 	}
 	in.Argv, in.Dir = procInfo(in.PID)
+	if len(in.Argv) > 0 {
+		in.Caps |= session.CapRestart
+	}
 	return x, in, nil
 }
 
@@ -243,7 +250,7 @@ func (f *Fleet) readExternal(e *entry) {
 			x.feed.Close() // no more output: apply what is left
 			if gone {
 				f.log.Info("external session vanished", "id", id, "err", err)
-				f.publish(Removed, id, nil)
+				f.publish(session.Removed, id, nil)
 			}
 			return
 		}
@@ -256,14 +263,14 @@ func (f *Fleet) readExternal(e *entry) {
 			now := time.Now()
 			f.mu.Lock()
 			e.info.Alive, e.info.ExitCode = false, int(code)
-			e.info.State, e.info.StateSince, e.info.NeedsInput = frame.StateDead, now, false
+			e.info.State, e.info.StateSince, e.info.NeedsInput = session.Dead, now, false
 			x.timer.Stop()
 			listed := f.sessions[id] == e
 			f.mu.Unlock()
 			x.close()
 			x.feed.Close() // no more output: apply what is left
 			if listed {
-				f.publish(Exited, id, nil)
+				f.publish(session.Exited, id, nil)
 			}
 			return
 		}
@@ -311,8 +318,8 @@ func (f *Fleet) refresh(e *entry) {
 		return
 	}
 	resized := si.Cols > 0 && si.Rows > 0 && (si.Cols != e.info.Cols || si.Rows != e.info.Rows)
-	e.info.PID = int(st.PID)
-	since := now.Add(-time.Duration(st.StateMS) * time.Millisecond)
+	e.info.PID = st.PID
+	since := now.Add(-st.StateFor)
 	ch := applyLocked(&e.info, st.State, since, si.NeedsInput, si.Title, si.Cols, si.Rows, now)
 	if !x.armed {
 		quietAt := e.info.LastOutput.Add(f.idle + classify.DebounceHold + recheckMargin)
@@ -383,7 +390,7 @@ func (f *Fleet) restartExternal(e *entry) error {
 		case <-e.ext.done:
 		case <-time.After(restartWait):
 			f.restartFailed(e)
-			f.publish(Failed, id, fmt.Errorf("restart %s: it did not exit", id))
+			f.publish(session.Failed, id, fmt.Errorf("restart %s: it did not exit", id))
 			return
 		case <-f.done:
 			return
@@ -398,7 +405,7 @@ func (f *Fleet) restartExternal(e *entry) error {
 			}
 			if !errors.Is(err, supervisor.ErrAlreadyRunning) || time.Now().After(deadline) {
 				f.restartFailed(e)
-				f.publish(Failed, id, err)
+				f.publish(session.Failed, id, err)
 				return
 			}
 			select {

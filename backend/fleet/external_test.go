@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 // A session another process starts in the directory after New appears:
@@ -27,7 +27,7 @@ func TestExternalAfterNew(t *testing.T) {
 	g := newGate(t)
 	script := g.Wait() + `; printf '\033]0;TT\007hello\n'; i=0; while [ $i -lt 15 ]; do echo tick$i; sleep 0.05; i=$((i+1)); done; read x; echo got:$x; exec sleep 30`
 	x := startExternal(t, dir, "ext", "sh", "-c", script)
-	r.wait(t, Added, "ext")
+	r.wait(t, session.Added, "ext")
 	in := mustInfo(t, f, "ext")
 	if in.Owned || !in.Alive || in.PID != x.sess.PID() || in.Cols != 80 || in.Rows != 24 {
 		t.Fatalf("external info %+v", in)
@@ -38,12 +38,12 @@ func TestExternalAfterNew(t *testing.T) {
 	if wd, _ := os.Getwd(); in.Dir != wd {
 		t.Fatalf("dir %q, want %q", in.Dir, wd)
 	}
-	if in.State != frame.StateIdle {
+	if in.State != session.Idle {
 		t.Fatalf("state before any output: %v", in.State)
 	}
 	g.Open(t)
 	waitFor(t, "Active state from the external's classifier", 10*time.Second, func() bool {
-		return mustInfo(t, f, "ext").State == frame.StateActive
+		return mustInfo(t, f, "ext").State == session.Active
 	})
 	waitFor(t, "hello and ticks on the screen", 10*time.Second, func() bool {
 		return screenHas(f, "ext", "hello") && screenHas(f, "ext", "tick14")
@@ -57,8 +57,8 @@ func TestExternalAfterNew(t *testing.T) {
 	if got, want := f.Screen("ext").Lines(), x.sess.Screen().Lines(); !slices.Equal(got, want) {
 		t.Fatalf("screen differs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	waitFor(t, "Idle after quiet", 10*time.Second, func() bool { return mustInfo(t, f, "ext").State == frame.StateIdle })
-	if r.count(Changed, "ext") == 0 || r.count(Dirty, "ext") == 0 {
+	waitFor(t, "Idle after quiet", 10*time.Second, func() bool { return mustInfo(t, f, "ext").State == session.Idle })
+	if r.count(session.Changed, "ext") == 0 || r.count(session.Dirty, "ext") == 0 {
 		t.Fatalf("events %v", r)
 	}
 	if err := f.Resize("ext", 100, 30); err != nil {
@@ -74,8 +74,8 @@ func TestExternalAfterNew(t *testing.T) {
 	if err := f.Kill("ext", false); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, Exited, "ext")
-	if in := mustInfo(t, f, "ext"); in.Alive || in.ExitCode != 128+15 || in.State != frame.StateDead {
+	r.wait(t, session.Exited, "ext")
+	if in := mustInfo(t, f, "ext"); in.Alive || in.ExitCode != 128+15 || in.State != session.Dead {
 		t.Fatalf("after kill %+v", in)
 	}
 	if err := f.Remove("ext"); err != nil {
@@ -91,9 +91,9 @@ func TestExternalExitAfterScreen(t *testing.T) {
 	r := record(t, f)
 	g := newGate(t)
 	startExternal(t, dir, "burst", "sh", "-c", g.Wait()+"; seq 1 300000; echo LAST")
-	r.wait(t, Added, "burst")
+	r.wait(t, session.Added, "burst")
 	g.Open(t)
-	r.wait(t, Exited, "burst")
+	r.wait(t, session.Exited, "burst")
 	if !screenHas(f, "burst", "LAST") {
 		t.Fatalf("Exited before the last output reached the screen:\n%s", f.Screen("burst").Text())
 	}
@@ -128,7 +128,7 @@ func TestExternalBeforeNewAndStale(t *testing.T) {
 	l2.Close()
 	// The server vanishes without EXIT (its process crashed).
 	x.srv.Close()
-	r.wait(t, Removed, "pre")
+	r.wait(t, session.Removed, "pre")
 	if _, ok := info(f, "pre"); ok {
 		t.Fatal("vanished session still listed")
 	}
@@ -163,7 +163,7 @@ func TestRestartExternal(t *testing.T) {
 	f := newFleet(t, dir)
 	r := record(t, f)
 	x := startExternal(t, dir, "rx", "sh", "-c", "printf up; sleep 30") // no exec: /proc keeps the sh command line
-	r.wait(t, Added, "rx")
+	r.wait(t, session.Added, "rx")
 	if err := f.Restart("rx"); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestIdleFleetIsQuiet(t *testing.T) {
 	waitFor(t, "output", 10*time.Second, func() bool { return screenHas(f, "sh-1", "own") && screenHas(f, "x1", "ext") })
 	waitFor(t, "both idle", 10*time.Second, func() bool {
 		for _, in := range f.Sessions() {
-			if in.State != frame.StateIdle {
+			if in.State != session.Idle {
 				return false
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/pubsub"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
@@ -69,8 +70,8 @@ type Fleet struct {
 	log  *slog.Logger
 	idle time.Duration
 
-	broker  *pubsub.Broker[Event]
-	sub     *pubsub.Sub[Event]
+	broker  *pubsub.Broker[session.Event]
+	sub     *pubsub.Sub[session.Event]
 	watcher *fsnotify.Watcher
 
 	mu       sync.Mutex
@@ -86,7 +87,7 @@ type Fleet struct {
 
 // entry is one session: owned (sess != nil) or external (ext != nil).
 type entry struct {
-	info       Info
+	info       session.Info
 	spec       Spec // what Restart starts again
 	restarting bool // a Restart is under way: a second one is a no-op
 
@@ -123,7 +124,7 @@ func New(opts Options) (*Fleet, error) {
 		cfg:      opts.Config,
 		log:      log,
 		idle:     idle,
-		broker:   pubsub.NewBroker[Event](),
+		broker:   pubsub.NewBroker[session.Event](),
 		sessions: make(map[string]*entry),
 		claiming: make(map[string]bool),
 		adopting: make(map[string]bool),
@@ -179,23 +180,23 @@ func (f *Fleet) enter() bool {
 	return true
 }
 
-func (f *Fleet) publish(kind EventKind, id string, err error) {
-	f.broker.Publish(Event{Kind: kind, ID: id, Err: err})
+func (f *Fleet) publish(kind session.EventKind, id string, err error) {
+	f.broker.Publish(session.Event{Kind: kind, ID: id, Err: err})
 }
 
 func (f *Fleet) dirty(id string, seq uint64) {
-	f.broker.PublishLossy("dirty\x00"+id, Event{Kind: Dirty, ID: id, Seq: seq})
+	f.broker.PublishLossy("dirty\x00"+id, session.Event{Kind: session.Dirty, ID: id, Seq: seq})
 }
 
 func (f *Fleet) changed(id string) {
-	f.broker.PublishLossy("changed\x00"+id, Event{Kind: Changed, ID: id})
+	f.broker.PublishLossy("changed\x00"+id, session.Event{Kind: session.Changed, ID: id})
 }
 
 // Next blocks until at least one event is pending (or ctx ends) and returns
 // every pending event: must-deliver ones (Added, Removed, Exited, Failed)
 // first, in order, then the latest Changed and Dirty per session. After
 // Close it returns what was still pending, then ErrClosed.
-func (f *Fleet) Next(ctx context.Context) ([]Event, error) {
+func (f *Fleet) Next(ctx context.Context) ([]session.Event, error) {
 	evs, err := f.sub.Next(ctx)
 	if errors.Is(err, pubsub.ErrClosed) {
 		err = ErrClosed
@@ -204,16 +205,16 @@ func (f *Fleet) Next(ctx context.Context) ([]Event, error) {
 }
 
 // Sessions returns a copy of every known session, ordered by Started, then ID.
-func (f *Fleet) Sessions() []Info {
+func (f *Fleet) Sessions() []session.Info {
 	f.mu.Lock()
-	out := make([]Info, 0, len(f.sessions))
+	out := make([]session.Info, 0, len(f.sessions))
 	for _, e := range f.sessions {
 		in := e.info
 		in.Argv = slices.Clone(in.Argv)
 		out = append(out, in)
 	}
 	f.mu.Unlock()
-	slices.SortFunc(out, func(a, b Info) int {
+	slices.SortFunc(out, func(a, b session.Info) int {
 		if c := a.Started.Compare(b.Started); c != 0 {
 			return c
 		}
@@ -369,7 +370,7 @@ func (f *Fleet) Remove(id string) error {
 	}
 	delete(f.sessions, id)
 	f.mu.Unlock()
-	f.publish(Removed, id, nil)
+	f.publish(session.Removed, id, nil)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
@@ -37,9 +38,9 @@ func TestSpawnScreenAndSocket(t *testing.T) {
 		for _, ev := range evs {
 			seen = append(seen, ev.Kind.String())
 			switch ev.Kind {
-			case Added:
+			case session.Added:
 				added = true
-			case Dirty:
+			case session.Dirty:
 				if sn := f.Screen(id); sn.Seq < ev.Seq {
 					t.Fatalf("Dirty seq %d but screen seq %d", ev.Seq, sn.Seq)
 				}
@@ -99,9 +100,9 @@ func TestExitCodeAndRemove(t *testing.T) {
 	if err := f.Write(id, []byte("\r")); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, Exited, id)
+	r.wait(t, session.Exited, id)
 	in := mustInfo(t, f, id)
-	if in.Alive || in.ExitCode != 3 || in.State != frame.StateDead {
+	if in.Alive || in.ExitCode != 3 || in.State != session.Dead {
 		t.Fatalf("after exit: %+v", in)
 	}
 	if !screenHas(f, id, "ready") {
@@ -121,7 +122,7 @@ func TestExitCodeAndRemove(t *testing.T) {
 	if err := f.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, Removed, id)
+	r.wait(t, session.Removed, id)
 	if _, ok := info(f, id); ok || f.Screen(id) != nil {
 		t.Fatal("removed session still listed")
 	}
@@ -154,7 +155,7 @@ func TestKill(t *testing.T) {
 			if err := f.Kill(id, c.force); err != nil {
 				t.Fatal(err)
 			}
-			r.wait(t, Exited, id)
+			r.wait(t, session.Exited, id)
 			if c.name == "grace" && time.Since(start) < time.Second {
 				t.Fatalf("stubborn session died after %v, before the 1s grace", time.Since(start))
 			}
@@ -185,7 +186,7 @@ func TestResize(t *testing.T) {
 	if sn := f.Screen(id); sn.Cols != 100 || sn.Rows != 30 {
 		t.Fatalf("screen %dx%d", sn.Cols, sn.Rows)
 	}
-	if !r.has(Changed, id) {
+	if !r.has(session.Changed, id) {
 		t.Fatal("no Changed event for the resize")
 	}
 	if err := f.Resize(id, 0, 10); err == nil {
@@ -229,7 +230,7 @@ func TestRestart(t *testing.T) {
 		in := mustInfo(t, f, id)
 		return in.Alive && in.PID != pid2
 	})
-	waitFor(t, "three Added events", 10*time.Second, func() bool { return r.count(Added, id) == 3 })
+	waitFor(t, "three Added events", 10*time.Second, func() bool { return r.count(session.Added, id) == 3 })
 }
 
 func TestAutoIDs(t *testing.T) {
@@ -290,8 +291,8 @@ func TestSpawnMissingProgram(t *testing.T) {
 	if id := spawn(t, f, Spec{ID: "miss", Argv: []string{"sh", "-c", "exec sleep 30"}}); id != "miss" {
 		t.Fatal(id)
 	}
-	r.wait(t, Added, "miss")
-	if r.count(Added, "miss") != 1 || r.has(Added, "miss2") {
+	r.wait(t, session.Added, "miss")
+	if r.count(session.Added, "miss") != 1 || r.has(session.Added, "miss2") {
 		t.Fatalf("events %v", r)
 	}
 }
@@ -421,7 +422,7 @@ func TestRestartFailure(t *testing.T) {
 	if err := f.Restart(id); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, Failed, id)
+	r.wait(t, session.Failed, id)
 	if in := mustInfo(t, f, id); in.Alive {
 		t.Fatalf("alive after a failed restart: %+v", in)
 	}

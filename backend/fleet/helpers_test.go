@@ -3,12 +3,14 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
@@ -45,7 +47,7 @@ func newFleet(t testing.TB, dir string) *Fleet {
 // recorder collects a fleet's events on a goroutine.
 type recorder struct {
 	mu   sync.Mutex
-	evs  []Event
+	evs  []session.Event
 	done chan struct{}
 }
 
@@ -74,7 +76,7 @@ func record(t testing.TB, f *Fleet) *recorder {
 	return r
 }
 
-func (r *recorder) has(kind EventKind, id string) bool {
+func (r *recorder) has(kind session.EventKind, id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, e := range r.evs {
@@ -85,7 +87,7 @@ func (r *recorder) has(kind EventKind, id string) bool {
 	return false
 }
 
-func (r *recorder) count(kind EventKind, id string) int {
+func (r *recorder) count(kind session.EventKind, id string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
@@ -107,21 +109,21 @@ func (r *recorder) String() string {
 	return b.String()
 }
 
-func (r *recorder) wait(t testing.TB, kind EventKind, id string) {
+func (r *recorder) wait(t testing.TB, kind session.EventKind, id string) {
 	t.Helper()
 	waitFor(t, fmt.Sprintf("%v event for %s (have %v)", kind, id, r), 10*time.Second, func() bool { return r.has(kind, id) })
 }
 
-func info(f *Fleet, id string) (Info, bool) {
+func info(f *Fleet, id string) (session.Info, bool) {
 	for _, in := range f.Sessions() {
 		if in.ID == id {
 			return in, true
 		}
 	}
-	return Info{}, false
+	return session.Info{}, false
 }
 
-func mustInfo(t testing.TB, f *Fleet, id string) Info {
+func mustInfo(t testing.TB, f *Fleet, id string) session.Info {
 	t.Helper()
 	in, ok := info(f, id)
 	if !ok {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 // Spawn starts spec as a session owned by this process, served on
@@ -132,12 +132,14 @@ func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
 		return fmt.Errorf("restart %s: session was removed meanwhile", id)
 	}
 	e.hosted, e.sess = h, sess
-	e.info = Info{
+	e.info = session.Info{
 		ID:         id,
 		Agent:      spec.Agent,
 		Classifier: cls.Name(),
 		Argv:       slices.Clone(spec.Argv),
 		Dir:        dir,
+		Kind:       session.KindPty,
+		Caps:       session.CapScreen | session.CapAttach | session.CapRestart,
 		Owned:      true,
 		PID:        sess.PID(),
 		State:      st.State,
@@ -152,7 +154,7 @@ func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
 	f.goLocked(func() { f.ownedExit(e) })
 	f.mu.Unlock()
 	f.log.Info("session spawned", "id", id, "pid", sess.PID(), "argv", spec.Argv)
-	f.publish(Added, id, nil)
+	f.publish(session.Added, id, nil)
 	// Output the feeder applied before e.sess was set was not reported.
 	if seq := sess.Screen().Seq; seq != 0 {
 		f.onOwnedScreen(e, seq)
@@ -171,8 +173,8 @@ func (f *Fleet) ownedExit(e *entry) {
 	f.mu.Lock()
 	e.info.Alive = false
 	e.info.ExitCode = code
-	if e.info.State != frame.StateDead {
-		e.info.State, e.info.StateSince = frame.StateDead, now
+	if e.info.State != session.Dead {
+		e.info.State, e.info.StateSince = session.Dead, now
 	}
 	e.info.NeedsInput = false
 	if e.timer != nil {
@@ -181,7 +183,7 @@ func (f *Fleet) ownedExit(e *entry) {
 	id := e.info.ID
 	f.mu.Unlock()
 	f.log.Info("session exited", "id", id, "code", code)
-	f.publish(Exited, id, nil)
+	f.publish(session.Exited, id, nil)
 
 	e.hosted.Finish()
 	close(e.cleaned)
@@ -210,7 +212,7 @@ func (f *Fleet) evalOwned(e *entry, activity bool) {
 	title := sess.Title()
 	cols, rows := sess.Size()
 	now := time.Now()
-	since := now.Add(-time.Duration(st.StateMS) * time.Millisecond)
+	since := now.Add(-st.StateFor)
 	f.mu.Lock()
 	if f.sessions[e.info.ID] != e || !e.info.Alive {
 		// Removed, replaced by a restart, or exited (Dead is final).
@@ -232,7 +234,7 @@ func (f *Fleet) evalOwned(e *entry, activity bool) {
 }
 
 // applyLocked updates in and reports whether anything the UI shows changed.
-func applyLocked(in *Info, st frame.State, since time.Time, ni bool, title string, cols, rows int, now time.Time) bool {
+func applyLocked(in *session.Info, st session.State, since time.Time, ni bool, title string, cols, rows int, now time.Time) bool {
 	ch := false
 	if in.State != st || in.NeedsInput != ni {
 		if in.State != st {
@@ -336,7 +338,7 @@ func (f *Fleet) Restart(id string) error {
 		<-e.cleaned
 		if err := f.respawn(e, e.spec); err != nil && !errors.Is(err, ErrClosed) {
 			f.restartFailed(e)
-			f.publish(Failed, id, err)
+			f.publish(session.Failed, id, err)
 		}
 	})
 	return nil

@@ -11,7 +11,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify/classifytest"
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
 // The classifier corpus (backend/classify/testdata/<profile>/*.txt) replayed
@@ -97,8 +97,8 @@ func TestPtyCorpus(t *testing.T) {
 			s.mu.Unlock()
 			got := st.String()
 			if needs {
-				if st != frame.StateIdle {
-					t.Errorf("NeedsInput with wire state %v, want Idle", st)
+				if st != session.Idle {
+					t.Errorf("NeedsInput with state %v, want Idle", st)
 				}
 				got = "NeedsInput"
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )

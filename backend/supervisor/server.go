@@ -227,7 +227,7 @@ func (c *conn) serve() {
 			}()
 		case frame.Status:
 			c.extraPayload(f)
-			b, _ := sess.Status().MarshalBinary()
+			b, _ := WireStatus(sess.Status()).MarshalBinary()
 			if err := c.write(frame.StatusResp, b); err != nil {
 				return
 			}
@@ -245,7 +245,7 @@ func (c *conn) serve() {
 				continue
 			}
 			ansi := len(f.Payload) == 1 && f.Payload[0]&frame.ScreenANSI != 0
-			b, _ := sess.ScreenInfo(ansi).MarshalBinary()
+			b, _ := sess.screenInfo(ansi).MarshalBinary()
 			if err := c.write(frame.ScreenResp, b); err != nil {
 				return
 			}

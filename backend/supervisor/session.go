@@ -16,7 +16,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -26,8 +25,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 // Defaults for Config's zero values.
@@ -484,22 +483,6 @@ func (s *Session) Title() string {
 	return ""
 }
 
-// ScreenInfo is the SCREEN_RESP payload for the session's current screen,
-// as plain text or with SGR colours.
-func (s *Session) ScreenInfo(ansi bool) frame.ScreenInfo {
-	snap := s.Screen()
-	text := snap.Text()
-	if ansi {
-		text = strings.TrimRight(snap.ANSI(), "\n")
-	}
-	return frame.ScreenInfo{
-		Cols: snap.Cols, Rows: snap.Rows,
-		CursorX: snap.Cursor.X, CursorY: snap.Cursor.Y, CursorVisible: snap.Cursor.Visible,
-		AltScreen: snap.Modes.AltScreen, Title: snap.Title,
-		NeedsInput: s.NeedsInput(), Screen: text,
-	}
-}
-
 // NeedsInput reports whether the classifier sees the session waiting for
 // the user (a permission prompt, a question). The wire reports such a
 // session as Idle; the dashboard highlights it.
@@ -651,8 +634,8 @@ func (s *Session) reapGroup() {
 	}
 }
 
-// Status returns the session's status as carried in STATUS_RESP.
-func (s *Session) Status() frame.StatusInfo {
+// Status returns the session's status (what STATUS_RESP carries).
+func (s *Session) Status() session.Status {
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -661,23 +644,12 @@ func (s *Session) Status() frame.StatusInfo {
 	if last.IsZero() {
 		last = s.started
 	}
-	return frame.StatusInfo{
-		PID:     uint32(s.cmd.Process.Pid),
-		IdleMS:  millis(now.Sub(last)),
-		Alive:   !s.exited,
-		State:   st,
-		StateMS: millis(now.Sub(since)),
-	}
-}
-
-func millis(d time.Duration) uint32 {
-	switch ms := d.Milliseconds(); {
-	case ms < 0:
-		return 0
-	case ms > 1<<32-1:
-		return 1<<32 - 1
-	default:
-		return uint32(ms)
+	return session.Status{
+		PID:      s.cmd.Process.Pid,
+		Alive:    !s.exited,
+		State:    st,
+		StateFor: now.Sub(since),
+		Idle:     now.Sub(last),
 	}
 }
 

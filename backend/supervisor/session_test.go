@@ -56,7 +56,7 @@ func TestStatusLifecycle(t *testing.T) {
 	if code := waitDone(t, s.sess, 10*time.Second); code != 6 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, st := range []frame.StatusInfo{s.sess.Status(), statusOf(t, s.sock)} {
+	for _, st := range []frame.StatusInfo{WireStatus(s.sess.Status()), statusOf(t, s.sock)} {
 		if st.Alive || st.State != frame.StateDead || int(st.PID) != s.sess.PID() {
 			t.Fatalf("after exit: %+v; want alive=0 state Dead", st)
 		}

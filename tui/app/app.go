@@ -21,8 +21,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
@@ -84,10 +84,10 @@ type Model struct {
 
 	w, h int
 
-	all    []fleet.Info // every session, as the backend last said
-	view   []fleet.Info // filtered and sorted: what the list shows
-	selID  string       // selected session (survives re-sorting)
-	offset int          // list scroll offset
+	all    []session.Info // every session, as the backend last said
+	view   []session.Info // filtered and sorted: what the list shows
+	selID  string         // selected session (survives re-sorting)
+	offset int            // list scroll offset
 
 	mode     layout.Mode
 	zoomFrom layout.Mode // the mode zoom returns to
@@ -163,7 +163,7 @@ func (m *Model) Init() tea.Cmd {
 // eventsMsg is a batch of backend events, with the screens of the sessions
 // that were visible and dirty, already pulled.
 type eventsMsg struct {
-	events  []fleet.Event
+	events  []session.Event
 	screens map[string]*vt.Snapshot
 	err     error
 	at      time.Time
@@ -206,7 +206,7 @@ func (m *Model) waitEvents() tea.Cmd {
 		}
 		screens := map[string]*vt.Snapshot{}
 		for _, e := range ev {
-			if e.Kind == fleet.Dirty && slices.Contains(visible, e.ID) && screens[e.ID] == nil {
+			if e.Kind == session.Dirty && slices.Contains(visible, e.ID) && screens[e.ID] == nil {
 				screens[e.ID] = b.Screen(e.ID)
 			}
 		}
@@ -291,12 +291,12 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	dirty := map[string]bool{}
 	for _, ev := range msg.events {
 		switch ev.Kind {
-		case fleet.Dirty:
+		case session.Dirty:
 			dirty[ev.ID] = true
-		case fleet.Failed:
+		case session.Failed:
 			cmds = append(cmds, m.report(ev.Err))
 			reload = true
-		case fleet.Removed:
+		case session.Removed:
 			delete(m.snaps, ev.ID)
 			reload = true
 		default:
@@ -379,7 +379,7 @@ func (m *Model) refilter() {
 	}
 }
 
-func matches(in fleet.Info, q string) bool {
+func matches(in session.Info, q string) bool {
 	for _, s := range []string{in.ID, in.Agent, sessions.State(in), in.Title} {
 		if strings.Contains(strings.ToLower(s), q) {
 			return true
@@ -390,8 +390,8 @@ func matches(in fleet.Info, q string) bool {
 
 // sortInfos orders the list; ties fall back to start time then ID, so the
 // order is stable.
-func sortInfos(v []fleet.Info, order SortOrder) {
-	rank := func(in fleet.Info) int {
+func sortInfos(v []session.Info, order SortOrder) {
+	rank := func(in session.Info) int {
 		switch {
 		case !in.Alive:
 			return 3
@@ -402,7 +402,7 @@ func sortInfos(v []fleet.Info, order SortOrder) {
 		}
 		return 1
 	}
-	slices.SortStableFunc(v, func(a, b fleet.Info) int {
+	slices.SortStableFunc(v, func(a, b session.Info) int {
 		switch order {
 		case SortName:
 			return strings.Compare(a.ID, b.ID)
@@ -419,19 +419,19 @@ func sortInfos(v []fleet.Info, order SortOrder) {
 }
 
 func (m *Model) index(id string) int {
-	return slices.IndexFunc(m.view, func(in fleet.Info) bool { return in.ID == id })
+	return slices.IndexFunc(m.view, func(in session.Info) bool { return in.ID == id })
 }
 
 func (m *Model) indexAll(id string) int {
-	return slices.IndexFunc(m.all, func(in fleet.Info) bool { return in.ID == id })
+	return slices.IndexFunc(m.all, func(in session.Info) bool { return in.ID == id })
 }
 
 // selected returns the selected session.
-func (m *Model) selected() (fleet.Info, bool) {
+func (m *Model) selected() (session.Info, bool) {
 	if i := m.index(m.selID); i >= 0 {
 		return m.view[i], true
 	}
-	return fleet.Info{}, false
+	return session.Info{}, false
 }
 
 // selectIndex moves the selection, clamped, and scrolls the list to it.

@@ -15,11 +15,11 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 // t0 is the stub clock's "now".
@@ -29,7 +29,7 @@ var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 // session's screen with a fresh emulator.
 type stub struct {
 	mu      sync.Mutex
-	infos   []fleet.Info
+	infos   []session.Info
 	calls   []string
 	screens map[string]int // Screen calls per ID
 	failed  error          // returned by the next mutating call
@@ -38,7 +38,7 @@ type stub struct {
 	// none (only the Cmds it returns may).
 	presetCalls int
 	// next, if set, is what Next returns (else it blocks until cancelled).
-	next chan []fleet.Event
+	next chan []session.Event
 }
 
 func newStub() *stub {
@@ -46,14 +46,14 @@ func newStub() *stub {
 	return &stub{
 		screens: map[string]int{},
 		presets: []fleet.Preset{{Name: "shell", Argv: []string{"/bin/sh"}, Classifier: "simple", Found: true}},
-		infos: []fleet.Info{
-			{ID: "claude-1", Agent: "claude", Owned: true, Alive: true, State: frame.StateThinking,
+		infos: []session.Info{
+			{ID: "claude-1", Agent: "claude", Owned: true, Alive: true, State: session.Thinking,
 				Started: at(600), StateSince: at(12), LastOutput: at(1), Cols: 80, Rows: 24},
-			{ID: "shell-1", Agent: "shell", Owned: true, Alive: true, State: frame.StateIdle,
+			{ID: "shell-1", Agent: "shell", Owned: true, Alive: true, State: session.Idle,
 				Started: at(500), StateSince: at(300), LastOutput: at(300), Cols: 80, Rows: 24},
-			{ID: "claude-2", Agent: "claude", Owned: true, Alive: true, State: frame.StateIdle, NeedsInput: true,
+			{ID: "claude-2", Agent: "claude", Owned: true, Alive: true, State: session.Idle, NeedsInput: true,
 				Started: at(400), StateSince: at(40), LastOutput: at(40), Cols: 80, Rows: 24},
-			{ID: "build", Agent: "make", Owned: false, Alive: false, ExitCode: 2, State: frame.StateDead,
+			{ID: "build", Agent: "make", Owned: false, Alive: false, ExitCode: 2, State: session.Dead,
 				Started: at(300), StateSince: at(100), LastOutput: at(100), Cols: 80, Rows: 24},
 		},
 	}
@@ -68,7 +68,7 @@ func (s *stub) record(format string, args ...any) error {
 	return err
 }
 
-func (s *stub) Sessions() []fleet.Info {
+func (s *stub) Sessions() []session.Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.infos)
@@ -83,7 +83,7 @@ func (s *stub) Screen(id string) *vt.Snapshot {
 	return e.Snapshot()
 }
 
-func (s *stub) Next(ctx context.Context) ([]fleet.Event, error) {
+func (s *stub) Next(ctx context.Context) ([]session.Event, error) {
 	select {
 	case ev := <-s.next:
 		return ev, nil
@@ -113,7 +113,7 @@ func (s *stub) Spawn(spec fleet.Spec) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := spec.Agent + "-9"
-	s.infos = append(s.infos, fleet.Info{ID: id, Agent: spec.Agent, Owned: true, Alive: true, Started: t0})
+	s.infos = append(s.infos, session.Info{ID: id, Agent: spec.Agent, Owned: true, Alive: true, Started: t0})
 	return id, nil
 }
 
@@ -133,7 +133,7 @@ func (s *stub) Remove(id string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.infos = slices.DeleteFunc(s.infos, func(in fleet.Info) bool { return in.ID == id })
+	s.infos = slices.DeleteFunc(s.infos, func(in session.Info) bool { return in.ID == id })
 	return nil
 }
 
@@ -143,7 +143,7 @@ func (s *stub) Calls() []string {
 	return slices.Clone(s.calls)
 }
 
-func (s *stub) set(id string, fn func(*fleet.Info)) {
+func (s *stub) set(id string, fn func(*session.Info)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.infos {
@@ -216,7 +216,7 @@ func TestListOrderAndSelection(t *testing.T) {
 	}
 }
 
-func ids(v []fleet.Info) []string {
+func ids(v []session.Info) []string {
 	out := make([]string, len(v))
 	for i, in := range v {
 		out[i] = in.ID
@@ -305,8 +305,8 @@ func TestTabJumpsToNeedsInput(t *testing.T) {
 	if !strings.Contains(plain(m), "1 need input") {
 		t.Fatalf("header does not count sessions needing input:\n%s", plain(m))
 	}
-	b.set("claude-2", func(in *fleet.Info) { in.NeedsInput = false })
-	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Changed, ID: "claude-2"}}})
+	b.set("claude-2", func(in *session.Info) { in.NeedsInput = false })
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed, ID: "claude-2"}}})
 	press(m, "tab")
 	if m.selID != "claude-2" || !strings.Contains(m.status, "no session needs input") {
 		t.Fatalf("tab with none waiting: selected %q, status %q", m.selID, m.status)
@@ -317,15 +317,15 @@ func TestBellOnNewNeedsInput(t *testing.T) {
 	b := newStub()
 	m := New(Options{Backend: b, Keys: keys.Default(), Bell: true, Now: func() time.Time { return t0 }})
 	t.Cleanup(m.cancel)
-	b.set("shell-1", func(in *fleet.Info) { in.NeedsInput = true })
-	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Changed, ID: "shell-1"}}})
+	b.set("shell-1", func(in *session.Info) { in.NeedsInput = true })
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed, ID: "shell-1"}}})
 	if !m.attention["shell-1"] {
 		t.Fatal("transition to needs-input not noticed")
 	}
 	if cmd := m.checkAttention(); cmd != nil {
 		t.Fatal("bell rang again without a new transition")
 	}
-	b.set("claude-1", func(in *fleet.Info) { in.NeedsInput = true })
+	b.set("claude-1", func(in *session.Info) { in.NeedsInput = true })
 	m.all = b.Sessions()
 	cmd := m.checkAttention()
 	if cmd == nil {
@@ -360,12 +360,12 @@ func TestDirtyPullsVisibleScreensOnly(t *testing.T) {
 	b := newStub()
 	m := newModel(t, b, 120, 35, themes.Dark())
 	before := b.screens["shell-1"]
-	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "claude-1"}, {Kind: fleet.Dirty, ID: "shell-1"}}})
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}, {Kind: session.Dirty, ID: "shell-1"}}})
 	if b.screens["shell-1"] != before {
 		t.Fatal("a hidden session's screen was pulled")
 	}
 	n := b.screens["claude-1"]
-	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "claude-1"}}})
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}}})
 	if b.screens["claude-1"] != n+1 {
 		t.Fatal("the shown session's screen was not pulled on Dirty")
 	}
@@ -377,7 +377,7 @@ func TestDirtyPullsVisibleScreensOnly(t *testing.T) {
 	if b.screens["shell-1"] != before {
 		t.Fatal("an unchanged screen was pulled again")
 	}
-	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "shell-1"}}})
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "shell-1"}}})
 	press(m, "j")
 	if b.screens["shell-1"] != before+1 {
 		t.Fatal("selecting a session whose screen changed while hidden did not pull it")
@@ -386,7 +386,7 @@ func TestDirtyPullsVisibleScreensOnly(t *testing.T) {
 	before = b.screens["shell-1"]
 	// In the grid every session is shown.
 	press(m, "g")
-	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "shell-1"}}})
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "shell-1"}}})
 	if b.screens["shell-1"] == before {
 		t.Fatal("grid: a shown session's screen was not pulled")
 	}
@@ -398,9 +398,9 @@ func TestDirtyPullsVisibleScreensOnly(t *testing.T) {
 func TestEventsUpdateTheList(t *testing.T) {
 	b := newStub()
 	m := newModel(t, b, 120, 35, themes.Dark())
-	b.set("shell-1", func(in *fleet.Info) { in.Alive, in.ExitCode = false, 137 })
-	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Exited, ID: "shell-1"},
-		{Kind: fleet.Failed, Err: errors.New("watch: boom")}}})
+	b.set("shell-1", func(in *session.Info) { in.Alive, in.ExitCode = false, 137 })
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Exited, ID: "shell-1"},
+		{Kind: session.Failed, Err: errors.New("watch: boom")}}})
 	out := plain(m)
 	if !strings.Contains(out, "Dead 137") || !strings.Contains(out, "watch: boom") {
 		t.Fatalf("exit code or error not shown:\n%s", out)
@@ -412,7 +412,7 @@ func TestEventsUpdateTheList(t *testing.T) {
 		t.Fatal("status not cleared")
 	}
 	// Unknown IDs are dropped without harm.
-	m.onEvents(eventsMsg{events: []fleet.Event{{Kind: fleet.Dirty, ID: "nope"}}})
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "nope"}}})
 }
 
 func TestRemoveRestartResizeSpawn(t *testing.T) {
@@ -559,10 +559,10 @@ func TestEmptyHintNamesListKeys(t *testing.T) {
 // the event loop; Update then uses them instead of pulling again.
 func TestEventCmdPullsShownDirtyScreens(t *testing.T) {
 	b := newStub()
-	b.next = make(chan []fleet.Event, 1)
+	b.next = make(chan []session.Event, 1)
 	m := newModel(t, b, 120, 35, themes.Dark())
 	cmd := m.waitEvents()
-	b.next <- []fleet.Event{{Kind: fleet.Dirty, ID: "claude-1"}, {Kind: fleet.Dirty, ID: "shell-1"}}
+	b.next <- []session.Event{{Kind: session.Dirty, ID: "claude-1"}, {Kind: session.Dirty, ID: "shell-1"}}
 	shown, hidden := b.screens["claude-1"], b.screens["shell-1"]
 	msg, ok := cmd().(eventsMsg)
 	if !ok || msg.screens["claude-1"] == nil || msg.screens["shell-1"] != nil {

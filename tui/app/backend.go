@@ -6,6 +6,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
 
@@ -24,13 +25,13 @@ var (
 // looks programs up on PATH: those two are only called from a tea.Cmd.
 type Backend interface {
 	// Sessions returns every known session, in a stable order.
-	Sessions() []fleet.Info
+	Sessions() []session.Info
 	// Screen returns a copy of the session's screen, or nil if the ID is unknown.
 	Screen(id string) *vt.Snapshot
 	// Next blocks until at least one event is pending (or ctx ends) and
 	// returns every pending event: must-deliver ones first, in order, then
 	// the latest lossy event per session.
-	Next(ctx context.Context) ([]fleet.Event, error)
+	Next(ctx context.Context) ([]session.Event, error)
 
 	// Presets returns the spawn presets, each marked Found when its program
 	// is on PATH (file system I/O: call it from a tea.Cmd).

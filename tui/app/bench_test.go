@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 // benchStub is the stub with n busy sessions.
@@ -15,8 +14,8 @@ func benchStub(n int) *stub {
 	b := newStub()
 	b.infos = nil
 	for i := range n {
-		b.infos = append(b.infos, fleet.Info{ID: fmt.Sprintf("busy-%d", i+1), Agent: "busy", Owned: true, Alive: true,
-			State: frame.StateActive, Started: t0.Add(time.Duration(i) * time.Second), StateSince: t0, LastOutput: t0, Cols: 80, Rows: 24})
+		b.infos = append(b.infos, session.Info{ID: fmt.Sprintf("busy-%d", i+1), Agent: "busy", Owned: true, Alive: true,
+			State: session.Active, Started: t0.Add(time.Duration(i) * time.Second), StateSince: t0, LastOutput: t0, Cols: 80, Rows: 24})
 	}
 	return b
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
 	"github.com/heimdall-tui/heimdall-tui/tui/capsules"
@@ -464,7 +465,7 @@ func (m *Model) paneSize(mode layout.Mode) (cols, rows uint16) {
 }
 
 // attach hands the terminal to the session until the detach key.
-func (m *Model) attach(in fleet.Info) tea.Cmd {
+func (m *Model) attach(in session.Info) tea.Cmd {
 	if !in.Alive {
 		return m.report(fmt.Errorf("%s has exited (code %d); R restarts it", in.ID, in.ExitCode))
 	}

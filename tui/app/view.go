@@ -9,7 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
 	"github.com/heimdall-tui/heimdall-tui/tui/grid"
 	"github.com/heimdall-tui/heimdall-tui/tui/help"
@@ -200,7 +200,7 @@ func (m *Model) ansi() *[16]color.Color {
 
 // paneTitle is a pane's title: ID, the exit code once dead, and the
 // program's own window title (OSC 0/2) when it set one.
-func paneTitle(in fleet.Info) string {
+func paneTitle(in session.Info) string {
 	t := in.ID
 	if !in.Alive {
 		t = fmt.Sprintf("%s (exit %d)", in.ID, in.ExitCode)

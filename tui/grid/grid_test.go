@@ -9,14 +9,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
 	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 func snap(cols, rows int, data string) *vt.Snapshot {
@@ -150,8 +149,8 @@ func BenchmarkGrid16(b *testing.B) {
 func TestDashboardShape(t *testing.T) {
 	st := themes.Build(themes.Dark(), false)
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	infos := []fleet.Info{
-		{ID: "claude-1", Agent: "claude", Alive: true, State: frame.StateThinking, StateSince: now.Add(-time.Minute)},
+	infos := []session.Info{
+		{ID: "claude-1", Agent: "claude", Alive: true, State: session.Thinking, StateSince: now.Add(-time.Minute)},
 		{ID: "a-rather-long-session-name-日本", Agent: "aider", Alive: true, NeedsInput: true},
 		{ID: "build", Agent: "make", ExitCode: 2},
 	}

@@ -1,9 +1,10 @@
 package layout
 
 import (
-	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"strconv"
 	"strings"
+
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 
 	"github.com/charmbracelet/x/ansi"
 )

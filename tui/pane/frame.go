@@ -1,8 +1,9 @@
 package pane
 
 import (
-	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"strings"
+
+	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 
 	"charm.land/lipgloss/v2"
 	uv "github.com/charmbracelet/ultraviolet"

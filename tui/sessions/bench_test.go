@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
 // benchInfos is n sessions cycling through the fixture's kinds (every
 // state, needs input, dead), with distinct names.
-func benchInfos(n int) []fleet.Info {
+func benchInfos(n int) []session.Info {
 	base := fixture()
-	infos := make([]fleet.Info, n)
+	infos := make([]session.Info, n)
 	for i := range infos {
 		in := base[i%len(base)]
 		in.ID = fmt.Sprintf("%s-%d", in.ID, i)

@@ -18,7 +18,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 )
@@ -37,7 +37,7 @@ const DefaultEmpty = "no sessions — press n to spawn one"
 
 // State is the badge text of a session: "Dead" once it is not alive,
 // else its classifier state ("Idle", "Thinking", ...).
-func State(in fleet.Info) string {
+func State(in session.Info) string {
 	if !in.Alive {
 		return "Dead"
 	}
@@ -133,13 +133,13 @@ func columns(w, agentW, longestName int) []column {
 // marked "!", shows "needs input" as its badge and uses st.RowAttn.
 // Durations are measured to now. With no sessions the list says
 // DefaultEmpty.
-func View(st *themes.Styles, infos []fleet.Info, selected, offset int, now time.Time, w, h int) string {
+func View(st *themes.Styles, infos []session.Info, selected, offset int, now time.Time, w, h int) string {
 	return ViewHint(st, infos, selected, offset, now, w, h, DefaultEmpty)
 }
 
 // ViewHint is View with the line shown for an empty list (e.g. "no
 // sessions match /foo" while filtering, or hints naming remapped keys).
-func ViewHint(st *themes.Styles, infos []fleet.Info, selected, offset int, now time.Time, w, h int, empty string) string {
+func ViewHint(st *themes.Styles, infos []session.Info, selected, offset int, now time.Time, w, h int, empty string) string {
 	if w <= 0 || h <= 0 {
 		return strings.Repeat("\n", max(h-1, 0))
 	}
@@ -304,7 +304,7 @@ func (p *painter) state(name string, attn, selected bool) *span {
 }
 
 // row appends one session's line to buf.
-func (p *painter) row(buf []byte, cols []column, in fleet.Info, selected bool, now time.Time, w int) []byte {
+func (p *painter) row(buf []byte, cols []column, in session.Info, selected bool, now time.Time, w int) []byte {
 	attn := in.NeedsInput && in.Alive
 	state := State(in)
 	baseKind := kindRow

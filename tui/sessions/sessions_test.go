@@ -9,11 +9,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -22,16 +21,16 @@ func ago(d time.Duration) time.Time { return now.Add(-d) }
 
 // fixture has every state, a session needing input, a dead one with exit
 // code 3, a long name and a wide-character name.
-func fixture() []fleet.Info {
-	return []fleet.Info{
-		{ID: "claude-1", Agent: "claude", Alive: true, State: frame.StateThinking, StateSince: ago(12 * time.Second), LastOutput: ago(time.Second)},
-		{ID: "claude-2", Agent: "claude", Alive: true, State: frame.StateStreaming, StateSince: ago(3 * time.Minute), LastOutput: ago(0)},
-		{ID: "codex-1", Agent: "codex", Alive: true, State: frame.StateToolUse, StateSince: ago(90 * time.Second), LastOutput: ago(4 * time.Second)},
-		{ID: "aider-1", Agent: "aider", Alive: true, State: frame.StateIdle, NeedsInput: true, StateSince: ago(2 * time.Hour), LastOutput: ago(2 * time.Hour)},
-		{ID: "shell-1", Agent: "shell", Alive: true, State: frame.StateActive, StateSince: ago(5 * time.Second), LastOutput: ago(5 * time.Second)},
-		{ID: "refactor-the-entire-authentication-subsystem", Agent: "claude", Alive: true, State: frame.StateIdle, StateSince: ago(26 * time.Hour), LastOutput: ago(26 * time.Hour)},
-		{ID: "build-1", Agent: "make", Alive: false, State: frame.StateDead, ExitCode: 3, StateSince: ago(40 * time.Minute), LastOutput: ago(41 * time.Minute)},
-		{ID: "日本語-session", Agent: "gemini", Alive: true, State: frame.StateIdle},
+func fixture() []session.Info {
+	return []session.Info{
+		{ID: "claude-1", Agent: "claude", Alive: true, State: session.Thinking, StateSince: ago(12 * time.Second), LastOutput: ago(time.Second)},
+		{ID: "claude-2", Agent: "claude", Alive: true, State: session.Streaming, StateSince: ago(3 * time.Minute), LastOutput: ago(0)},
+		{ID: "codex-1", Agent: "codex", Alive: true, State: session.ToolUse, StateSince: ago(90 * time.Second), LastOutput: ago(4 * time.Second)},
+		{ID: "aider-1", Agent: "aider", Alive: true, State: session.Idle, NeedsInput: true, StateSince: ago(2 * time.Hour), LastOutput: ago(2 * time.Hour)},
+		{ID: "shell-1", Agent: "shell", Alive: true, State: session.Active, StateSince: ago(5 * time.Second), LastOutput: ago(5 * time.Second)},
+		{ID: "refactor-the-entire-authentication-subsystem", Agent: "claude", Alive: true, State: session.Idle, StateSince: ago(26 * time.Hour), LastOutput: ago(26 * time.Hour)},
+		{ID: "build-1", Agent: "make", Alive: false, State: session.Dead, ExitCode: 3, StateSince: ago(40 * time.Minute), LastOutput: ago(41 * time.Minute)},
+		{ID: "日本語-session", Agent: "gemini", Alive: true, State: session.Idle},
 	}
 }
 
@@ -150,7 +149,7 @@ func TestRowContent(t *testing.T) {
 // exactly w cells, whatever the selection and offset.
 func TestShape(t *testing.T) {
 	infos := fixture()
-	infos = append(infos, fleet.Info{ID: "evil\x1b[2J\nname\t", Agent: "\x1b]0;x\x07", Alive: true})
+	infos = append(infos, session.Info{ID: "evil\x1b[2J\nname\t", Agent: "\x1b]0;x\x07", Alive: true})
 	for _, st := range []*themes.Styles{dark, mono} {
 		for w := 1; w <= 130; w++ {
 			for h := 1; h <= 14; h++ {

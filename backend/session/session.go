@@ -1,0 +1,170 @@
+// Package session holds the domain types every kind of session shares: its
+// state, what the dashboard knows of it (Info, with its Kind and Caps), what
+// it reports (Event), and the entries of a transcript. It imports no wire
+// package: each protocol maps these to its own types where its frames or
+// messages are written (the pty kind's frame protocol in supervisor).
+package session
+
+import (
+	"fmt"
+	"time"
+)
+
+// State is what a session's agent is doing, as its classifier (or, for a
+// session that reports its own state, its events) says.
+type State uint8
+
+const (
+	Idle      State = iota // waiting for the user (all kinds)
+	Thinking               // an agent is working on a turn, no output yet
+	Streaming              // an agent is writing its answer
+	ToolUse                // an agent runs a tool
+	Active                 // output is flowing (a plain program's only busy state)
+	Dead                   // the program has exited (final)
+)
+
+var stateNames = [...]string{"Idle", "Thinking", "Streaming", "ToolUse", "Active", "Dead"}
+
+// String returns the state's name ("Idle", "ToolUse", …).
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Busy reports whether the state is one of working on something.
+func (s State) Busy() bool { return s != Idle && s != Dead }
+
+// Kind names a kind of session ("pty", and next "headless", …): what the
+// list shows and what a disabled action's reason names.
+type Kind string
+
+// KindPty is a program in a pseudo-terminal, served on a socket by a
+// supervisor (this process's or another's).
+const KindPty Kind = "pty"
+
+// Caps are the optional things a session can do beyond the basics every
+// session has (info, send, stop, hang up, done). A fleet finds them on its
+// members by type assertion and lists them here, so a UI can say why an
+// action does not apply before trying it.
+type Caps uint16
+
+const (
+	// CapScreen: the session has a terminal screen (Screen, Resize).
+	CapScreen Caps = 1 << iota
+	// CapAttach: the session can be attached to interactively.
+	CapAttach
+	// CapTranscript: the session keeps a transcript of entries (Transcript).
+	CapTranscript
+	// CapInterrupt: the session's current turn can be interrupted.
+	CapInterrupt
+	// CapRestart: the session can be started again with the same spec.
+	CapRestart
+)
+
+// Has reports whether every capability in c2 is in c.
+func (c Caps) Has(c2 Caps) bool { return c&c2 == c2 }
+
+// Info is a session as the dashboard shows it. It is a value: a copy taken
+// under the fleet's lock.
+type Info struct {
+	ID   string
+	Kind Kind
+	Caps Caps
+	// Agent is the preset name ("claude", "shell", ...); for sessions found
+	// in the socket dir, argv[0]'s base name, or "".
+	Agent string
+	// Classifier is the classifier's name for sessions classified in this
+	// process; "" for those whose state comes from elsewhere.
+	Classifier string
+	Argv       []string // program and arguments (when known)
+	Dir        string   // working directory (when known)
+	Owned      bool     // started by this process; stopped when the dashboard quits
+	PID        int      // 0 if the session has no process of its own
+	State      State
+	NeedsInput bool      // the agent is waiting for the user (a permission prompt, a question)
+	StateSince time.Time // when State (or NeedsInput) last changed
+	// LastOutput is when output last reached this process's view of the
+	// session (a screen applied it, a transcript entry arrived); zero if
+	// none yet.
+	LastOutput time.Time
+	Started    time.Time
+	Alive      bool
+	ExitCode   int    // the program's exit code once !Alive (128+signal if killed by one)
+	Cols, Rows int    // screen size (CapScreen only)
+	Title      string // the session's own title (a terminal title, a topic)
+}
+
+// Status is a session's state at an instant, as a supervisor reports it.
+type Status struct {
+	PID      int
+	Alive    bool
+	State    State
+	StateFor time.Duration // time in State
+	Idle     time.Duration // time since the last output (or the start)
+}
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	// Added: a session appeared (spawned here or found). Must-deliver.
+	Added EventKind = iota
+	// Removed: a session left the list. Must-deliver.
+	Removed
+	// Exited: the program exited; Info has ExitCode. Must-deliver.
+	Exited
+	// Failed: an error the user should see (Err; ID may be ""). Must-deliver.
+	Failed
+	// Changed: Info fields other than the screen or transcript changed
+	// (state, needs input, title, size). Lossy, coalesced per ID.
+	Changed
+	// Dirty: the session's screen or transcript changed; Seq is its latest
+	// sequence number. Lossy, coalesced per ID.
+	Dirty
+)
+
+var eventNames = [...]string{"Added", "Removed", "Exited", "Failed", "Changed", "Dirty"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "EventKind(?)"
+}
+
+// Event is one backend → UI notification. Anything about one session
+// carries its ID; the UI drops IDs it does not know.
+type Event struct {
+	Kind EventKind
+	ID   string
+	Seq  uint64 // Dirty only
+	Err  error  // Failed only
+}
+
+// Input is what the user sends a session. Data is typed as is into a
+// terminal; a session that takes messages instead of keystrokes takes it as
+// one message's text (without a trailing newline or carriage return).
+type Input struct {
+	Data []byte
+}
+
+// Role says who wrote a transcript entry.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"   // a tool call or its result
+	RoleSystem    Role = "system" // the session's own notices (start, errors, results)
+)
+
+// Entry is one entry of a session's transcript. Seq numbers grow by one
+// per entry from 1; a reader asks for the entries after the last it has.
+type Entry struct {
+	Seq  uint64
+	Time time.Time
+	Role Role
+	Text string
+}

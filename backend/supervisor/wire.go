@@ -1,0 +1,92 @@
+package supervisor
+
+import (
+	"strings"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// The frame protocol's types are used only here, where a Server writes its
+// replies, and where the fleet reads another supervisor's: the rest of the
+// supervisor speaks the domain types of backend/session.
+
+// wireStates maps each State to the byte the frame protocol carries.
+var wireStates = [...]frame.State{
+	session.Idle:      frame.StateIdle,
+	session.Thinking:  frame.StateThinking,
+	session.Streaming: frame.StateStreaming,
+	session.ToolUse:   frame.StateToolUse,
+	session.Active:    frame.StateActive,
+	session.Dead:      frame.StateDead,
+}
+
+// WireState is s as a STATUS_RESP carries it.
+func WireState(s session.State) frame.State {
+	if int(s) < len(wireStates) {
+		return wireStates[s]
+	}
+	return frame.StateIdle
+}
+
+// StateFromWire is the State a STATUS_RESP's byte names; a byte no state
+// has (a newer supervisor's) reads as Active: something the dashboard does
+// not know is going on, and it is not waiting.
+func StateFromWire(w frame.State) session.State {
+	for s, v := range wireStates {
+		if v == w {
+			return session.State(s)
+		}
+	}
+	return session.Active
+}
+
+// WireStatus is st as the STATUS_RESP payload.
+func WireStatus(st session.Status) frame.StatusInfo {
+	return frame.StatusInfo{
+		PID:     uint32(st.PID),
+		IdleMS:  millis(st.Idle),
+		Alive:   st.Alive,
+		State:   WireState(st.State),
+		StateMS: millis(st.StateFor),
+	}
+}
+
+// StatusFromWire is a STATUS_RESP payload as a Status.
+func StatusFromWire(w frame.StatusInfo) session.Status {
+	return session.Status{
+		PID:      int(w.PID),
+		Alive:    w.Alive,
+		State:    StateFromWire(w.State),
+		StateFor: time.Duration(w.StateMS) * time.Millisecond,
+		Idle:     time.Duration(w.IdleMS) * time.Millisecond,
+	}
+}
+
+// screenInfo is the SCREEN_RESP payload for the session's current screen,
+// as plain text or with SGR colours.
+func (s *Session) screenInfo(ansi bool) frame.ScreenInfo {
+	snap := s.Screen()
+	text := snap.Text()
+	if ansi {
+		text = strings.TrimRight(snap.ANSI(), "\n")
+	}
+	return frame.ScreenInfo{
+		Cols: snap.Cols, Rows: snap.Rows,
+		CursorX: snap.Cursor.X, CursorY: snap.Cursor.Y, CursorVisible: snap.Cursor.Visible,
+		AltScreen: snap.Modes.AltScreen, Title: snap.Title,
+		NeedsInput: s.NeedsInput(), Screen: text,
+	}
+}
+
+func millis(d time.Duration) uint32 {
+	switch ms := d.Milliseconds(); {
+	case ms < 0:
+		return 0
+	case ms > 1<<32-1:
+		return 1<<32 - 1
+	default:
+		return uint32(ms)
+	}
+}
