@@ -49,7 +49,7 @@ func TestExternalAfterNew(t *testing.T) {
 		return screenHas(f, "ext", "hello") && screenHas(f, "ext", "tick14")
 	})
 	waitFor(t, "title", 10*time.Second, func() bool { return mustInfo(t, f, "ext").Title == "TT" })
-	if err := f.Write("ext", []byte("abc\r")); err != nil {
+	if err := f.Send("ext", session.Input{Data: []byte("abc\r")}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "got:abc", 10*time.Second, func() bool { return screenHas(f, "ext", "got:abc") })

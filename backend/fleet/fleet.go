@@ -253,6 +253,10 @@ func (f *Fleet) Screen(id string) *vt.Snapshot {
 	}
 }
 
+// Transcript returns the entries after seq of a session that keeps a
+// transcript; pty sessions keep none (nil).
+func (f *Fleet) Transcript(id string, after uint64) []session.Entry { return nil }
+
 // Presets returns the spawnable agents: the built-ins (claude, codex,
 // aider, gemini, shell) in that order, each possibly replaced by a config
 // [[agent]] of the same name, then the config's other agents in file order.
@@ -264,8 +268,9 @@ func (f *Fleet) Presets() []Preset {
 	return ps
 }
 
-// Write sends p to the session's program as typed input.
-func (f *Fleet) Write(id string, p []byte) error {
+// Send gives the session's program in.Data as typed input.
+func (f *Fleet) Send(id string, in session.Input) error {
+	p := in.Data
 	e, err := f.get(id)
 	if err != nil {
 		return err

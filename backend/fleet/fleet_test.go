@@ -79,11 +79,11 @@ func TestWriteRoundTrip(t *testing.T) {
 	f := newFleet(t, "")
 	id := spawn(t, f, Spec{ID: "rw", Argv: []string{"sh", "-c", "printf ready; read x; echo got:$x; exec sleep 30"}})
 	waitFor(t, "ready", 10*time.Second, func() bool { return screenHas(f, id, "ready") })
-	if err := f.Write(id, []byte("abc\r")); err != nil {
+	if err := f.Send(id, session.Input{Data: []byte("abc\r")}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "got:abc", 10*time.Second, func() bool { return screenHas(f, id, "got:abc") })
-	if err := f.Write("nope", []byte("x")); err == nil {
+	if err := f.Send("nope", session.Input{Data: []byte("x")}); err == nil {
 		t.Fatal("Write to an unknown id succeeded")
 	}
 }
@@ -97,7 +97,7 @@ func TestExitCodeAndRemove(t *testing.T) {
 	if err := f.Remove(id); err == nil || !strings.Contains(err.Error(), "running") {
 		t.Fatalf("Remove of a live session: %v", err)
 	}
-	if err := f.Write(id, []byte("\r")); err != nil {
+	if err := f.Send(id, session.Input{Data: []byte("\r")}); err != nil {
 		t.Fatal(err)
 	}
 	r.wait(t, session.Exited, id)
@@ -116,7 +116,7 @@ func TestExitCodeAndRemove(t *testing.T) {
 	if err := f.Kill(id, false); err == nil {
 		t.Fatal("Kill of a dead session succeeded")
 	}
-	if err := f.Write(id, []byte("x")); err == nil || !strings.Contains(err.Error(), "exited") {
+	if err := f.Send(id, session.Input{Data: []byte("x")}); err == nil || !strings.Contains(err.Error(), "exited") {
 		t.Fatalf("Write to a dead session: %v", err)
 	}
 	if err := f.Remove(id); err != nil {
@@ -175,7 +175,7 @@ func TestResize(t *testing.T) {
 	if err := f.Resize(id, 100, 30); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Write(id, []byte("\r")); err != nil {
+	if err := f.Send(id, session.Input{Data: []byte("\r")}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "stty size 30 100", 10*time.Second, func() bool { return screenHas(f, id, "30 100") })

@@ -117,7 +117,11 @@ func (s *stub) Spawn(spec fleet.Spec) (string, error) {
 	return id, nil
 }
 
-func (s *stub) Write(id string, p []byte) error { return s.record("write %s %q", id, p) }
+func (s *stub) Send(id string, in session.Input) error {
+	return s.record("write %s %q", id, in.Data)
+}
+
+func (s *stub) Transcript(id string, after uint64) []session.Entry { return nil }
 func (s *stub) Resize(id string, c, r uint16) error {
 	return s.record("resize %s %dx%d", id, c, r)
 }

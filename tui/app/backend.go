@@ -37,7 +37,10 @@ type Backend interface {
 	// is on PATH (file system I/O: call it from a tea.Cmd).
 	Presets() []fleet.Preset
 	Spawn(spec fleet.Spec) (id string, err error)
-	Write(id string, p []byte) error
+	// Send gives the session the user's input (typed into a terminal, or
+	// one message for a session that takes messages).
+	Send(id string, in session.Input) error
+	// Resize sets the size of the session's screen (session.CapScreen).
 	Resize(id string, cols, rows uint16) error
 	// Kill stops the session: SIGTERM to its process group and SIGKILL after
 	// the grace, or SIGKILL at once with force.
@@ -45,8 +48,9 @@ type Backend interface {
 	// Remove forgets a dead session.
 	Remove(id string) error
 	// Restart starts a session again with the same spec and ID (killing it
-	// first if it is alive).
+	// first if it is alive; session.CapRestart).
 	Restart(id string) error
-	// Endpoint opens an interactive attachment to the session.
+	// Endpoint opens an interactive attachment to the session
+	// (session.CapAttach).
 	Endpoint(id string) (attach.Endpoint, error)
 }

@@ -407,7 +407,7 @@ func (m *Model) apply(act dialog.Action) tea.Cmd {
 		m.reload()
 		return m.info("started " + id)
 	case dialog.Send:
-		if err := b.Write(a.ID, []byte(a.Text+"\r")); err != nil {
+		if err := b.Send(a.ID, session.Input{Data: []byte(a.Text + "\r")}); err != nil {
 			return m.report(err)
 		}
 		return m.info("sent to " + a.ID)
