@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
@@ -23,50 +25,72 @@ const (
 	// STATUS/SCREEN exchange with it.
 	dialTimeout = 2 * time.Second
 	// refreshEvery is the shortest interval between two status refreshes of
-	// an external session while its output flows.
+	// a followed session while its output flows.
 	refreshEvery = 250 * time.Millisecond
-	// restartWait bounds how long restarting an external session waits for
-	// its old supervisor to exit and release the ID.
-	restartWait = 10 * time.Second
 )
 
-// external follows a session another process serves in the directory.
+// followed is a pty session another process serves in the directory,
+// followed over its socket.
 //
 // Connection a is subscribed: its reader goroutine pushes OUTPUT (the
 // scrollback replay, then live output) to feed, whose emulator is only a
 // viewer (its query replies go nowhere), until EXIT or EOF. feed shares
 // the process's emulation limits with the owned sessions' screens, and
 // paces the reader (the remote session then drops what this subscriber
-// cannot take, never waiting for it). Sends
-// (INPUT, RESIZE, KILL) also go on a. Connection b is never subscribed: it
-// carries the STATUS and SCREEN requests that refresh the session's state,
-// since a's reader would swallow their replies.
-type external struct {
+// cannot take, never waiting for it). Sends (INPUT, RESIZE, KILL) also go
+// on a. Connection b is never subscribed: it carries the STATUS and SCREEN
+// requests that refresh the session's state, since a's reader would
+// swallow their replies.
+//
+// Timers: one, armed only after output: it refreshes the status at most
+// every refreshEvery while output flows and once after the classifier's
+// quiet period; then nothing is armed.
+//
+// Locking: mu guards info and the timer's fields; it is never held across
+// socket I/O or a call into the Reporter.
+type followed struct {
+	sock string
+	r    Reporter
+	log  *slog.Logger
+	idle time.Duration // the classifier's idle threshold assumed for the quiet refresh
+
 	a    *frame.Client
 	b    *frame.Client
 	bmu  sync.Mutex // one request at a time on b
 	feed *supervisor.Feeder
-	done chan struct{} // closed by close
+	done chan struct{} // closed once the reader has returned and no refresh runs
 
-	// Guarded by the fleet's mutex.
-	timer       *time.Timer // status refresh (see scheduleLocked)
+	cbs       sync.WaitGroup // refreshes under way (Add only while !ended)
+	closeOnce sync.Once
+
+	mu          sync.Mutex
+	info        session.Info
+	ended       bool        // the reader is finishing: nothing is armed any more
+	timer       *time.Timer // status refresh (see output)
 	armed       bool
 	armedQuiet  bool // armed for the quiet refresh rather than the throttle
 	lastRefresh time.Time
-
-	closeOnce sync.Once
 }
 
-func (x *external) close() {
+// restartableFollowed is a followed session whose command line is known:
+// it can be started again (as an owned session) by start.
+type restartableFollowed struct {
+	*followed
+	start func(r Reporter) (Member, error)
+}
+
+func (x restartableFollowed) Restart(r Reporter) (Member, error) { return x.start(r) }
+
+// closeConns disconnects both connections (the reader then ends).
+func (x *followed) closeConns() {
 	x.closeOnce.Do(func() {
 		x.a.Close()
 		x.b.Close()
-		close(x.done)
 	})
 }
 
 // query asks b for the session's status and screen (plain text).
-func (x *external) query() (session.Status, frame.ScreenInfo, error) {
+func (x *followed) query() (session.Status, frame.ScreenInfo, error) {
 	x.bmu.Lock()
 	defer x.bmu.Unlock()
 	x.b.Conn().SetDeadline(time.Now().Add(dialTimeout))
@@ -84,7 +108,7 @@ func (x *external) query() (session.Status, frame.ScreenInfo, error) {
 }
 
 // adopt dials the socket of id and, if a live session answers, lists it as
-// an external session. retry covers the instant between a socket file's
+// a followed session. retry covers the instant between a socket file's
 // creation and its listen(), when a dial is refused.
 func (f *Fleet) adopt(id string, retry bool) {
 	f.mu.Lock()
@@ -100,11 +124,11 @@ func (f *Fleet) adopt(id string, retry bool) {
 		f.mu.Unlock()
 	}()
 	sock := supervisor.SocketPath(f.dir, id)
-	var x *external
-	var in session.Info
+	e := &entry{id: id, adopted: true}
+	var x *followed
 	var err error
 	for try := 0; ; try++ {
-		x, in, err = dialExternal(sock, func(seq uint64) { f.dirty(id, seq) })
+		x, err = dialFollowed(sock, f.reporter(e))
 		if err == nil || !retry || try >= 5 || !errors.Is(err, syscall.ECONNREFUSED) {
 			break
 		}
@@ -118,61 +142,63 @@ func (f *Fleet) adopt(id string, retry bool) {
 		}
 		return
 	}
-	in.ID = id
-	in.Agent = f.agentName(in.Argv)
+	x.log, x.idle = f.log, f.idle
+	x.info.ID = id
+	x.info.Agent = f.agentName(x.info.Argv)
 	if fi, err := os.Lstat(sock); err == nil {
-		in.Started = fi.ModTime() // when the session's supervisor bound it
+		x.info.Started = fi.ModTime() // when the session's supervisor bound it
 	} else {
-		in.Started = time.Now()
+		x.info.Started = time.Now()
 	}
-	f.mu.Lock()
-	if f.closed || f.claiming[id] || (f.sessions[id] != nil && f.sessions[id].info.Alive) {
-		f.mu.Unlock()
-		x.close()
-		return
+	var m Member = x
+	if len(x.info.Argv) > 0 {
+		spec := Spec{ID: id, Agent: x.info.Agent, Argv: x.info.Argv, Dir: x.info.Dir}
+		m = restartableFollowed{x, func(r Reporter) (Member, error) {
+			o, err := f.startOwned(id, spec, r)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		}}
 	}
-	e := &entry{info: in, ext: x, spec: Spec{ID: id, Agent: in.Agent, Argv: in.Argv, Dir: in.Dir}}
-	x.timer = time.AfterFunc(time.Hour, func() { f.refresh(e) })
-	x.timer.Stop()
-	f.sessions[id] = e
-	f.goLocked(func() { f.readExternal(e) })
-	f.mu.Unlock()
-	f.log.Info("external session adopted", "id", id, "pid", in.PID)
-	f.publish(session.Added, id, nil)
+	pid := x.info.PID
+	x.start()
+	if err := f.register(e, m, nil); err != nil {
+		return // register disconnected it
+	}
+	f.log.Info("external session adopted", "id", id, "pid", pid)
 }
 
-// dialExternal connects both connections, learns the session's size, title
-// and state, and subscribes a. onScreen is called (on the feeder) after
-// output or a resize changed the local screen.
-func dialExternal(sock string, onScreen func(seq uint64)) (*external, session.Info, error) {
-	var in session.Info
+// dialFollowed connects both connections, learns the session's size, title
+// and state, and subscribes a. Its reader is not started yet (start).
+func dialFollowed(sock string, r Reporter) (*followed, error) {
 	b, err := frame.Dial(sock, dialTimeout)
 	if err != nil {
-		return nil, in, err
+		return nil, err
 	}
-	x := &external{b: b, done: make(chan struct{})}
+	x := &followed{sock: sock, r: r, b: b, done: make(chan struct{}), log: slog.New(slog.DiscardHandler)}
 	st, si, err := x.query()
 	if err != nil {
 		b.Close()
-		return nil, in, err
+		return nil, err
 	}
 	a, err := frame.Dial(sock, dialTimeout)
 	if err != nil {
 		b.Close()
-		return nil, in, err
+		return nil, err
 	}
 	x.a = a
 	// A viewer: no Reply, so queries in the output are not answered (the
-	// session's own emulator or an attached terminal does that).
-	x.feed = supervisor.NewFeeder(vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{}), onScreen)
+	// session's own emulator or an attached terminal does that). Dirty
+	// goes out once output or a resize is on the local screen.
+	x.feed = supervisor.NewFeeder(vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{}), r.Dirty)
 	if err := a.Subscribe(); err != nil {
-		x.close()
-		return nil, in, err
+		x.closeConns()
+		return nil, err
 	}
 	now := time.Now()
-	in = session.Info{
+	x.info = session.Info{
 		Kind:       session.KindPty,
-		Caps:       session.CapScreen | session.CapAttach, // and CapRestart once argv is known
 		PID:        st.PID,
 		State:      st.State,
 		NeedsInput: si.NeedsInput,
@@ -182,11 +208,10 @@ func dialExternal(sock string, onScreen func(seq uint64)) (*external, session.In
 		Rows:       si.Rows,
 		Title:      si.Title,
 	}
-	in.Argv, in.Dir = procInfo(in.PID)
-	if len(in.Argv) > 0 {
-		in.Caps |= session.CapRestart
-	}
-	return x, in, nil
+	x.info.Argv, x.info.Dir = procInfo(x.info.PID)
+	x.timer = time.AfterFunc(time.Hour, x.refresh)
+	x.timer.Stop()
+	return x, nil
 }
 
 // procInfo reads a process's argv and working directory, when readable.
@@ -207,7 +232,7 @@ func procInfo(pid int) ([]string, string) {
 	return argv, dir
 }
 
-// agentName names an external session's agent: a preset whose name or
+// agentName names a followed session's agent: a preset whose name or
 // program is argv[0]'s base name, else that base name.
 func (f *Fleet) agentName(argv []string) string {
 	if len(argv) == 0 {
@@ -228,103 +253,153 @@ func (f *Fleet) agentName(argv []string) string {
 	return base
 }
 
-// readExternal pushes a's OUTPUT to the local emulator until EXIT (the
-// session is then Dead, listed until Remove) or until the connection ends
-// without one (the session vanished: Removed). Either is published once
-// all output is on the screen.
-func (f *Fleet) readExternal(e *entry) {
-	x, id := e.ext, e.info.ID
+func (x *followed) Info() session.Info {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.info
+}
+
+func (x *followed) Send(in session.Input) error { return x.a.Input(in.Data) }
+
+// Stop sends KILL (the session's own supervisor applies its grace), or
+// with force SIGKILLs the session's process group itself.
+func (x *followed) Stop(force bool) error {
+	if force {
+		x.mu.Lock()
+		pid := x.info.PID
+		x.mu.Unlock()
+		return killGroup(pid)
+	}
+	return x.a.Kill()
+}
+
+// Hangup disconnects: the session belongs to another process and keeps
+// running.
+func (x *followed) Hangup() { x.closeConns() }
+
+func (x *followed) Done() <-chan struct{} { return x.done }
+
+func (x *followed) Screen() *vt.Snapshot { return x.feed.Emulator().Snapshot() }
+
+func (x *followed) Endpoint() (attach.Endpoint, error) { return attach.Dial(x.sock) }
+
+func (x *followed) lacks(c session.Caps) string {
+	if c == session.CapRestart {
+		return "its command line is unknown (not readable from /proc), so it cannot be started again"
+	}
+	return ""
+}
+
+// killGroup SIGKILLs a followed session's process group: its child leads
+// its own session, so the group's id is its pid. It falls back to the pid
+// alone if the group is gone or not ours.
+func killGroup(pid int) error {
+	if pid <= 0 {
+		return errors.New("pid unknown")
+	}
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err == nil {
+		return nil
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	return nil
+}
+
+// start starts the reader.
+func (x *followed) start() { go x.read() }
+
+// read pushes a's OUTPUT to the local emulator until EXIT (the session is
+// then Dead) or until the connection ends without one (the session
+// vanished, or Hangup disconnected it: Done closes without Exited). Exited
+// is reported, and Done closed, once all output is on the screen.
+func (x *followed) read() {
 	x.feed.Start()
+	exited, code := false, 0
 	for {
 		x.feed.Pace()
 		fr, err := x.a.Next() // its payload is ours: feed keeps it
 		if err != nil {
-			f.mu.Lock()
-			gone := !f.closed && f.sessions[id] == e && e.info.Alive
-			if gone {
-				delete(f.sessions, id)
-			}
-			x.timer.Stop()
-			f.mu.Unlock()
-			x.close()
-			x.feed.Close() // no more output: apply what is left
-			if gone {
-				f.log.Info("external session vanished", "id", id, "err", err)
-				f.publish(session.Removed, id, nil)
-			}
-			return
+			x.log.Info("followed session disconnected", "sock", x.sock, "err", err)
+			break
 		}
-		switch fr.Type {
-		case frame.Output:
+		if fr.Type == frame.Output {
 			x.feed.Push(fr.Payload)
-			f.externalOutput(e)
-		case frame.Exit:
-			code, _ := frame.ParseExit(fr.Payload)
-			now := time.Now()
-			f.mu.Lock()
-			e.info.Alive, e.info.ExitCode = false, int(code)
-			e.info.State, e.info.StateSince, e.info.NeedsInput = session.Dead, now, false
-			x.timer.Stop()
-			listed := f.sessions[id] == e
-			f.mu.Unlock()
-			x.close()
-			x.feed.Close() // no more output: apply what is left
-			if listed {
-				f.publish(session.Exited, id, nil)
-			}
-			return
+			x.output()
+			continue
+		}
+		if fr.Type == frame.Exit {
+			c, _ := frame.ParseExit(fr.Payload)
+			exited, code = true, int(c)
+			break
 		}
 	}
+	now := time.Now()
+	x.mu.Lock()
+	x.ended = true
+	x.timer.Stop()
+	if exited {
+		x.info.Alive, x.info.ExitCode = false, code
+		x.info.State, x.info.StateSince, x.info.NeedsInput = session.Dead, now, false
+	}
+	x.mu.Unlock()
+	x.closeConns()
+	x.feed.Close() // no more output: apply what is left
+	if exited {
+		x.r.Exited(code)
+	}
+	x.cbs.Wait()
+	close(x.done)
 }
 
-// externalOutput notes output from e (its feed publishes Dirty once it is
-// on the screen): a status refresh is scheduled.
-func (f *Fleet) externalOutput(e *entry) {
-	x := e.ext
+// output notes output (feed reports Dirty once it is on the screen): a
+// status refresh is scheduled.
+func (x *followed) output() {
 	now := time.Now()
-	f.mu.Lock()
-	e.info.LastOutput = now
-	if !f.closed && (!x.armed || x.armedQuiet) {
+	x.mu.Lock()
+	x.info.LastOutput = now
+	if !x.ended && (!x.armed || x.armedQuiet) {
 		x.armed, x.armedQuiet = true, false
 		x.timer.Reset(max(0, x.lastRefresh.Add(refreshEvery).Sub(now)))
 	}
-	f.mu.Unlock()
+	x.mu.Unlock()
 }
 
-// refresh asks an external session for its status and screen (on b) and
-// publishes what changed. While output keeps coming it re-arms itself
-// refreshEvery later; once output stopped, one last time after the
-// classifier's quiet period; then nothing is armed.
-func (f *Fleet) refresh(e *entry) {
-	if !f.enter() {
+// refresh asks the session for its status and screen (on b) and reports
+// what changed. While output keeps coming it re-arms itself refreshEvery
+// later; once output stopped, one last time after the classifier's quiet
+// period; then nothing is armed.
+func (x *followed) refresh() {
+	start := time.Now()
+	x.mu.Lock()
+	if x.ended {
+		x.mu.Unlock()
 		return
 	}
-	defer f.wg.Done()
-	x, id := e.ext, e.info.ID
-	start := time.Now()
-	f.mu.Lock()
+	x.cbs.Add(1)
 	x.armed = false
 	x.lastRefresh = start
-	f.mu.Unlock()
+	x.mu.Unlock()
+	defer x.cbs.Done()
 	st, si, err := x.query()
 	if err != nil {
-		f.log.Debug("external refresh", "id", id, "err", err)
+		x.log.Debug("followed refresh", "sock", x.sock, "err", err)
 		return // the reader sees the connection end
 	}
 	now := time.Now()
-	f.mu.Lock()
-	if f.sessions[id] != e || !e.info.Alive || f.closed {
-		f.mu.Unlock()
+	x.mu.Lock()
+	if x.ended || !x.info.Alive {
+		x.mu.Unlock()
 		return
 	}
-	resized := si.Cols > 0 && si.Rows > 0 && (si.Cols != e.info.Cols || si.Rows != e.info.Rows)
-	e.info.PID = st.PID
+	resized := si.Cols > 0 && si.Rows > 0 && (si.Cols != x.info.Cols || si.Rows != x.info.Rows)
+	x.info.PID = st.PID
 	since := now.Add(-st.StateFor)
-	ch := applyLocked(&e.info, st.State, since, si.NeedsInput, si.Title, si.Cols, si.Rows, now)
+	ch := applyInfo(&x.info, st.State, since, si.NeedsInput, si.Title, si.Cols, si.Rows, now)
 	if !x.armed {
-		quietAt := e.info.LastOutput.Add(f.idle + classify.DebounceHold + recheckMargin)
+		quietAt := x.info.LastOutput.Add(x.idle + classify.DebounceHold + recheckMargin)
 		switch {
-		case e.info.LastOutput.After(start):
+		case x.info.LastOutput.After(start):
 			x.armed = true
 			x.timer.Reset(refreshEvery)
 		case now.Before(quietAt):
@@ -332,88 +407,28 @@ func (f *Fleet) refresh(e *entry) {
 			x.timer.Reset(quietAt.Sub(now))
 		}
 	}
-	f.mu.Unlock()
+	x.mu.Unlock()
 	if resized {
 		x.feed.Resize(si.Cols, si.Rows) // Dirty follows from feed
 	}
 	if ch {
-		f.changed(id)
+		x.r.Changed()
 	}
 }
 
-// resizeExternal sends RESIZE and resizes the local emulator at once (the
-// next refresh confirms the size).
-func (f *Fleet) resizeExternal(e *entry, cols, rows uint16) error {
-	if err := e.ext.a.Resize(cols, rows); err != nil {
-		return fmt.Errorf("resize %s: %w", e.info.ID, err)
+// Resize sends RESIZE and resizes the local emulator at once (the next
+// refresh confirms the size).
+func (x *followed) Resize(cols, rows uint16) error {
+	if err := x.a.Resize(cols, rows); err != nil {
+		return err
 	}
-	e.ext.feed.Resize(int(cols), int(rows)) // Dirty follows from feed
-	f.mu.Lock()
-	ch := e.info.Cols != int(cols) || e.info.Rows != int(rows)
-	e.info.Cols, e.info.Rows = int(cols), int(rows)
-	f.mu.Unlock()
+	x.feed.Resize(int(cols), int(rows)) // Dirty follows from feed
+	x.mu.Lock()
+	ch := x.info.Cols != int(cols) || x.info.Rows != int(rows)
+	x.info.Cols, x.info.Rows = int(cols), int(rows)
+	x.mu.Unlock()
 	if ch {
-		f.changed(e.info.ID)
+		x.r.Changed()
 	}
-	return nil
-}
-
-// restartExternal kills an external session, waits for its exit and its
-// supervisor's release of the ID, then starts its argv in its directory as
-// an owned session with the same ID.
-func (f *Fleet) restartExternal(e *entry) error {
-	f.mu.Lock()
-	id, alive, spec, again := e.info.ID, e.info.Alive, e.spec, e.restarting
-	if len(spec.Argv) > 0 {
-		e.restarting = true
-	}
-	f.mu.Unlock()
-	if len(spec.Argv) == 0 {
-		return fmt.Errorf("restart %s: its command line is unknown (not readable from /proc), so it cannot be started again", id)
-	}
-	if again {
-		return nil // a restart is already under way
-	}
-	if alive {
-		if err := e.ext.a.Kill(); err != nil {
-			f.restartFailed(e)
-			return fmt.Errorf("restart %s: kill: %w", id, err)
-		}
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return ErrClosed
-	}
-	f.goLocked(func() {
-		select {
-		case <-e.ext.done:
-		case <-time.After(restartWait):
-			f.restartFailed(e)
-			f.publish(session.Failed, id, fmt.Errorf("restart %s: it did not exit", id))
-			return
-		case <-f.done:
-			return
-		}
-		// Its supervisor removes the socket and drops the pid file's lock
-		// after delivering EXIT; until then the claim is refused.
-		deadline := time.Now().Add(restartWait)
-		for {
-			err := f.respawn(e, spec)
-			if err == nil || errors.Is(err, ErrClosed) {
-				return
-			}
-			if !errors.Is(err, supervisor.ErrAlreadyRunning) || time.Now().After(deadline) {
-				f.restartFailed(e)
-				f.publish(session.Failed, id, err)
-				return
-			}
-			select {
-			case <-time.After(50 * time.Millisecond):
-			case <-f.done:
-				return
-			}
-		}
-	})
 	return nil
 }

@@ -295,12 +295,12 @@ func BenchmarkOnScreen(b *testing.B) {
 		b.Fatal(err)
 	}
 	f.mu.Lock()
-	e := f.sessions[id]
+	o := f.sessions[id].m.(*owned)
 	f.mu.Unlock()
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		f.onOwnedScreen(e, uint64(i))
+		o.onScreen(uint64(i))
 		if _, err := f.Next(ctx); err != nil {
 			b.Fatal(err)
 		}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -47,23 +46,24 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Fleet is every session in one socket directory. Its methods are safe for
-// concurrent use and, except Next and Close, do not block for long: they
-// are map look-ups, one syscall or one socket write.
+// Fleet is every session in one socket directory, and the sessions of other
+// kinds added to it, each a Member. Its methods are safe for concurrent use
+// (Spawn and Add too: the dashboard calls them from a tea.Cmd) and, except
+// Next, Spawn, Add and Close, do not block for long: they are map
+// look-ups, one syscall or one socket write.
 //
-// Locking: one mutex guards the session map and every entry's Info. It is
-// never held across socket I/O or a call into a Session that may wait;
-// callbacks from the supervisor (OnScreen, on the screen feeder) only
-// update the map and publish lossily.
+// Locking: f.mu guards the session map, the ID reservations and each
+// entry's fields. It is never held across a call into a Member, socket
+// I/O or a call into a Session that may wait; a Reporter takes it briefly
+// (members call reporters without their own locks held, so the order is
+// always f.mu before nothing else but the broker's). Must-deliver events
+// are published with f.mu held, so Added always precedes its Exited and
+// Removed.
 //
-// Timers: nothing runs periodically. After activity an owned session arms
-// one timer (reset by further activity) that re-evaluates its classifier at
-// lastActivity+classify.DebounceHold and again at lastActivity+IdleThreshold
-// (each plus a small margin), the two instants at which a classifier's state
-// can change without new output; an external session arms one timer that
-// refreshes its status at most four times a second while output flows and
-// once after it went quiet. Once those have fired nothing is armed, so an
-// idle fleet causes no wake-ups.
+// Timers: the fleet arms none. Members arm their own only after activity
+// (an owned pty session re-evaluates its classifier at the two instants
+// its state can change without output; a followed one refreshes its status
+// while output flows and once after), so an idle fleet causes no wake-ups.
 type Fleet struct {
 	dir  string
 	cfg  config.Config
@@ -76,29 +76,36 @@ type Fleet struct {
 
 	mu       sync.Mutex
 	sessions map[string]*entry
-	claiming map[string]bool // IDs being claimed by this process: never adopted
-	adopting map[string]bool // IDs being dialed as external sessions
+	claiming map[string]bool // IDs being started by this process: never adopted, never given twice
+	adopting map[string]bool // IDs being dialed as followed sessions
 	closed   bool
-	wg       sync.WaitGroup // every goroutine the fleet starts
+	wg       sync.WaitGroup // every goroutine the fleet starts, and every listed member's Done
 
 	closeOnce sync.Once
 	done      chan struct{} // closed when Close begins
 }
 
-// entry is one session: owned (sess != nil) or external (ext != nil).
+// entry is one listed session: a member and what the fleet keeps of it.
+// Its fields are guarded by f.mu; m, kind and caps are set before it is
+// listed and never change (a restart lists a new entry).
 type entry struct {
-	info       session.Info
-	spec       Spec // what Restart starts again
+	id   string
+	m    Member
+	kind session.Kind
+	caps session.Caps
+	// adopted: found in the socket dir; once it exited, a later session
+	// served under its ID there replaces it.
+	adopted    bool
 	restarting bool // a Restart is under way: a second one is a no-op
 
-	// Owned sessions.
-	hosted  *supervisor.Hosted
-	sess    *supervisor.Session // hosted.Session
-	cleaned chan struct{}       // closed once hosted is finished (socket released)
-	timer   *time.Timer         // classifier re-evaluation (see Fleet)
+	exited   bool // the member reported Exited
+	code     int
+	exitedAt time.Time
 
-	// External sessions.
-	ext *external
+	// Reports made before the entry was listed, published after Added.
+	earlyChanged bool
+	earlyDirty   bool
+	earlySeq     uint64
 }
 
 // New opens the socket directory (creating it 0700 if needed), adopts the
@@ -168,18 +175,6 @@ func (f *Fleet) goLocked(fn func()) {
 	}()
 }
 
-// enter registers a timer callback with Close's wait group; false once
-// closed. The caller calls f.wg.Done when enter returned true.
-func (f *Fleet) enter() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return false
-	}
-	f.wg.Add(1)
-	return true
-}
-
 func (f *Fleet) publish(kind session.EventKind, id string, err error) {
 	f.broker.Publish(session.Event{Kind: kind, ID: id, Err: err})
 }
@@ -190,6 +185,122 @@ func (f *Fleet) dirty(id string, seq uint64) {
 
 func (f *Fleet) changed(id string) {
 	f.broker.PublishLossy("changed\x00"+id, session.Event{Kind: session.Changed, ID: id})
+}
+
+// reporter is an entry's Reporter.
+type reporter struct {
+	f *Fleet
+	e *entry
+}
+
+func (f *Fleet) reporter(e *entry) reporter { return reporter{f, e} }
+
+// listedLocked reports whether e is the entry listed under its ID. f.mu is held.
+func (f *Fleet) listedLocked(e *entry) bool { return f.sessions[e.id] == e }
+
+func (r reporter) Changed() {
+	f, e := r.f, r.e
+	f.mu.Lock()
+	listed := f.listedLocked(e)
+	if !listed {
+		e.earlyChanged = true
+	}
+	f.mu.Unlock()
+	if listed {
+		f.changed(e.id)
+	}
+}
+
+func (r reporter) Dirty(seq uint64) {
+	f, e := r.f, r.e
+	f.mu.Lock()
+	listed := f.listedLocked(e)
+	if !listed {
+		e.earlyDirty, e.earlySeq = true, seq
+	}
+	f.mu.Unlock()
+	if listed {
+		f.dirty(e.id, seq)
+	}
+}
+
+func (r reporter) Exited(code int) {
+	f, e := r.f, r.e
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e.exited {
+		return
+	}
+	e.exited, e.code, e.exitedAt = true, code, time.Now()
+	if f.listedLocked(e) {
+		f.log.Info("session exited", "id", e.id, "code", code)
+		f.publish(session.Exited, e.id, nil)
+	}
+}
+
+func (r reporter) Failed(err error) {
+	f, e := r.f, r.e
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.listedLocked(e) {
+		f.publish(session.Failed, e.id, err)
+	}
+}
+
+// register lists the started member m as e, replacing prev (a restart: only
+// if prev is still listed) or, with prev nil, an exited adopted entry when
+// e is adopted too. If the fleet closed or the ID was taken meanwhile, m is
+// hung up and waited for, and register returns an error.
+func (f *Fleet) register(e *entry, m Member, prev *entry) error {
+	e.m, e.caps = m, capsOf(m)
+	e.kind = m.Info().Kind
+	f.mu.Lock()
+	cur := f.sessions[e.id]
+	var err error
+	switch {
+	case f.closed:
+		err = ErrClosed
+	case prev != nil && cur != prev:
+		err = fmt.Errorf("restart %s: session was removed meanwhile", e.id)
+	case prev == nil && cur != nil && !(e.adopted && cur.adopted && cur.exited):
+		err = fmt.Errorf("session %q already exists", e.id)
+	}
+	if err != nil {
+		f.mu.Unlock()
+		m.Hangup()
+		<-m.Done()
+		return err
+	}
+	f.sessions[e.id] = e
+	f.goLocked(func() { f.watchDone(e) })
+	f.publish(session.Added, e.id, nil)
+	if e.exited {
+		f.publish(session.Exited, e.id, nil)
+	}
+	changed, dirty, seq := e.earlyChanged, e.earlyDirty, e.earlySeq
+	f.mu.Unlock()
+	if changed {
+		f.changed(e.id)
+	}
+	if dirty {
+		f.dirty(e.id, seq)
+	}
+	return nil
+}
+
+// watchDone waits for e's member to end. One that ends without having
+// reported Exited has vanished (its server went away without EXIT): it is
+// removed, unless the fleet is closing (Hangup disconnected it).
+func (f *Fleet) watchDone(e *entry) {
+	<-e.m.Done()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed || e.exited || !f.listedLocked(e) {
+		return
+	}
+	delete(f.sessions, e.id)
+	f.log.Info("session vanished", "id", e.id)
+	f.publish(session.Removed, e.id, nil)
 }
 
 // Next blocks until at least one event is pending (or ctx ends) and returns
@@ -204,16 +315,35 @@ func (f *Fleet) Next(ctx context.Context) ([]session.Event, error) {
 	return evs, err
 }
 
-// Sessions returns a copy of every known session, ordered by Started, then ID.
+// Sessions returns a copy of every known session, ordered by Started, then
+// ID. Each member's Info is read outside the fleet's lock; ID, Caps and
+// (after Exited) the exit are the fleet's.
 func (f *Fleet) Sessions() []session.Info {
+	type listed struct {
+		e      *entry
+		exited bool
+		code   int
+		at     time.Time
+	}
 	f.mu.Lock()
-	out := make([]session.Info, 0, len(f.sessions))
+	es := make([]listed, 0, len(f.sessions))
 	for _, e := range f.sessions {
-		in := e.info
-		in.Argv = slices.Clone(in.Argv)
-		out = append(out, in)
+		es = append(es, listed{e, e.exited, e.code, e.exitedAt})
 	}
 	f.mu.Unlock()
+	out := make([]session.Info, 0, len(es))
+	for _, l := range es {
+		in := l.e.m.Info()
+		in.ID, in.Caps = l.e.id, l.e.caps
+		in.Argv = slices.Clone(in.Argv)
+		if l.exited {
+			if in.State != session.Dead {
+				in.StateSince = l.at
+			}
+			in.Alive, in.ExitCode, in.State, in.NeedsInput = false, l.code, session.Dead, false
+		}
+		out = append(out, in)
+	}
 	slices.SortFunc(out, func(a, b session.Info) int {
 		if c := a.Started.Compare(b.Started); c != 0 {
 			return c
@@ -236,26 +366,52 @@ func (f *Fleet) get(id string) (*entry, error) {
 	return e, nil
 }
 
-// Screen returns a copy of the session's screen, or nil if id is unknown.
-// For an external session it is the fleet's own emulator fed from the
-// session's socket.
+// getAlive is get for an operation (op) on a session that has not exited.
+func (f *Fleet) getAlive(op, id string) (*entry, error) {
+	e, err := f.get(id)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	exited := e.exited
+	f.mu.Unlock()
+	if exited {
+		return nil, fmt.Errorf("%s %s: session has exited", op, id)
+	}
+	return e, nil
+}
+
+// Screen returns a copy of the session's screen, or nil if id is unknown
+// or the session has no screen (session.CapScreen). For a followed session
+// it is the fleet's own emulator fed from the session's socket.
 func (f *Fleet) Screen(id string) *vt.Snapshot {
 	f.mu.Lock()
 	e := f.sessions[id]
 	f.mu.Unlock()
-	switch {
-	case e == nil:
+	if e == nil {
 		return nil
-	case e.sess != nil:
-		return e.sess.Screen()
-	default:
-		return e.ext.feed.Emulator().Snapshot()
 	}
+	if s, ok := e.m.(Screener); ok {
+		return s.Screen()
+	}
+	return nil
 }
 
 // Transcript returns the entries after seq of a session that keeps a
-// transcript; pty sessions keep none (nil).
-func (f *Fleet) Transcript(id string, after uint64) []session.Entry { return nil }
+// transcript (session.CapTranscript); nil for others (pty sessions keep
+// none) and unknown IDs.
+func (f *Fleet) Transcript(id string, after uint64) []session.Entry {
+	f.mu.Lock()
+	e := f.sessions[id]
+	f.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	if t, ok := e.m.(Transcripter); ok {
+		return t.Transcript(after)
+	}
+	return nil
+}
 
 // Presets returns the spawnable agents: the built-ins (claude, codex,
 // aider, gemini, shell) in that order, each possibly replaced by a config
@@ -268,31 +424,20 @@ func (f *Fleet) Presets() []Preset {
 	return ps
 }
 
-// Send gives the session's program in.Data as typed input.
+// Send gives the session the user's input: typed into a terminal, or one
+// message for a session that takes messages.
 func (f *Fleet) Send(id string, in session.Input) error {
-	p := in.Data
-	e, err := f.get(id)
+	e, err := f.getAlive("write to", id)
 	if err != nil {
 		return err
 	}
-	f.mu.Lock()
-	alive := e.info.Alive
-	f.mu.Unlock()
-	if !alive {
-		return fmt.Errorf("write to %s: session has exited", id)
-	}
-	if e.sess != nil {
-		_, err = e.sess.Write(p)
-	} else {
-		err = e.ext.a.Input(p)
-	}
-	if err != nil {
+	if err := e.m.Send(in); err != nil {
 		return fmt.Errorf("write to %s: %w", id, err)
 	}
 	return nil
 }
 
-// Resize sets the session's pty size.
+// Resize sets the size of the session's screen (session.CapScreen).
 func (f *Fleet) Resize(id string, cols, rows uint16) error {
 	if cols == 0 || rows == 0 {
 		return fmt.Errorf("resize %s: invalid size %dx%d", id, cols, rows)
@@ -301,59 +446,43 @@ func (f *Fleet) Resize(id string, cols, rows uint16) error {
 	if err != nil {
 		return err
 	}
-	if e.sess != nil {
-		// The feeder applies it and calls OnScreen, which updates Info.
-		if err := e.sess.Resize(cols, rows); err != nil {
-			return fmt.Errorf("resize %s: %w", id, err)
-		}
-		return nil
+	s, ok := e.m.(Screener)
+	if !ok {
+		return capError("resize", e, session.CapScreen)
 	}
-	return f.resizeExternal(e, cols, rows)
+	if err := s.Resize(cols, rows); err != nil {
+		return fmt.Errorf("resize %s: %w", id, err)
+	}
+	return nil
 }
 
-// Kill stops the session: SIGTERM to its process group and SIGKILL after
-// the kill grace (for an external session, its own supervisor's grace), or
-// SIGKILL at once with force. The Exited event follows.
+// Kill stops the session: for a pty session SIGTERM to its process group
+// and SIGKILL after the kill grace (a followed session's own supervisor's
+// grace), or SIGKILL at once with force. The Exited event follows.
 func (f *Fleet) Kill(id string, force bool) error {
-	e, err := f.get(id)
+	e, err := f.getAlive("kill", id)
 	if err != nil {
 		return err
 	}
-	f.mu.Lock()
-	alive, pid := e.info.Alive, e.info.PID
-	f.mu.Unlock()
-	if !alive {
-		return fmt.Errorf("kill %s: session has exited", id)
-	}
-	if e.sess != nil {
-		if force {
-			err = e.sess.ForceKill()
-		} else {
-			err = e.sess.Kill()
-		}
-	} else if force {
-		err = killGroup(pid)
-	} else {
-		err = e.ext.a.Kill()
-	}
-	if err != nil {
+	if err := e.m.Stop(force); err != nil {
 		return fmt.Errorf("kill %s: %w", id, err)
 	}
 	return nil
 }
 
-// killGroup SIGKILLs an external session's process group: its child leads
-// its own session, so the group's id is its pid. It falls back to the pid
-// alone if the group is gone or not ours.
-func killGroup(pid int) error {
-	if pid <= 0 {
-		return errors.New("pid unknown")
-	}
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err == nil {
-		return nil
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+// Interrupt interrupts the session's current turn without ending it
+// (session.CapInterrupt).
+func (f *Fleet) Interrupt(id string) error {
+	e, err := f.getAlive("interrupt", id)
+	if err != nil {
 		return err
+	}
+	in, ok := e.m.(Interrupter)
+	if !ok {
+		return capError("interrupt", e, session.CapInterrupt)
+	}
+	if err := in.Interrupt(); err != nil {
+		return fmt.Errorf("interrupt %s: %w", id, err)
 	}
 	return nil
 }
@@ -361,70 +490,61 @@ func killGroup(pid int) error {
 // Remove forgets a session whose program has exited; it refuses a live one.
 func (f *Fleet) Remove(id string) error {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	e := f.sessions[id]
 	switch {
 	case f.closed:
-		f.mu.Unlock()
 		return ErrClosed
 	case e == nil:
-		f.mu.Unlock()
 		return fmt.Errorf("no session %q", id)
-	case e.info.Alive:
-		f.mu.Unlock()
+	case !e.exited:
 		return fmt.Errorf("remove %s: session is still running (kill it first)", id)
 	}
 	delete(f.sessions, id)
-	f.mu.Unlock()
 	f.publish(session.Removed, id, nil)
 	return nil
 }
 
-// Endpoint opens an interactive attachment: in-process for an owned
-// session, over its socket for an external one.
+// Endpoint opens an interactive attachment (session.CapAttach): in-process
+// for an owned pty session, over its socket for a followed one.
 func (f *Fleet) Endpoint(id string) (attach.Endpoint, error) {
 	e, err := f.get(id)
 	if err != nil {
 		return nil, err
 	}
-	if e.sess != nil {
-		return attach.NewLocal(e.sess), nil
+	a, ok := e.m.(Attacher)
+	if !ok {
+		return nil, capError("attach", e, session.CapAttach)
 	}
-	ep, err := attach.Dial(supervisor.SocketPath(f.dir, id))
+	ep, err := a.Endpoint()
 	if err != nil {
 		return nil, fmt.Errorf("attach %s: %w", id, err)
 	}
 	return ep, nil
 }
 
-// Close stops the fleet: every live owned session is hung up as when its
-// terminal closes (Session.Hangup: SIGHUP, SIGTERM a second later, SIGKILL
-// after the grace) and, once it exited, finished (socket removed); external
-// sessions keep running (they belong to other processes) and only their
-// connections close. It waits for every goroutine the fleet started. Next
-// then returns the remaining events and ErrClosed. Close is idempotent.
+// Close stops the fleet: every member is hung up (Member.Hangup): a live
+// owned pty session as when its terminal closes (SIGHUP, SIGTERM a second
+// later, SIGKILL after the grace) and, once it exited, finished (socket
+// removed); followed sessions keep running (they belong to other
+// processes) and only their connections close. It waits for every member's
+// Done and every goroutine the fleet started. Next then returns the
+// remaining events and ErrClosed. Close is idempotent.
 func (f *Fleet) Close() error {
 	f.closeOnce.Do(func() {
 		f.mu.Lock()
 		f.closed = true
 		close(f.done)
-		var exts []*external
+		ms := make([]Member, 0, len(f.sessions))
 		for _, e := range f.sessions {
-			if e.timer != nil {
-				e.timer.Stop()
-			}
-			if e.sess != nil {
-				// Its exit goroutine (f.wg) finishes it once it exited.
-				e.sess.Hangup()
-			} else {
-				exts = append(exts, e.ext)
-			}
+			ms = append(ms, e.m)
 		}
 		f.mu.Unlock()
 		if f.watcher != nil {
 			f.watcher.Close()
 		}
-		for _, x := range exts {
-			x.close()
+		for _, m := range ms {
+			m.Hangup() // its watchDone (f.wg) waits for its Done
 		}
 		f.wg.Wait()
 		f.broker.Close()
@@ -473,13 +593,13 @@ func sockID(name string) (string, bool) {
 	return id, true
 }
 
-// adoptable reports whether id may become an external session: nobody in
+// adoptable reports whether id may become a followed session: nobody in
 // this process claims it and it is unknown, or known only as an exited
-// external session (a later `run` reused the ID). f.mu is held.
+// adopted session (a later `run` reused the ID). f.mu is held.
 func (f *Fleet) adoptable(id string) bool {
 	if f.claiming[id] || f.adopting[id] {
 		return false
 	}
 	e := f.sessions[id]
-	return e == nil || (e.ext != nil && !e.info.Alive)
+	return e == nil || (e.adopted && e.exited)
 }

@@ -7,52 +7,101 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
 
-// Spawn starts spec as a session owned by this process, served on
+// Spawn starts spec as a pty session owned by this process, served on
 // DIR/ID.sock exactly as `heimdall-tui run` serves it (so `ls`, `attach`,
 // `status` and `kill` from another terminal see it), and returns its ID.
 // An empty spec.ID becomes the agent's name (or argv[0]'s base name) plus
 // the lowest "-N" no known session or socket file uses. A program that
-// cannot start is an error, and nothing is left in the directory.
+// cannot start is an error, and nothing is left in the directory. It may
+// be called from any goroutine; it blocks while the program starts.
 func (f *Fleet) Spawn(spec Spec) (string, error) {
 	if len(spec.Argv) == 0 {
 		return "", errors.New("spawn: no program given")
 	}
 	spec.Argv = slices.Clone(spec.Argv)
 	spec.Env = slices.Clone(spec.Env)
-	f.mu.Lock()
-	if f.closed {
-		f.mu.Unlock()
-		return "", ErrClosed
-	}
-	id, err := f.reserveLocked(spec)
-	f.mu.Unlock()
+	id, err := f.reserve("spawn", spec)
 	if err != nil {
 		return "", err
 	}
 	defer f.unreserve(id)
-	if err := f.startOwned(id, spec, nil); err != nil {
+	e := &entry{id: id}
+	m, err := f.startOwned(id, spec, f.reporter(e))
+	if err != nil {
 		return "", err
 	}
+	if err := f.register(e, m, nil); err != nil {
+		return "", err
+	}
+	f.log.Info("session spawned", "id", id, "pid", m.sess.PID(), "argv", spec.Argv)
 	return id, nil
 }
 
-// reserveLocked picks spec's ID and marks it as being claimed, so the
-// directory watcher never adopts the socket this process is about to
-// create. f.mu is held.
-func (f *Fleet) reserveLocked(spec Spec) (string, error) {
+// StartFunc starts a member of some kind under id, reporting to r (see
+// Add).
+type StartFunc func(id string, r Reporter) (Member, error)
+
+// Add starts a member that runs in this process but is not a pty session
+// (a headless session, …) and lists it. id must be a valid session ID
+// (supervisor.ValidateID) that no listed session has and no Spawn, Add,
+// restart or adoption under way is claiming; the ID is held while start
+// runs, so start may take its time. start's reports before the member is
+// listed are published after its Added. If start fails nothing is listed.
+// It may be called from any goroutine.
+func (f *Fleet) Add(id string, start StartFunc) error {
+	if id == "" {
+		return errors.New("add: no session id given")
+	}
+	if _, err := f.reserve("add", Spec{ID: id}); err != nil {
+		return err
+	}
+	defer f.unreserve(id)
+	e := &entry{id: id}
+	m, err := start(id, f.reporter(e))
+	if err != nil {
+		return fmt.Errorf("add %s: %w", id, err)
+	}
+	if m == nil {
+		return fmt.Errorf("add %s: no member started", id)
+	}
+	if err := f.register(e, m, nil); err != nil {
+		return fmt.Errorf("add %s: %w", id, err)
+	}
+	f.log.Info("session added", "id", id, "kind", e.kind)
+	return nil
+}
+
+// reserve picks spec's ID and marks it as being claimed (see
+// reserveLocked).
+func (f *Fleet) reserve(op string, spec Spec) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return "", ErrClosed
+	}
+	return f.reserveLocked(op, spec)
+}
+
+// reserveLocked picks spec's ID and marks it as being claimed, so that
+// neither another Spawn or Add nor the directory watcher takes the ID
+// this process is about to use. f.mu is held.
+func (f *Fleet) reserveLocked(op string, spec Spec) (string, error) {
 	if spec.ID != "" {
 		if err := supervisor.ValidateID(f.dir, spec.ID); err != nil {
-			return "", fmt.Errorf("spawn: %w", err)
+			return "", fmt.Errorf("%s: %w", op, err)
 		}
 		if f.sessions[spec.ID] != nil || f.claiming[spec.ID] || f.adopting[spec.ID] {
-			return "", fmt.Errorf("spawn: session %q already exists", spec.ID)
+			return "", fmt.Errorf("%s: session %q already exists", op, spec.ID)
 		}
 		f.claiming[spec.ID] = true
 		return spec.ID, nil
@@ -70,12 +119,12 @@ func (f *Fleet) reserveLocked(spec Spec) (string, error) {
 			continue
 		}
 		if err := supervisor.ValidateID(f.dir, id); err != nil {
-			return "", fmt.Errorf("spawn: %w", err)
+			return "", fmt.Errorf("%s: %w", op, err)
 		}
 		f.claiming[id] = true
 		return id, nil
 	}
-	return "", fmt.Errorf("spawn: no free id for %q", base)
+	return "", fmt.Errorf("%s: no free id for %q", op, base)
 }
 
 func (f *Fleet) unreserve(id string) {
@@ -84,10 +133,39 @@ func (f *Fleet) unreserve(id string) {
 	f.mu.Unlock()
 }
 
-// startOwned claims id, starts the program and serves it. id is reserved
-// in f.claiming by the caller. prev, if set, is the entry being restarted:
-// the new one replaces it only if it is still in the map.
-func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
+// owned is a pty session this process runs: a supervisor session hosted in
+// the socket dir (as `run` hosts one) whose state comes from its classifier
+// in this process.
+//
+// Timers: after output, one timer (reset by further output) re-evaluates
+// the classifier at lastOutput+classify.DebounceHold and again at
+// lastOutput+idle (each plus recheckMargin), the two instants at which its
+// state can change without new output; then nothing is armed.
+//
+// Locking: mu guards info, timer, ready and quiet; it is never held while
+// calling into the Session or the Reporter.
+type owned struct {
+	f      *Fleet // for Restart (startOwned), its log and idle threshold
+	id     string
+	spec   Spec // what Restart starts again (ID set)
+	r      Reporter
+	hosted *supervisor.Hosted
+	sess   *supervisor.Session // hosted.Session
+	done   chan struct{}       // closed once finished (socket released) and its goroutines returned
+
+	serving sync.WaitGroup // Serve
+	cbs     sync.WaitGroup // timer callbacks under way (Add only while !quiet)
+
+	mu    sync.Mutex
+	ready bool // hosted and sess are set: OnScreen before that is reported by startOwned
+	quiet bool // exited or hung up: no timer is armed any more
+	info  session.Info
+	timer *time.Timer
+}
+
+// startOwned claims id in the socket dir, starts the program and serves
+// it. id is reserved in f.claiming by the caller. The member is not listed.
+func (f *Fleet) startOwned(id string, spec Spec, r Reporter) (*owned, error) {
 	cfg := f.cfg.Session() // then the preset's env, then the spec's
 	clsName := spec.Classifier
 	if p, ok := f.preset(spec.Agent); ok {
@@ -103,15 +181,16 @@ func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
 	now := time.Now()
 	cls, err := classify.New(clsName, f.cfg.IdleThreshold, now)
 	if err != nil {
-		return fmt.Errorf("spawn %s: %w", id, err)
+		return nil, fmt.Errorf("spawn %s: %w", id, err)
 	}
-	e := &entry{spec: spec, cleaned: make(chan struct{})}
+	spec.ID = id
+	o := &owned{f: f, id: id, spec: spec, r: r, done: make(chan struct{})}
 	cfg.ID, cfg.Argv, cfg.Dir = id, spec.Argv, spec.Dir
 	cfg.Cols, cfg.Rows, cfg.Classifier = spec.Cols, spec.Rows, cls
-	cfg.OnScreen = func(seq uint64) { f.onOwnedScreen(e, seq) }
+	cfg.OnScreen = o.onScreen
 	h, err := supervisor.Host(f.dir, cfg)
 	if err != nil {
-		return fmt.Errorf("spawn %s: %w", id, err)
+		return nil, fmt.Errorf("spawn %s: %w", id, err)
 	}
 	sess := h.Session
 	dir := spec.Dir
@@ -120,26 +199,15 @@ func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
 	}
 	cols, rows := sess.Size()
 	st := sess.Status()
-
-	f.mu.Lock()
-	if f.closed || (prev != nil && f.sessions[id] != prev) {
-		closed := f.closed
-		f.mu.Unlock()
-		h.Finish()
-		if closed {
-			return ErrClosed
-		}
-		return fmt.Errorf("restart %s: session was removed meanwhile", id)
-	}
-	e.hosted, e.sess = h, sess
-	e.info = session.Info{
+	o.mu.Lock()
+	o.hosted, o.sess, o.ready = h, sess, true
+	o.info = session.Info{
 		ID:         id,
 		Agent:      spec.Agent,
 		Classifier: cls.Name(),
 		Argv:       slices.Clone(spec.Argv),
 		Dir:        dir,
 		Kind:       session.KindPty,
-		Caps:       session.CapScreen | session.CapAttach | session.CapRestart,
 		Owned:      true,
 		PID:        sess.PID(),
 		State:      st.State,
@@ -149,92 +217,138 @@ func (f *Fleet) startOwned(id string, spec Spec, prev *entry) error {
 		Cols:       int(cols),
 		Rows:       int(rows),
 	}
-	f.sessions[id] = e
-	f.goLocked(func() { h.Serve() })
-	f.goLocked(func() { f.ownedExit(e) })
-	f.mu.Unlock()
-	f.log.Info("session spawned", "id", id, "pid", sess.PID(), "argv", spec.Argv)
-	f.publish(session.Added, id, nil)
-	// Output the feeder applied before e.sess was set was not reported.
+	o.mu.Unlock()
+	o.serving.Add(1)
+	go func() {
+		defer o.serving.Done()
+		h.Serve()
+	}()
+	go o.waitExit()
+	// Output the feeder applied before sess was set was not reported.
 	if seq := sess.Screen().Seq; seq != 0 {
-		f.onOwnedScreen(e, seq)
+		o.onScreen(seq)
 	}
-	return nil
+	return o, nil
 }
 
-// ownedExit waits for the child's exit, reports it, then does what `run`
-// does after an exit: Close (reaps what is left of a killed group), shut
-// the server down (subscribers get EXIT, bounded) and release the claim
-// (socket and pid file go). The entry stays, dead, until Remove.
-func (f *Fleet) ownedExit(e *entry) {
-	<-e.sess.Done()
-	code := e.sess.ExitCode()
+func (o *owned) Info() session.Info {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.info
+}
+
+func (o *owned) Send(in session.Input) error {
+	_, err := o.sess.Write(in.Data)
+	return err
+}
+
+func (o *owned) Stop(force bool) error {
+	if force {
+		return o.sess.ForceKill()
+	}
+	return o.sess.Kill()
+}
+
+// Hangup stops re-evaluating and hangs the session up (Session.Hangup);
+// waitExit finishes it once it exited.
+func (o *owned) Hangup() {
+	o.mu.Lock()
+	o.quiet = true
+	if o.timer != nil {
+		o.timer.Stop()
+	}
+	o.mu.Unlock()
+	o.sess.Hangup()
+}
+
+func (o *owned) Done() <-chan struct{} { return o.done }
+
+func (o *owned) Screen() *vt.Snapshot { return o.sess.Screen() }
+
+// Resize resizes the pty; the feeder applies it to the screen and calls
+// onScreen, which updates Info.
+func (o *owned) Resize(cols, rows uint16) error { return o.sess.Resize(cols, rows) }
+
+func (o *owned) Endpoint() (attach.Endpoint, error) { return attach.NewLocal(o.sess), nil }
+
+func (o *owned) Restart(r Reporter) (Member, error) {
+	m, err := o.f.startOwned(o.id, o.spec, r)
+	if err != nil {
+		return nil, err // not a nil *owned in a non-nil Member
+	}
+	return m, nil
+}
+
+// waitExit waits for the child's exit, reports it, then does what `run`
+// does after an exit: Finish (reaps what is left of a killed group, shuts
+// the server down so subscribers get EXIT, bounded, and releases the
+// claim: socket and pid file go). Then Done closes.
+func (o *owned) waitExit() {
+	<-o.sess.Done()
+	code := o.sess.ExitCode()
 	now := time.Now()
-	f.mu.Lock()
-	e.info.Alive = false
-	e.info.ExitCode = code
-	if e.info.State != session.Dead {
-		e.info.State, e.info.StateSince = session.Dead, now
+	o.mu.Lock()
+	o.quiet = true
+	o.info.Alive, o.info.ExitCode = false, code
+	if o.info.State != session.Dead {
+		o.info.State, o.info.StateSince = session.Dead, now
 	}
-	e.info.NeedsInput = false
-	if e.timer != nil {
-		e.timer.Stop()
+	o.info.NeedsInput = false
+	if o.timer != nil {
+		o.timer.Stop()
 	}
-	id := e.info.ID
-	f.mu.Unlock()
-	f.log.Info("session exited", "id", id, "code", code)
-	f.publish(session.Exited, id, nil)
-
-	e.hosted.Finish()
-	close(e.cleaned)
+	o.mu.Unlock()
+	o.r.Exited(code)
+	o.hosted.Finish()
+	o.serving.Wait()
+	o.cbs.Wait()
+	close(o.done)
 }
 
-// onOwnedScreen runs on the session's screen feeder after it applied a
-// batch: the screen is readable, so Dirty goes out now, with any change of
+// onScreen runs on the session's screen feeder after it applied a batch:
+// the screen is readable, so Dirty goes out now, with any change of
 // state, needs-input, title or size.
-func (f *Fleet) onOwnedScreen(e *entry, seq uint64) {
-	f.mu.Lock()
-	sess, id := e.sess, e.info.ID
-	f.mu.Unlock()
-	if sess == nil {
-		return // still in startOwned, which reports once it is registered
+func (o *owned) onScreen(seq uint64) {
+	o.mu.Lock()
+	ready := o.ready
+	o.mu.Unlock()
+	if !ready {
+		return // still in startOwned, which reports once sess is set
 	}
-	f.evalOwned(e, true)
-	f.dirty(id, seq)
+	o.eval(true)
+	o.r.Dirty(seq)
 }
 
-// evalOwned reads the session's classifier and updates Info, publishing
-// Changed on a difference. activity (new output) re-arms the timer.
-func (f *Fleet) evalOwned(e *entry, activity bool) {
-	sess := e.sess
+// eval reads the session's classifier and updates Info, reporting Changed
+// on a difference. activity (new output) re-arms the timer.
+func (o *owned) eval(activity bool) {
+	sess := o.sess
 	st := sess.Status()
 	ni := sess.NeedsInput()
 	title := sess.Title()
 	cols, rows := sess.Size()
 	now := time.Now()
 	since := now.Add(-st.StateFor)
-	f.mu.Lock()
-	if f.sessions[e.info.ID] != e || !e.info.Alive {
-		// Removed, replaced by a restart, or exited (Dead is final).
-		f.mu.Unlock()
-		return
+	o.mu.Lock()
+	if !o.info.Alive {
+		o.mu.Unlock()
+		return // Dead is final
 	}
 	if activity {
-		e.info.LastOutput = now
+		o.info.LastOutput = now
 	}
-	ch := applyLocked(&e.info, st.State, since, ni, title, int(cols), int(rows), now)
-	if activity && !f.closed {
-		f.armLocked(e, now)
+	ch := applyInfo(&o.info, st.State, since, ni, title, int(cols), int(rows), now)
+	if activity {
+		o.armLocked(now)
 	}
-	id := e.info.ID
-	f.mu.Unlock()
+	o.mu.Unlock()
 	if ch {
-		f.changed(id)
+		o.r.Changed()
 	}
 }
 
-// applyLocked updates in and reports whether anything the UI shows changed.
-func applyLocked(in *session.Info, st session.State, since time.Time, ni bool, title string, cols, rows int, now time.Time) bool {
+// applyInfo updates in and reports whether anything the UI shows changed.
+func applyInfo(in *session.Info, st session.State, since time.Time, ni bool, title string, cols, rows int, now time.Time) bool {
 	ch := false
 	if in.State != st || in.NeedsInput != ni {
 		if in.State != st {
@@ -255,9 +369,10 @@ func applyLocked(in *session.Info, st session.State, since time.Time, ni bool, t
 }
 
 // nextCheck returns how long from now until the next instant a classifier
-// may change state by itself after activity at last, or 0 if both passed.
-func (f *Fleet) nextCheck(last, now time.Time) time.Duration {
-	for _, d := range []time.Duration{classify.DebounceHold, f.idle} {
+// with idle threshold idle may change state by itself after activity at
+// last, or 0 if both passed.
+func nextCheck(last, now time.Time, idle time.Duration) time.Duration {
+	for _, d := range []time.Duration{classify.DebounceHold, idle} {
 		if at := last.Add(d + recheckMargin); at.After(now) {
 			return at.Sub(now)
 		}
@@ -265,107 +380,36 @@ func (f *Fleet) nextCheck(last, now time.Time) time.Duration {
 	return 0
 }
 
-// armLocked (re)arms e's single re-evaluation timer for the next instant
-// after e.info.LastOutput at which the state may change without output. f.mu is held.
-func (f *Fleet) armLocked(e *entry, now time.Time) {
-	d := f.nextCheck(e.info.LastOutput, now)
+// armLocked (re)arms the single re-evaluation timer for the next instant
+// after info.LastOutput at which the state may change without output, unless
+// quiet. o.mu is held.
+func (o *owned) armLocked(now time.Time) {
+	d := nextCheck(o.info.LastOutput, now, o.f.idle)
 	switch {
-	case d <= 0:
-		if e.timer != nil {
-			e.timer.Stop()
+	case o.quiet || d <= 0:
+		if o.timer != nil {
+			o.timer.Stop()
 		}
-	case e.timer == nil:
-		e.timer = time.AfterFunc(d, func() { f.recheck(e) })
+	case o.timer == nil:
+		o.timer = time.AfterFunc(d, o.recheck)
 	default:
-		e.timer.Reset(d)
+		o.timer.Reset(d)
 	}
 }
 
-func (f *Fleet) recheck(e *entry) {
-	if !f.enter() {
+func (o *owned) recheck() {
+	o.mu.Lock()
+	if o.quiet {
+		o.mu.Unlock()
 		return
 	}
-	defer f.wg.Done()
-	f.evalOwned(e, false)
-	f.mu.Lock()
-	if f.sessions[e.info.ID] == e && e.info.Alive && !f.closed {
-		f.armLocked(e, time.Now())
+	o.cbs.Add(1)
+	o.mu.Unlock()
+	defer o.cbs.Done()
+	o.eval(false)
+	o.mu.Lock()
+	if o.info.Alive {
+		o.armLocked(time.Now())
 	}
-	f.mu.Unlock()
-}
-
-// Restart starts the session again with the same spec and ID, killing it
-// first if it is alive. It returns at once when it has to wait for an exit
-// (the kill grace, the old socket's release); errors after that arrive as
-// Failed events. An external session can be restarted only if its argv was
-// readable (from /proc): it is killed, and once it has exited the same
-// ID, argv and directory are started again as a session OWNED by this
-// process (it then stops when the dashboard quits).
-func (f *Fleet) Restart(id string) error {
-	e, err := f.get(id)
-	if err != nil {
-		return err
-	}
-	if e.ext != nil {
-		return f.restartExternal(e)
-	}
-	f.mu.Lock()
-	alive, again := e.info.Alive, e.restarting
-	e.restarting = true
-	f.mu.Unlock()
-	if again {
-		return nil // a restart is already under way
-	}
-	if alive {
-		e.sess.Kill()
-	} else {
-		select {
-		case <-e.cleaned:
-			err := f.respawn(e, e.spec)
-			if err != nil {
-				f.restartFailed(e)
-			}
-			return err
-		default:
-		}
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return ErrClosed
-	}
-	f.goLocked(func() {
-		<-e.cleaned
-		if err := f.respawn(e, e.spec); err != nil && !errors.Is(err, ErrClosed) {
-			f.restartFailed(e)
-			f.publish(session.Failed, id, err)
-		}
-	})
-	return nil
-}
-
-// restartFailed lets a later Restart of e try again.
-func (f *Fleet) restartFailed(e *entry) {
-	f.mu.Lock()
-	e.restarting = false
-	f.mu.Unlock()
-}
-
-// respawn starts spec under prev's ID, replacing prev if it is still listed.
-func (f *Fleet) respawn(prev *entry, spec Spec) error {
-	id := prev.info.ID
-	f.mu.Lock()
-	if f.closed {
-		f.mu.Unlock()
-		return ErrClosed
-	}
-	if f.sessions[id] != prev || f.claiming[id] {
-		f.mu.Unlock()
-		return fmt.Errorf("restart %s: session was removed or restarted meanwhile", id)
-	}
-	f.claiming[id] = true
-	f.mu.Unlock()
-	defer f.unreserve(id)
-	spec.ID = id
-	return f.startOwned(id, spec, prev)
+	o.mu.Unlock()
 }

@@ -1,9 +1,13 @@
-// Package fleet is the dashboard's view of every session in one socket
-// directory: the sessions this process starts and owns (supervisor sessions
-// served on DIR/ID.sock, exactly as `heimdall-tui run` serves them) and the
-// sessions other processes serve there (discovered by watching the directory,
-// followed over their sockets with a local emulator). It is plain Go: the tui
-// reaches it through an interface of its own.
+// Package fleet is the dashboard's view of every session: one list of
+// members (Member), each a session of some kind. Pty sessions are two
+// kinds of member: the ones this process starts and owns (supervisor
+// sessions served on DIR/ID.sock, exactly as `heimdall-tui run` serves
+// them) and the ones other processes serve in the same socket directory
+// (discovered by watching the directory, followed over their sockets with a
+// local emulator). Members of other kinds started in this process join
+// with Add. What only some kinds can do (a screen, attach, a transcript,
+// interrupt, restart) is found by type assertion and listed in Info.Caps.
+// It is plain Go: the tui reaches it through an interface of its own.
 //
 // Events reach the UI through a pubsub.Broker: Dirty and Changed are lossy and
 // coalesced per session (only the latest matters); Added, Removed, Exited and

@@ -1,0 +1,138 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+)
+
+// restartWait bounds how long a restart waits for the old member to end
+// after its kill grace, and then for another process (a followed session's
+// supervisor) to release the ID.
+const restartWait = 10 * time.Second
+
+// Restart starts the session again with the same spec and ID
+// (session.CapRestart), stopping it first if it is alive. It returns at
+// once when it has to wait for the old member to end (the kill grace, the
+// old socket's release); errors after that arrive as Failed events. A
+// followed pty session can be restarted only if its argv was readable
+// (from /proc): it is killed, and once it has exited the same ID, argv and
+// directory are started again as a session OWNED by this process (it then
+// stops when the dashboard quits).
+func (f *Fleet) Restart(id string) error {
+	e, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	rs, ok := e.m.(Restarter)
+	if !ok {
+		return capError("restart", e, session.CapRestart)
+	}
+	f.mu.Lock()
+	exited, again := e.exited, e.restarting
+	e.restarting = true
+	f.mu.Unlock()
+	if again {
+		return nil // a restart is already under way
+	}
+	if !exited {
+		if err := e.m.Stop(false); err != nil {
+			f.restartFailed(e)
+			return fmt.Errorf("restart %s: kill: %w", id, err)
+		}
+	} else {
+		select {
+		case <-e.m.Done():
+			// Ended and released: start it now, so an error is the caller's.
+			err := f.respawn(e, rs)
+			if err == nil || !errors.Is(err, supervisor.ErrAlreadyRunning) {
+				if err != nil {
+					f.restartFailed(e)
+				}
+				return err
+			}
+			// Another process still holds the ID: wait for it below.
+		default:
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	f.goLocked(func() { f.restartLater(e, rs) })
+	return nil
+}
+
+// restartLater waits for e's member to end (bounded by the kill grace plus
+// restartWait), then starts it again, retrying while another process
+// still holds the ID (a followed session's supervisor removes its socket
+// and drops its pid file's lock only after delivering EXIT).
+func (f *Fleet) restartLater(e *entry, rs Restarter) {
+	fail := func(err error) {
+		f.restartFailed(e)
+		f.mu.Lock()
+		if !f.closed {
+			f.publish(session.Failed, e.id, err)
+		}
+		f.mu.Unlock()
+	}
+	select {
+	case <-e.m.Done():
+	case <-time.After(f.cfg.KillGrace + restartWait):
+		fail(fmt.Errorf("restart %s: it did not exit", e.id))
+		return
+	case <-f.done:
+		return
+	}
+	deadline := time.Now().Add(restartWait)
+	for {
+		err := f.respawn(e, rs)
+		if err == nil || errors.Is(err, ErrClosed) {
+			return
+		}
+		if !errors.Is(err, supervisor.ErrAlreadyRunning) || time.Now().After(deadline) {
+			fail(err)
+			return
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-f.done:
+			return
+		}
+	}
+}
+
+// restartFailed lets a later Restart of e try again.
+func (f *Fleet) restartFailed(e *entry) {
+	f.mu.Lock()
+	e.restarting = false
+	f.mu.Unlock()
+}
+
+// respawn starts prev's member again under its ID, replacing prev if it
+// is still listed.
+func (f *Fleet) respawn(prev *entry, rs Restarter) error {
+	id := prev.id
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return ErrClosed
+	}
+	if f.sessions[id] != prev || f.claiming[id] {
+		f.mu.Unlock()
+		return fmt.Errorf("restart %s: session was removed or restarted meanwhile", id)
+	}
+	f.claiming[id] = true
+	f.mu.Unlock()
+	defer f.unreserve(id)
+	e := &entry{id: id}
+	m, err := rs.Restart(f.reporter(e))
+	if err != nil {
+		return err
+	}
+	return f.register(e, m, prev)
+}
