@@ -170,16 +170,7 @@ func TestFakeMember(t *testing.T) {
 		t.Fatal("a fake session has a screen")
 	}
 
-	// What it cannot do is refused with the reason, before anything is tried.
-	_, err = f.Endpoint("fake-1")
-	wantRefused(t, err, "attach fake-1: a fake session has no terminal")
-	wantRefused(t, f.Resize("fake-1", 80, 24), "resize fake-1: a fake session has no terminal")
-	wantRefused(t, f.Interrupt("fake-1"), "interrupt fake-1: a fake session cannot be interrupted")
-	wantRefused(t, f.Restart("fake-1"), "restart fake-1: a fake session cannot be started again")
-	if err := f.Remove("fake-1"); err == nil || !strings.Contains(err.Error(), "running") {
-		t.Fatalf("Remove of a live member: %v", err)
-	}
-
+	fakeRefusals(t, f, "fake-1")
 	if err := f.Kill("fake-1", false); err != nil {
 		t.Fatal(err)
 	}
@@ -208,6 +199,20 @@ func TestFakeMember(t *testing.T) {
 	r.wait(t, session.Removed, "fake-1", 0)
 	if f.Transcript("fake-1", 0) != nil || len(f.Sessions()) != 0 {
 		t.Fatal("removed member still there")
+	}
+}
+
+// fakeRefusals checks that what a live fake cannot do is refused with the
+// reason, before anything is tried.
+func fakeRefusals(t *testing.T, f *fleet.Fleet, id string) {
+	t.Helper()
+	_, err := f.Endpoint(id)
+	wantRefused(t, err, "attach "+id+": a fake session has no terminal")
+	wantRefused(t, f.Resize(id, 80, 24), "resize "+id+": a fake session has no terminal")
+	wantRefused(t, f.Interrupt(id), "interrupt "+id+": a fake session cannot be interrupted")
+	wantRefused(t, f.Restart(id), "restart "+id+": a fake session cannot be started again")
+	if err := f.Remove(id); err == nil || !strings.Contains(err.Error(), "running") {
+		t.Fatalf("Remove of a live member: %v", err)
 	}
 }
 
