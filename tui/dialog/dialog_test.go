@@ -593,3 +593,28 @@ func checkBounds(t *testing.T, out string, w, h int) {
 		}
 	}
 }
+
+// The command table is the whole command language: each entry's usage
+// starts with its name, its argument kinds cover its maximum, and what
+// Commands lists is what ParseCommand runs.
+func TestCommandTable(t *testing.T) {
+	helps := Commands()
+	if len(helps) != len(commands) {
+		t.Fatalf("Commands lists %d, the table has %d", len(helps), len(commands))
+	}
+	for i, c := range commands {
+		if helps[i].Name != c.name || !strings.HasPrefix(c.usage, c.name) || c.about == "" || c.parse == nil {
+			t.Errorf("command %q: usage %q about %q", c.name, c.usage, c.about)
+		}
+		if c.max >= 0 && len(c.args) < c.max && c.name != "resize" {
+			t.Errorf("command %q takes %d arguments but completes %d", c.name, c.max, len(c.args))
+		}
+		if c.min == 0 {
+			if _, err := ParseCommand(c.name, testIDs); err != nil {
+				t.Errorf("%q alone: %v", c.name, err)
+			}
+		} else if _, err := ParseCommand(c.name, testIDs); err == nil || !strings.Contains(err.Error(), c.usage) {
+			t.Errorf("%q without arguments: %v, want its usage", c.name, err)
+		}
+	}
+}
