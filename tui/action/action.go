@@ -51,8 +51,9 @@ type Restart struct {
 // Spawn starts a new session. A zero size is the focused pane's.
 type Spawn struct{ Spec fleet.Spec }
 
-// Send gives Text to the session as one line: the app appends "\r"
-// (Enter). Text may be empty: that just presses Enter.
+// Send gives Text to the session as one line: for a terminal the app
+// appends "\r" (Enter; an empty Text just presses Enter), a session that
+// takes messages gets Text as one message.
 type Send struct{ ID, Text string }
 
 // Fit says what a Resize fits the session to.

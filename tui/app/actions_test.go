@@ -181,10 +181,10 @@ func TestFakeSessionKind(t *testing.T) {
 		t.Fatalf("send shown as unavailable for a live session: %q", foot)
 	}
 
-	// Sending and killing work.
+	// Sending (one message: no Enter appended) and killing work.
 	press(m, "i", "type:go on", "enter")
 	press(m, "x", "y")
-	wantCalls(t, b, `write fake-1 "go on\r"`, "kill fake-1 force=false")
+	wantCalls(t, b, `write fake-1 "go on"`, "kill fake-1 force=false")
 }
 
 // A transcript pane keeps at most maxEntries entries, the newest.

@@ -132,7 +132,12 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 	case action.OpenResize:
 		m.push(dialog.NewResize(id, uint16(in.Cols), uint16(in.Rows)))
 	case action.Send:
+		// Enter for a terminal; a session that takes messages takes the
+		// text as one message, without it (session.Input).
 		data := []byte(a.Text + "\r")
+		if showsTranscript(in) {
+			data = []byte(a.Text)
+		}
 		return m.op(id, "sent to "+id, func(b Backend) error { return b.Send(id, session.Input{Data: data}) })
 	case action.Resize:
 		cols, rows := m.fitSize(a)
