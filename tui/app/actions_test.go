@@ -219,3 +219,33 @@ func lastLine(s string) string {
 	ls := strings.Split(s, "\n")
 	return ls[len(ls)-1]
 }
+
+// The event Cmd pulls the new entries of a shown transcript that became
+// dirty, off the event loop, after the last entry the dashboard has;
+// Update then uses them instead of pulling again.
+func TestEventCmdPullsShownDirtyTranscripts(t *testing.T) {
+	b := fakeStub()
+	b.next = make(chan []session.Event, 1)
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "/", "type:fake", "enter")
+	if b.transcriptCalls != 1 || len(m.transcripts["fake-1"].entries) != 2 {
+		t.Fatalf("showing fake-1: %d pulls, %d entries", b.transcriptCalls, len(m.transcripts["fake-1"].entries))
+	}
+	b.mu.Lock()
+	b.transcripts["fake-1"] = append(b.transcripts["fake-1"], session.Entry{Seq: 3, Role: session.RoleAssistant, Text: "three"})
+	b.mu.Unlock()
+	cmd := m.waitEvents()
+	b.next <- []session.Event{{Kind: session.Dirty, ID: "fake-1", Seq: 3}}
+	msg, ok := cmd().(eventsMsg)
+	if !ok || len(msg.entries["fake-1"]) != 1 || msg.entries["fake-1"][0].Seq != 3 || msg.screens["fake-1"] != nil {
+		t.Fatalf("event Cmd returned %#v", msg)
+	}
+	update(m, msg)
+	drain(m)
+	if b.transcriptCalls != 2 {
+		t.Fatalf("transcript pulls %d, want 2 (Update pulled what the Cmd had)", b.transcriptCalls)
+	}
+	if es := m.transcripts["fake-1"].entries; len(es) != 3 || es[2].Text != "three" {
+		t.Fatalf("entries %v", es)
+	}
+}

@@ -340,6 +340,9 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	}
 	for id, es := range msg.entries {
 		m.addEntries(id, es)
+		if t := m.transcripts[id]; t != nil {
+			t.stale = false
+		}
 	}
 	visible := m.visibleIDs()
 	for id := range dirty {

@@ -44,7 +44,8 @@ type stub struct {
 	inUpdate   bool
 	violations []string
 	// transcripts are the entries of sessions that keep one.
-	transcripts map[string][]session.Entry
+	transcripts     map[string][]session.Entry
+	transcriptCalls int
 }
 
 func newStub() *stub {
@@ -156,6 +157,7 @@ func (s *stub) Transcript(id string, after uint64) []session.Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.blocking("transcript " + id)
+	s.transcriptCalls++
 	var out []session.Entry
 	for _, e := range s.transcripts[id] {
 		if e.Seq > after {

@@ -2,8 +2,10 @@
 // a line, resize and the ':' command line.
 //
 // A dialog keeps its own state and never calls back into the app: Update
-// returns an Action (a plain struct such as Kill{ID} or Close{}) and the
-// root model carries it out; a nil Action means the dialog stays open.
+// returns an Action (a plain struct such as Kill{ID} or Close{}, of the
+// vocabulary in package action that keys and ':' commands produce too) and
+// the root model carries it out; a nil Action means the dialog stays open.
+// The ':' commands are a table (Commands lists it) that ParseCommand runs.
 // View is a pure rendering of the state into a bordered box no wider than
 // w and no taller than h; the app centres it over the dashboard.
 //
