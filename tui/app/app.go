@@ -3,11 +3,17 @@
 // panes, grid, dialogs, help) are pure renderers in sibling packages, and
 // everything about sessions goes through the Backend interface defined here.
 //
-// Update does no I/O beyond calls on the Backend that are in-memory or one
-// quick write (documented on Backend); the only blocking call, Backend.Next,
-// runs in a tea.Cmd. Events from the backend arrive as batches at most
-// maxFPS times a second however fast sessions write, and an idle dashboard
-// schedules nothing but the timers its visible durations need.
+// Keys, dialogs and ':' commands all produce the values of package action,
+// and one executor (exec) carries them out; an action a session cannot
+// take is refused by action.Check, through the one error path (report).
+//
+// Update does no I/O beyond the Backend's in-memory reads (Sessions,
+// Screen); every call that may block — Next, Presets, Spawn, Kill,
+// Restart, Remove, Send, Resize, Endpoint, Transcript — runs in a tea.Cmd
+// and its result comes back as a message (dropped when the session it was
+// about has vanished meanwhile). Events from the backend arrive as batches
+// at most maxFPS times a second however fast sessions write, and an idle
+// dashboard schedules nothing but the timers its visible durations need.
 package app
 
 import (
@@ -16,7 +22,6 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -61,18 +66,12 @@ type Options struct {
 	Now func() time.Time
 }
 
-// SortOrder is the session list's order.
-type SortOrder uint8
+// SortOrder is the session list's order (the list component's).
+type SortOrder = sessions.SortOrder
 
-const (
-	SortStarted   SortOrder = iota // oldest first (spawn order)
-	SortName                       // by ID
-	SortAttention                  // needs input first, then busy, idle, dead
-)
-
-var sortNames = [...]string{"started", "name", "attention"}
-
-func (s SortOrder) String() string { return sortNames[s] }
+// maxEntries bounds the transcript entries kept per session: more than
+// any pane shows.
+const maxEntries = 1000
 
 // Model is the root model.
 type Model struct {
@@ -84,20 +83,18 @@ type Model struct {
 
 	w, h int
 
-	all    []session.Info // every session, as the backend last said
-	view   []session.Info // filtered and sorted: what the list shows
-	selID  string         // selected session (survives re-sorting)
-	offset int            // list scroll offset
+	// list is the session list: every session, filter, order, selection
+	// and scroll.
+	list *sessions.List
 
 	mode     layout.Mode
 	zoomFrom layout.Mode // the mode zoom returns to
-	sort     SortOrder
-	filter   string
-	// filtering is true while the user types the filter after '/'.
-	filtering bool
-	showHelp  bool
+	showHelp bool
 
 	snaps map[string]*vt.Snapshot // latest pulled screens of visible sessions
+	// transcripts are the entries pulled of sessions shown by their
+	// transcript (see showsTranscript), at most maxEntries each.
+	transcripts map[string]*transcriptBuf
 
 	page      page // sessions or a planning view
 	ledger    planning.LedgerReport
@@ -107,17 +104,20 @@ type Model struct {
 
 	dialogs []dialog.Dialog
 
-	status     string
-	statusErr  bool
-	statusSeq  int
-	tickSeq    int
-	tickAt     time.Time
-	attention  map[string]bool // needs-input flags last seen, for the bell
-	lastBatch  time.Time
-	pendingSel string // select this ID once it appears (after a spawn)
-	quitting   bool
-	// attachedID is the session handed the terminal, "" when none.
-	attachedID string
+	status    string
+	statusErr bool
+	statusSeq int
+	tickSeq   int
+	tickAt    time.Time
+	attention map[string]bool // needs-input flags last seen, for the bell
+	lastBatch time.Time
+	quitting  bool
+	// attaching is the session whose Endpoint is being opened, attachedID
+	// the one handed the terminal; "" when none.
+	attaching, attachedID string
+	// run starts fn off the event loop: it returns fn as the tea.Cmd.
+	// Tests replace it to run the Backend calls when they choose.
+	run func(fn func() tea.Msg) tea.Cmd
 }
 
 // New returns the root model.
@@ -136,20 +136,23 @@ func New(opt Options) *Model {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Model{
-		opt:       opt,
-		st:        themes.Build(opt.Theme, opt.NoColor),
-		now:       opt.Now,
-		ctx:       ctx,
-		cancel:    cancel,
-		snaps:     map[string]*vt.Snapshot{},
-		attention: map[string]bool{},
-		w:         80,
-		h:         24,
-		bb:        blackboard.New(opt.Keys),
-		caps:      capsules.New(opt.Keys),
+		opt:         opt,
+		st:          themes.Build(opt.Theme, opt.NoColor),
+		now:         opt.Now,
+		ctx:         ctx,
+		cancel:      cancel,
+		snaps:       map[string]*vt.Snapshot{},
+		transcripts: map[string]*transcriptBuf{},
+		attention:   map[string]bool{},
+		w:           80,
+		h:           24,
+		bb:          blackboard.New(opt.Keys),
+		caps:        capsules.New(opt.Keys),
+		run:         func(fn func() tea.Msg) tea.Cmd { return fn },
 	}
+	m.list = sessions.NewList(m.listRowsFor)
 	m.reload()
-	for _, in := range m.all {
+	for _, in := range m.list.All() {
 		m.attention[in.ID] = in.NeedsInput && in.Alive
 	}
 	return m
@@ -165,6 +168,9 @@ func (m *Model) Init() tea.Cmd {
 type eventsMsg struct {
 	events  []session.Event
 	screens map[string]*vt.Snapshot
+	// entries are the new transcript entries of the shown sessions the
+	// batch marks dirty that show a transcript.
+	entries map[string][]session.Entry
 	err     error
 	at      time.Time
 }
@@ -188,10 +194,17 @@ type attachDoneMsg struct {
 //
 // The screens of visible sessions the batch marks dirty are pulled here too,
 // off the event loop: taking a snapshot may wait for a busy emulator, and
-// keys must not wait behind that.
+// keys must not wait behind that. So are the new entries of shown sessions
+// that show a transcript, after the last entry the dashboard has of each.
 func (m *Model) waitEvents() tea.Cmd {
 	b, ctx, last := m.opt.Backend, m.ctx, m.lastBatch
 	visible := m.visibleIDs()
+	after := map[string]uint64{} // the transcripts among visible
+	for _, id := range visible {
+		if in, ok := m.list.Find(id); ok && showsTranscript(in) {
+			after[id] = m.lastSeq(id)
+		}
+	}
 	return func() tea.Msg {
 		if d := time.Second/maxFPS - time.Since(last); d > 0 {
 			select {
@@ -205,12 +218,20 @@ func (m *Model) waitEvents() tea.Cmd {
 			return nil
 		}
 		screens := map[string]*vt.Snapshot{}
+		entries := map[string][]session.Entry{}
 		for _, e := range ev {
-			if e.Kind == session.Dirty && slices.Contains(visible, e.ID) && screens[e.ID] == nil {
+			if e.Kind != session.Dirty || !slices.Contains(visible, e.ID) {
+				continue
+			}
+			if seq, ok := after[e.ID]; ok {
+				if _, done := entries[e.ID]; !done {
+					entries[e.ID] = b.Transcript(e.ID, seq)
+				}
+			} else if screens[e.ID] == nil {
 				screens[e.ID] = b.Screen(e.ID)
 			}
 		}
-		return eventsMsg{events: ev, screens: screens, err: err, at: time.Now()}
+		return eventsMsg{events: ev, screens: screens, entries: entries, err: err, at: time.Now()}
 	}
 }
 
@@ -219,15 +240,14 @@ func (m *Model) waitEvents() tea.Cmd {
 // here, once, rather than by every handler that can change what is shown.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	m.pullVisible(false)
-	return m, cmd
+	return m, tea.Batch(cmd, m.pullVisible(false))
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
-		m.fixOffset()
+		m.list.Scroll()
 		return nil
 	case eventsMsg:
 		return m.onEvents(msg)
@@ -245,14 +265,21 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case attachDoneMsg:
 		m.attachedID = ""
 		m.reload()
-		m.pullVisible(true)
+		pull := m.pullVisible(true)
 		switch {
 		case msg.err != nil:
-			return m.report(msg.err)
+			return tea.Batch(pull, m.report(msg.err))
 		case msg.res.Exited:
-			return m.info(msg.id + " exited (code " + strconv.Itoa(msg.res.Code) + ")")
+			return tea.Batch(pull, m.info(msg.id+" exited (code "+strconv.Itoa(msg.res.Code)+")"))
 		}
-		return m.info("detached from " + msg.id)
+		return tea.Batch(pull, m.info("detached from "+msg.id))
+	case opMsg:
+		return m.onOp(msg)
+	case endpointMsg:
+		return m.onEndpoint(msg)
+	case transcriptMsg:
+		m.onTranscript(msg)
+		return nil
 	case presetsMsg:
 		return m.onPresets(msg)
 	case planningChangedMsg, ledgerMsg, factsMsg, factWrittenMsg, conflictMsg, capsuleListMsg, hydratedMsg:
@@ -293,11 +320,15 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		switch ev.Kind {
 		case session.Dirty:
 			dirty[ev.ID] = true
+			if t := m.transcripts[ev.ID]; t != nil {
+				t.stale = true // cleared when this batch brought its entries
+			}
 		case session.Failed:
 			cmds = append(cmds, m.report(ev.Err))
 			reload = true
 		case session.Removed:
 			delete(m.snaps, ev.ID)
+			delete(m.transcripts, ev.ID)
 			reload = true
 		default:
 			reload = true
@@ -307,6 +338,12 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		m.reload()
 		cmds = append(cmds, m.checkAttention(), m.scheduleTick())
 	}
+	for id, es := range msg.entries {
+		m.addEntries(id, es)
+		if t := m.transcripts[id]; t != nil {
+			t.stale = false
+		}
+	}
 	visible := m.visibleIDs()
 	for id := range dirty {
 		if !slices.Contains(visible, id) {
@@ -314,6 +351,9 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		}
 	}
 	for _, id := range visible {
+		if m.transcripts[id] != nil || m.showsTranscript(id) {
+			continue // pulled by pullVisible when stale
+		}
 		if snap, ok := msg.screens[id]; ok {
 			m.snaps[id] = snap
 		} else if dirty[id] {
@@ -329,8 +369,8 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 // bell for them when configured.
 func (m *Model) checkAttention() tea.Cmd {
 	ring := false
-	seen := make(map[string]bool, len(m.all))
-	for _, in := range m.all {
+	seen := make(map[string]bool, len(m.list.All()))
+	for _, in := range m.list.All() {
 		now := in.NeedsInput && in.Alive
 		if now && !m.attention[in.ID] {
 			ring = true
@@ -344,114 +384,43 @@ func (m *Model) checkAttention() tea.Cmd {
 	return nil
 }
 
-// reload takes the session list from the backend and re-derives the view.
+// reload takes the session list from the backend and re-derives the view,
+// forgetting the screens and transcripts of sessions that are gone.
 func (m *Model) reload() {
-	m.all = m.opt.Backend.Sessions()
-	m.refilter()
-}
-
-// refilter re-derives the list from all, the filter and the sort order,
-// keeping the selection on the same session when it is still shown.
-func (m *Model) refilter() {
-	q := strings.ToLower(m.filter)
-	m.view = m.view[:0]
-	for _, in := range m.all {
-		if q == "" || matches(in, q) {
-			m.view = append(m.view, in)
-		}
-	}
-	sortInfos(m.view, m.sort)
-	if m.pendingSel != "" && m.index(m.pendingSel) >= 0 {
-		m.selID, m.pendingSel = m.pendingSel, ""
-	}
-	if m.index(m.selID) < 0 {
-		m.selID = ""
-		if len(m.view) > 0 {
-			m.selID = m.view[0].ID
-		}
-	}
-	m.fixOffset()
-	// Forget screens of sessions that are gone.
+	m.list.SetItems(m.opt.Backend.Sessions())
 	for id := range m.snaps {
-		if m.indexAll(id) < 0 {
+		if _, ok := m.list.Find(id); !ok {
 			delete(m.snaps, id)
 		}
 	}
-}
-
-func matches(in session.Info, q string) bool {
-	for _, s := range []string{in.ID, in.Agent, sessions.State(in), in.Title} {
-		if strings.Contains(strings.ToLower(s), q) {
-			return true
+	for id := range m.transcripts {
+		if _, ok := m.list.Find(id); !ok {
+			delete(m.transcripts, id)
 		}
 	}
-	return false
 }
 
-// sortInfos orders the list; ties fall back to start time then ID, so the
-// order is stable.
-func sortInfos(v []session.Info, order SortOrder) {
-	rank := func(in session.Info) int {
-		switch {
-		case !in.Alive:
-			return 3
-		case in.NeedsInput:
-			return 0
-		case sessions.State(in) == "Idle":
-			return 2
-		}
-		return 1
-	}
-	slices.SortStableFunc(v, func(a, b session.Info) int {
-		switch order {
-		case SortName:
-			return strings.Compare(a.ID, b.ID)
-		case SortAttention:
-			if d := rank(a) - rank(b); d != 0 {
-				return d
-			}
-		}
-		if c := a.Started.Compare(b.Started); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-}
-
-func (m *Model) index(id string) int {
-	return slices.IndexFunc(m.view, func(in session.Info) bool { return in.ID == id })
-}
-
-func (m *Model) indexAll(id string) int {
-	return slices.IndexFunc(m.all, func(in session.Info) bool { return in.ID == id })
-}
+// index is id's row in the list as shown, -1 if not shown.
+func (m *Model) index(id string) int { return m.list.Index(id) }
 
 // selected returns the selected session.
-func (m *Model) selected() (session.Info, bool) {
-	if i := m.index(m.selID); i >= 0 {
-		return m.view[i], true
-	}
-	return session.Info{}, false
-}
-
-// selectIndex moves the selection, clamped, and scrolls the list to it.
-func (m *Model) selectIndex(i int) {
-	if len(m.view) == 0 {
-		return
-	}
-	i = max(0, min(i, len(m.view)-1))
-	m.selID = m.view[i].ID
-	m.fixOffset()
-}
+func (m *Model) selected() (session.Info, bool) { return m.list.Selected() }
 
 // pullVisible fetches the screens of the sessions on screen (all of them
-// with force, else only those not yet fetched).
-func (m *Model) pullVisible(force bool) {
+// with force, else only those not yet fetched), and returns the Cmd that
+// pulls the new entries of the transcripts on screen that are stale.
+func (m *Model) pullVisible(force bool) tea.Cmd {
+	var cmds []tea.Cmd
 	for _, id := range m.visibleIDs() {
+		if m.showsTranscript(id) {
+			cmds = append(cmds, m.pullTranscript(id, force))
+			continue
+		}
 		if force || m.snaps[id] == nil {
 			m.snaps[id] = m.opt.Backend.Screen(id)
 		}
 	}
+	return tea.Batch(cmds...)
 }
 
 // report shows an error in the status line.
@@ -483,7 +452,7 @@ func (m *Model) setStatus(s string, isErr bool) tea.Cmd {
 func (m *Model) scheduleTick() tea.Cmd {
 	now := m.now()
 	var at time.Time
-	for _, in := range m.view {
+	for _, in := range m.list.Visible() {
 		for _, t := range []time.Time{in.StateSince, in.LastOutput} {
 			if t.IsZero() || !in.Alive {
 				continue

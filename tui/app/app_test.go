@@ -39,6 +39,13 @@ type stub struct {
 	presetCalls int
 	// next, if set, is what Next returns (else it blocks until cancelled).
 	next chan []session.Event
+	// inUpdate is set while a test's Update runs (press); a call that may
+	// block made then is a violation: Update must leave those to Cmds.
+	inUpdate   bool
+	violations []string
+	// transcripts are the entries of sessions that keep one.
+	transcripts     map[string][]session.Entry
+	transcriptCalls int
 }
 
 func newStub() *stub {
@@ -47,21 +54,45 @@ func newStub() *stub {
 		screens: map[string]int{},
 		presets: []fleet.Preset{{Name: "shell", Argv: []string{"/bin/sh"}, Classifier: "simple", Found: true}},
 		infos: []session.Info{
-			{ID: "claude-1", Agent: "claude", Owned: true, Alive: true, State: session.Thinking,
+			{ID: "claude-1", Kind: session.KindPty, Caps: ptyCaps, Agent: "claude", Owned: true, Alive: true, State: session.Thinking,
 				Started: at(600), StateSince: at(12), LastOutput: at(1), Cols: 80, Rows: 24},
-			{ID: "shell-1", Agent: "shell", Owned: true, Alive: true, State: session.Idle,
+			{ID: "shell-1", Kind: session.KindPty, Caps: ptyCaps, Agent: "shell", Owned: true, Alive: true, State: session.Idle,
 				Started: at(500), StateSince: at(300), LastOutput: at(300), Cols: 80, Rows: 24},
-			{ID: "claude-2", Agent: "claude", Owned: true, Alive: true, State: session.Idle, NeedsInput: true,
+			{ID: "claude-2", Kind: session.KindPty, Caps: ptyCaps, Agent: "claude", Owned: true, Alive: true, State: session.Idle, NeedsInput: true,
 				Started: at(400), StateSince: at(40), LastOutput: at(40), Cols: 80, Rows: 24},
-			{ID: "build", Agent: "make", Owned: false, Alive: false, ExitCode: 2, State: session.Dead,
+			{ID: "build", Kind: session.KindPty, Caps: ptyCaps, Agent: "make", Owned: false, Alive: false, ExitCode: 2, State: session.Dead,
 				Started: at(300), StateSince: at(100), LastOutput: at(100), Cols: 80, Rows: 24},
 		},
 	}
 }
 
+// ptyCaps are what the fleet's pty sessions can do.
+const ptyCaps = session.CapScreen | session.CapAttach | session.CapRestart
+
+// blocking notes a call that may block; made inside Update, it is a
+// violation. s.mu must be held.
+func (s *stub) blocking(call string) {
+	if s.inUpdate {
+		s.violations = append(s.violations, call)
+	}
+}
+
+func (s *stub) setInUpdate(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inUpdate = on
+}
+
+func (s *stub) Violations() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.violations)
+}
+
 func (s *stub) record(format string, args ...any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.blocking(fmt.Sprintf(format, args...))
 	s.calls = append(s.calls, fmt.Sprintf(format, args...))
 	err := s.failed
 	s.failed = nil
@@ -95,6 +126,7 @@ func (s *stub) Next(ctx context.Context) ([]session.Event, error) {
 func (s *stub) Presets() []fleet.Preset {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.blocking("presets")
 	s.presetCalls++
 	return slices.Clone(s.presets)
 }
@@ -113,7 +145,7 @@ func (s *stub) Spawn(spec fleet.Spec) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := spec.Agent + "-9"
-	s.infos = append(s.infos, session.Info{ID: id, Agent: spec.Agent, Owned: true, Alive: true, Started: t0})
+	s.infos = append(s.infos, session.Info{ID: id, Kind: session.KindPty, Caps: ptyCaps, Agent: spec.Agent, Owned: true, Alive: true, Started: t0})
 	return id, nil
 }
 
@@ -121,7 +153,19 @@ func (s *stub) Send(id string, in session.Input) error {
 	return s.record("write %s %q", id, in.Data)
 }
 
-func (s *stub) Transcript(id string, after uint64) []session.Entry { return nil }
+func (s *stub) Transcript(id string, after uint64) []session.Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.blocking("transcript " + id)
+	s.transcriptCalls++
+	var out []session.Entry
+	for _, e := range s.transcripts[id] {
+		if e.Seq > after {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 func (s *stub) Resize(id string, c, r uint16) error {
 	return s.record("resize %s %dx%d", id, c, r)
 }
@@ -163,22 +207,68 @@ func newModel(t *testing.T, b Backend, w, h int, p themes.Palette) *Model {
 	m := New(Options{Backend: b, Theme: p, Keys: keys.Default(), KillGrace: 5 * time.Second,
 		Now: func() time.Time { return t0 }, DefaultDir: "/work", Classifiers: []string{"simple", "claude"}})
 	t.Cleanup(m.cancel)
+	hold(t, m)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m
 }
 
-// press sends key names (or "type:TEXT" to type text) and returns the last
-// command.
+// held are the Backend calls each model's Update handed to run, not yet
+// made (see hold).
+var held = map[*Model][]func() tea.Msg{}
+
+// hold makes m's Backend calls wait until drain makes them, and checks at
+// the end of the test that Update itself made none that may block.
+func hold(t *testing.T, m *Model) {
+	m.run = func(fn func() tea.Msg) tea.Cmd {
+		held[m] = append(held[m], fn)
+		return nil
+	}
+	t.Cleanup(func() {
+		delete(held, m)
+		if s, ok := m.opt.Backend.(*stub); ok {
+			if v := s.Violations(); len(v) > 0 {
+				t.Errorf("Update made Backend calls that may block: %q", v)
+			}
+		}
+	})
+}
+
+// update is m.Update with the stub noting calls made inside it.
+func update(m *Model, msg tea.Msg) tea.Cmd {
+	s, _ := m.opt.Backend.(*stub)
+	if s != nil {
+		s.setInUpdate(true)
+		defer s.setInUpdate(false)
+	}
+	_, cmd := m.Update(msg)
+	return cmd
+}
+
+// drain makes the Backend calls m's Update handed to run, in order, and
+// gives Update their results (which may hand it more).
+func drain(m *Model) {
+	for len(held[m]) > 0 {
+		fn := held[m][0]
+		held[m] = held[m][1:]
+		update(m, fn())
+	}
+}
+
+// press sends key names (or "type:TEXT" to type text), making the Backend
+// calls each key's Update handed to run after it, and returns the last
+// key's Cmd.
 func press(m *Model, names ...string) tea.Cmd {
 	var cmd tea.Cmd
 	for _, n := range names {
 		if text, ok := strings.CutPrefix(n, "type:"); ok {
 			for _, r := range text {
-				_, cmd = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+				cmd = update(m, tea.KeyPressMsg{Code: r, Text: string(r)})
+				drain(m)
 			}
 			continue
 		}
-		_, cmd = m.Update(keys.Press(n))
+		cmd = update(m, keys.Press(n))
+		drain(m)
 	}
 	return cmd
 }
@@ -195,28 +285,28 @@ func plain(m *Model) string { return ansi.Strip(m.Render()) }
 func TestListOrderAndSelection(t *testing.T) {
 	b := newStub()
 	m := newModel(t, b, 120, 35, themes.Dark())
-	if m.selID != "claude-1" {
-		t.Fatalf("selected %q, want the first session", m.selID)
+	if m.list.SelectedID() != "claude-1" {
+		t.Fatalf("selected %q, want the first session", m.list.SelectedID())
 	}
 	press(m, "j", "j")
-	if m.selID != "claude-2" {
-		t.Fatalf("after j j selected %q, want claude-2", m.selID)
+	if m.list.SelectedID() != "claude-2" {
+		t.Fatalf("after j j selected %q, want claude-2", m.list.SelectedID())
 	}
 	press(m, "G")
-	if m.selID != "build" {
-		t.Fatalf("after G selected %q, want build", m.selID)
+	if m.list.SelectedID() != "build" {
+		t.Fatalf("after G selected %q, want build", m.list.SelectedID())
 	}
 	// s cycles the order: name, then attention (needs input first, dead last).
 	press(m, "s")
-	if got := ids(m.view); !slices.Equal(got, []string{"build", "claude-1", "claude-2", "shell-1"}) {
+	if got := ids(m.list.Visible()); !slices.Equal(got, []string{"build", "claude-1", "claude-2", "shell-1"}) {
 		t.Fatalf("by name: %q", got)
 	}
 	press(m, "s")
-	if got := ids(m.view); !slices.Equal(got, []string{"claude-2", "claude-1", "shell-1", "build"}) {
+	if got := ids(m.list.Visible()); !slices.Equal(got, []string{"claude-2", "claude-1", "shell-1", "build"}) {
 		t.Fatalf("by attention: %q", got)
 	}
-	if m.selID != "build" {
-		t.Fatalf("re-sorting moved the selection to %q", m.selID)
+	if m.list.SelectedID() != "build" {
+		t.Fatalf("re-sorting moved the selection to %q", m.list.SelectedID())
 	}
 }
 
@@ -303,8 +393,8 @@ func TestTabJumpsToNeedsInput(t *testing.T) {
 	b := newStub()
 	m := newModel(t, b, 120, 35, themes.Dark())
 	press(m, "tab")
-	if m.selID != "claude-2" {
-		t.Fatalf("tab selected %q, want claude-2", m.selID)
+	if m.list.SelectedID() != "claude-2" {
+		t.Fatalf("tab selected %q, want claude-2", m.list.SelectedID())
 	}
 	if !strings.Contains(plain(m), "1 need input") {
 		t.Fatalf("header does not count sessions needing input:\n%s", plain(m))
@@ -312,8 +402,8 @@ func TestTabJumpsToNeedsInput(t *testing.T) {
 	b.set("claude-2", func(in *session.Info) { in.NeedsInput = false })
 	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed, ID: "claude-2"}}})
 	press(m, "tab")
-	if m.selID != "claude-2" || !strings.Contains(m.status, "no session needs input") {
-		t.Fatalf("tab with none waiting: selected %q, status %q", m.selID, m.status)
+	if m.list.SelectedID() != "claude-2" || !strings.Contains(m.status, "no session needs input") {
+		t.Fatalf("tab with none waiting: selected %q, status %q", m.list.SelectedID(), m.status)
 	}
 }
 
@@ -330,7 +420,7 @@ func TestBellOnNewNeedsInput(t *testing.T) {
 		t.Fatal("bell rang again without a new transition")
 	}
 	b.set("claude-1", func(in *session.Info) { in.NeedsInput = true })
-	m.all = b.Sessions()
+	m.list.SetItems(b.Sessions())
 	cmd := m.checkAttention()
 	if cmd == nil {
 		t.Fatal("no bell on a new transition")
@@ -344,19 +434,19 @@ func TestFilter(t *testing.T) {
 	b := newStub()
 	m := newModel(t, b, 120, 35, themes.Dark())
 	press(m, "/", "type:cla", "enter")
-	if got := ids(m.view); !slices.Equal(got, []string{"claude-1", "claude-2"}) {
+	if got := ids(m.list.Visible()); !slices.Equal(got, []string{"claude-1", "claude-2"}) {
 		t.Fatalf("filter cla: %q", got)
 	}
 	if !strings.Contains(plain(m), "/cla") {
 		t.Fatalf("header does not show the filter:\n%s", plain(m))
 	}
 	press(m, "/", "type:zzz")
-	if len(m.view) != 0 || !strings.Contains(plain(m), "no sessions match /clazzz") {
-		t.Fatalf("filter clazzz: %q\n%s", ids(m.view), plain(m))
+	if len(m.list.Visible()) != 0 || !strings.Contains(plain(m), "no sessions match /clazzz") {
+		t.Fatalf("filter clazzz: %q\n%s", ids(m.list.Visible()), plain(m))
 	}
 	press(m, "esc") // clears while typing
-	if len(m.view) != 4 || m.filtering {
-		t.Fatalf("esc did not clear the filter: %q", ids(m.view))
+	if len(m.list.Visible()) != 4 || m.list.Typing() {
+		t.Fatalf("esc did not clear the filter: %q", ids(m.list.Visible()))
 	}
 }
 
@@ -455,8 +545,8 @@ func TestRemoveRestartResizeSpawn(t *testing.T) {
 	if want := fmt.Sprintf("spawn shell [/bin/sh] %dx%d", cols, rows); calls[len(calls)-1] != want {
 		t.Fatalf("spawn: %q, want %q", calls[len(calls)-1], want)
 	}
-	if m.selID != "shell-9" {
-		t.Fatalf("new session not selected: %q", m.selID)
+	if m.list.SelectedID() != "shell-9" {
+		t.Fatalf("new session not selected: %q", m.list.SelectedID())
 	}
 	b.failed = errors.New("spawn: exec: \"nope\": not found")
 	lookUp(t, m, press(m, "n"))
@@ -471,12 +561,12 @@ func TestMouse(t *testing.T) {
 	m := newModel(t, b, 120, 35, themes.Dark())
 	// Row 3 of the screen: header bar, list header, then sessions.
 	m.Update(tea.MouseClickMsg{X: 3, Y: 4, Button: tea.MouseLeft})
-	if m.selID != "claude-2" {
-		t.Fatalf("click selected %q, want claude-2", m.selID)
+	if m.list.SelectedID() != "claude-2" {
+		t.Fatalf("click selected %q, want claude-2", m.list.SelectedID())
 	}
 	m.Update(tea.MouseWheelMsg{X: 3, Y: 4, Button: tea.MouseWheelDown})
-	if m.selID != "build" {
-		t.Fatalf("wheel selected %q, want build", m.selID)
+	if m.list.SelectedID() != "build" {
+		t.Fatalf("wheel selected %q, want build", m.list.SelectedID())
 	}
 }
 

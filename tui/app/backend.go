@@ -20,14 +20,21 @@ var (
 // Backend is everything the dashboard needs from the sessions. It is defined
 // here, by its user; *fleet.Fleet implements it and tests use a stub.
 //
-// Methods may be called from Update (they are in-memory or do one quick
-// syscall/socket write) except Next, which blocks, and Presets, which
-// looks programs up on PATH: those two are only called from a tea.Cmd.
+// Update calls only Sessions and Screen, which read memory. Every other
+// method may block — Next waits for events, Presets looks programs up on
+// PATH, Spawn forks, Kill, Send and Resize may write to the socket of a
+// session another supervisor serves, Endpoint dials it, Transcript may
+// read a file — and is called only from a tea.Cmd, its result coming back
+// to Update as a message.
 type Backend interface {
 	// Sessions returns every known session, in a stable order.
 	Sessions() []session.Info
-	// Screen returns a copy of the session's screen, or nil if the ID is unknown.
+	// Screen returns a copy of the session's screen (session.CapScreen),
+	// or nil if the ID is unknown.
 	Screen(id string) *vt.Snapshot
+	// Transcript returns the entries after seq `after` of a session that
+	// keeps a transcript (session.CapTranscript), oldest first.
+	Transcript(id string, after uint64) []session.Entry
 	// Next blocks until at least one event is pending (or ctx ends) and
 	// returns every pending event: must-deliver ones first, in order, then
 	// the latest lossy event per session.

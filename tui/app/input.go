@@ -1,8 +1,6 @@
 package app
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -12,8 +10,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
-	"github.com/heimdall-tui/heimdall-tui/backend/session"
-	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/action"
 	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
 	"github.com/heimdall-tui/heimdall-tui/tui/capsules"
 	"github.com/heimdall-tui/heimdall-tui/tui/dialog"
@@ -41,7 +38,7 @@ func (m *Model) viewContext() keys.Context {
 		return keys.CtxBlackboard
 	case m.page == pageCapsules:
 		return keys.CtxCapsules
-	case m.filtering:
+	case m.list.Typing():
 		return keys.CtxFilter
 	case m.showHelp:
 		return keys.CtxHelp
@@ -87,7 +84,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if m.filtering {
+	if m.list.Typing() {
 		return m.filterKey(msg)
 	}
 	act, ok := m.opt.Keys.Lookup(m.context(), msg)
@@ -103,136 +100,125 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 	act, _ := m.opt.Keys.Lookup(keys.CtxFilter, msg)
 	switch act {
 	case keys.Accept:
-		m.filtering = false
+		m.list.SetTyping(false)
 		return nil
 	case keys.Back:
-		m.filtering, m.filter = false, ""
-		m.refilter()
+		m.list.SetTyping(false)
+		m.list.SetFilter("")
 		return nil
 	}
+	f := m.list.Filter()
 	switch msg.String() {
 	case "backspace":
-		if m.filter != "" {
-			_, n := utf8.DecodeLastRuneInString(m.filter)
-			m.filter = m.filter[:len(m.filter)-n]
+		if f != "" {
+			_, n := utf8.DecodeLastRuneInString(f)
+			f = f[:len(f)-n]
 		}
 	case "ctrl+u":
-		m.filter = ""
+		f = ""
 	default:
 		if msg.Text == "" {
 			return nil
 		}
-		m.filter += msg.Text
+		f += msg.Text
 	}
-	m.refilter()
+	m.list.SetFilter(f)
 	return nil
 }
 
-// do performs a key-map action.
-func (m *Model) do(act keys.Action) tea.Cmd {
-	if pg, ok := pageKeys[act]; ok {
-		return m.openPage(pg)
-	}
-	sel, ok := m.selected()
-	i := m.index(m.selID)
-	switch act {
-	case keys.Up:
-		m.selectIndex(i - 1)
-	case keys.Down:
-		m.selectIndex(i + 1)
-	case keys.PageUp:
-		m.selectIndex(i - m.pageSize())
-	case keys.PageDown:
-		m.selectIndex(i + m.pageSize())
-	case keys.Top:
-		m.selectIndex(0)
-	case keys.Bottom:
-		m.selectIndex(len(m.view) - 1)
-	case keys.Help:
-		m.showHelp = !m.showHelp
-	case keys.Back:
-		switch {
-		case m.showHelp:
-			m.showHelp = false
-		case m.mode == layout.ModeZoom:
-			m.mode = m.prevMode()
-		case m.mode == layout.ModeGrid:
-			m.mode = layout.ModeSplit
-		case m.filter != "":
-			m.filter = ""
-			m.refilter()
+// do performs a key-map action: the key's action value, carried out by
+// exec like a dialog's or a command's.
+func (m *Model) do(k keys.Action) tea.Cmd {
+	act := m.fromKey(k)
+	if act == nil {
+		if len(m.opt.Keys.KeysOf(keys.CtxSession, k)) > 0 {
+			return m.info("no session selected")
 		}
 		return nil
-	case keys.Quit:
-		return m.requestQuit()
-	case keys.Filter:
-		m.filtering = true
-	case keys.Command:
-		return m.pushForPresets(dialog.NewCommandPending(m.ids()))
-	case keys.Spawn:
-		return m.pushForPresets(dialog.NewSpawnPending(m.opt.DefaultDir, m.opt.Classifiers))
+	}
+	return m.exec(act)
+}
+
+// fromKey is the action a key-map action asks for now: the keys that
+// toggle (g, z, ?) become the Mode or Back that toggles, movement keys a
+// Move by the rows they cover, session keys the action on the selected
+// session (nil when none is selected, or for keys with no action here).
+func (m *Model) fromKey(k keys.Action) action.Action {
+	if _, ok := pageKeys[k]; ok {
+		return action.Page{Name: string(k)}
+	}
+	n := len(m.list.Visible())
+	switch k {
+	case keys.Up:
+		return action.Move{By: -1}
+	case keys.Down:
+		return action.Move{By: 1}
+	case keys.PageUp:
+		return action.Move{By: -m.pageSize()}
+	case keys.PageDown:
+		return action.Move{By: m.pageSize()}
+	case keys.Top:
+		return action.Move{By: -n}
+	case keys.Bottom:
+		return action.Move{By: n}
+	case keys.Help:
+		if m.showHelp {
+			return action.Back{}
+		}
+		return action.Mode{Name: "help"}
 	case keys.Grid:
 		if m.mode == layout.ModeGrid {
-			m.mode = layout.ModeSplit
-		} else {
-			m.mode = layout.ModeGrid
+			return action.Mode{Name: layout.ModeSplit.String()}
 		}
-		return nil
+		return action.Mode{Name: layout.ModeGrid.String()}
 	case keys.Zoom:
 		if m.mode == layout.ModeZoom {
-			m.mode = m.prevMode()
-		} else if ok {
-			m.zoomFrom = m.mode
-			m.mode = layout.ModeZoom
+			return action.Mode{Name: m.prevMode().String()}
 		}
-		return nil
-	case keys.NextAttention:
-		return m.nextAttention()
-	case keys.Sort:
-		m.sort = (m.sort + 1) % SortOrder(len(sortNames))
-		m.refilter()
-		return m.info("sorted by " + m.sort.String())
+		return action.Mode{Name: layout.ModeZoom.String()}
 	}
-	// The rest act on the selected session (the key map's Session context).
-	if len(m.opt.Keys.KeysOf(keys.CtxSession, act)) == 0 {
-		return nil
+	if a, ok := plainKeys[k]; ok {
+		return a
 	}
-	if !ok {
-		return m.info("no session selected")
-	}
-	switch act {
-	case keys.Attach:
-		return m.attach(sel)
-	case keys.Send:
-		if !sel.Alive {
-			return m.report(fmt.Errorf("%s has exited (code %d)", sel.ID, sel.ExitCode))
+	if mk, ok := sessionKeys[k]; ok {
+		if id := m.list.SelectedID(); id != "" {
+			return mk(id)
 		}
-		m.push(dialog.NewSend(sel.ID))
-	case keys.Kill, keys.KillNow:
-		if !sel.Alive {
-			return m.report(fmt.Errorf("%s has already exited (code %d); d removes it", sel.ID, sel.ExitCode))
-		}
-		return m.confirmKill(sel.ID, act == keys.KillNow)
-	case keys.Remove:
-		if sel.Alive {
-			return m.report(fmt.Errorf("%s is running; kill it first (x)", sel.ID))
-		}
-		return m.apply(dialog.Remove{ID: sel.ID})
-	case keys.Restart:
-		if sel.Alive {
-			m.push(dialog.NewConfirm("Restart "+sel.ID,
-				"Restart "+sel.ID+"? It is running: "+dialog.KillText(sel.ID, m.opt.KillGrace, false)+
-					" Then it starts again with the same command.", dialog.Restart{ID: sel.ID}))
-			return nil
-		}
-		return m.apply(dialog.Restart{ID: sel.ID})
-	case keys.Resize:
-		if !sel.Alive {
-			return m.report(fmt.Errorf("%s has exited", sel.ID))
-		}
-		m.push(dialog.NewResize(sel.ID, uint16(sel.Cols), uint16(sel.Rows)))
 	}
 	return nil
+}
+
+// plainKeys are the key-map actions that are one action whatever the state.
+var plainKeys = map[keys.Action]action.Action{
+	keys.Back:          action.Back{},
+	keys.Quit:          action.Quit{},
+	keys.Filter:        action.Filter{},
+	keys.Command:       action.OpenCommand{},
+	keys.Spawn:         action.OpenSpawn{},
+	keys.NextAttention: action.NextAttention{},
+	keys.Sort:          action.Sort{},
+}
+
+// sessionKeys are the key-map actions on the selected session.
+var sessionKeys = map[keys.Action]func(id string) action.Action{
+	keys.Attach:  func(id string) action.Action { return action.Attach{ID: id} },
+	keys.Send:    func(id string) action.Action { return action.OpenSend{ID: id} },
+	keys.Kill:    func(id string) action.Action { return action.Kill{ID: id} },
+	keys.KillNow: func(id string) action.Action { return action.Kill{ID: id, Force: true} },
+	keys.Remove:  func(id string) action.Action { return action.Remove{ID: id} },
+	keys.Restart: func(id string) action.Action { return action.Restart{ID: id} },
+	keys.Resize:  func(id string) action.Action { return action.OpenResize{ID: id} },
+}
+
+// unavailable reports whether the key's action is refused for the
+// selected session now (action.Check): the footer shows it so.
+func (m *Model) unavailable(k keys.Action) bool {
+	mk, ok := sessionKeys[k]
+	if !ok {
+		return false
+	}
+	in, ok := m.selected()
+	return ok && action.Check(mk(in.ID), in) != nil
 }
 
 // prevMode is the mode zoom returns to.
@@ -287,8 +273,9 @@ func (m *Model) pop() {
 }
 
 func (m *Model) ids() []string {
-	ids := make([]string, len(m.all))
-	for i, in := range m.all {
+	all := m.list.All()
+	ids := make([]string, len(all))
+	for i, in := range all {
 		ids[i] = in.ID
 	}
 	return ids
@@ -298,7 +285,7 @@ func (m *Model) ids() []string {
 // quitting stops them.
 func (m *Model) requestQuit() tea.Cmd {
 	running := 0
-	for _, in := range m.all {
+	for _, in := range m.list.All() {
 		if in.Owned && in.Alive {
 			running++
 		}
@@ -310,25 +297,11 @@ func (m *Model) requestQuit() tea.Cmd {
 	return nil
 }
 
-// confirmKill asks before killing: a kill from a key or the command line
-// alike is confirmed, with No selected, saying what will happen.
-func (m *Model) confirmKill(id string, force bool) tea.Cmd {
-	if i := m.indexAll(id); i >= 0 && !m.all[i].Alive {
-		return m.report(fmt.Errorf("%s has already exited (code %d); d removes it", id, m.all[i].ExitCode))
-	}
-	title := "Kill " + id
-	if force {
-		title += " now"
-	}
-	m.push(dialog.NewConfirm(title, dialog.KillText(id, m.opt.KillGrace, force), dialog.Kill{ID: id, Force: force, Confirmed: true}))
-	return nil
-}
-
 // pageSize is how far page up/down moves: a screenful of the list, or a
 // page of the grid.
 func (m *Model) pageSize() int {
 	if m.mode == layout.ModeGrid {
-		return max(1, len(layout.Compute(m.w, m.h, len(m.view), m.mode).Grid))
+		return max(1, len(layout.Compute(m.w, m.h, len(m.list.Visible()), m.mode).Grid))
 	}
 	return max(1, m.listRows()-1)
 }
@@ -342,143 +315,17 @@ func (m *Model) quit() tea.Cmd {
 // nextAttention selects the next session (after the selected one, wrapping)
 // that needs input.
 func (m *Model) nextAttention() tea.Cmd {
-	n := len(m.view)
-	start := m.index(m.selID)
+	view := m.list.Visible()
+	n := len(view)
+	start := m.index(m.list.SelectedID())
 	for k := 1; k <= n; k++ {
-		in := m.view[(start+k+n)%n]
+		in := view[(start+k+n)%n]
 		if in.NeedsInput && in.Alive {
-			m.selID = in.ID
-			m.fixOffset()
+			m.list.Select(in.ID)
 			return nil
 		}
 	}
 	return m.info("no session needs input")
-}
-
-// apply carries out a dialog's action. nil means the dialog stays open.
-func (m *Model) apply(act dialog.Action) tea.Cmd {
-	if act == nil {
-		return nil
-	}
-	m.pop()
-	b := m.opt.Backend
-	switch a := act.(type) {
-	case dialog.Close:
-		return nil
-	case dialog.Error:
-		return m.report(a.Err)
-	case dialog.Quit:
-		if a.Confirmed {
-			return m.quit()
-		}
-		return m.requestQuit()
-	case dialog.Kill:
-		if !a.Confirmed {
-			return m.confirmKill(a.ID, a.Force)
-		}
-		if err := b.Kill(a.ID, a.Force); err != nil {
-			return m.report(err)
-		}
-		if a.Force {
-			return m.info("SIGKILL sent to " + a.ID)
-		}
-		return m.info(fmt.Sprintf("SIGTERM sent to %s (SIGKILL after %s)", a.ID, m.opt.KillGrace))
-	case dialog.Remove:
-		if err := b.Remove(a.ID); err != nil {
-			return m.report(err)
-		}
-		m.reload()
-		return m.info("removed " + a.ID)
-	case dialog.Restart:
-		if err := b.Restart(a.ID); err != nil {
-			return m.report(err)
-		}
-		return m.info("restarting " + a.ID)
-	case dialog.Spawn:
-		spec := a.Spec
-		if spec.Cols == 0 || spec.Rows == 0 {
-			spec.Cols, spec.Rows = m.paneSize(m.mode)
-		}
-		id, err := b.Spawn(spec)
-		if err != nil {
-			return m.report(err)
-		}
-		m.pendingSel = id
-		m.reload()
-		return m.info("started " + id)
-	case dialog.Send:
-		if err := b.Send(a.ID, session.Input{Data: []byte(a.Text + "\r")}); err != nil {
-			return m.report(err)
-		}
-		return m.info("sent to " + a.ID)
-	case dialog.Resize:
-		cols, rows := a.Cols, a.Rows
-		switch a.Fit {
-		case dialog.FitPane:
-			cols, rows = m.paneSize(m.mode)
-		case dialog.FitTerminal:
-			cols, rows = uint16(max(1, m.w)), uint16(max(1, m.h))
-		}
-		if err := b.Resize(a.ID, cols, rows); err != nil {
-			return m.report(err)
-		}
-		return m.info(fmt.Sprintf("%s resized to %d×%d", a.ID, cols, rows))
-	case dialog.Theme:
-		p, err := themes.ByName(a.Name)
-		if err != nil {
-			return m.report(err)
-		}
-		m.opt.Theme = p
-		m.st = themes.Build(p, m.opt.NoColor)
-		return m.info("theme " + p.Name)
-	case dialog.Attach:
-		if i := m.indexAll(a.ID); i >= 0 {
-			m.selID = a.ID
-			return m.attach(m.all[i])
-		}
-		return m.report(fmt.Errorf("no session %q", a.ID))
-	case dialog.Mode:
-		switch a.Name {
-		case "grid":
-			m.mode = layout.ModeGrid
-		case "zoom":
-			m.zoomFrom, m.mode = m.mode, layout.ModeZoom
-		case "help":
-			m.showHelp = true
-		default:
-			m.mode = layout.ModeSplit
-		}
-		return nil
-	}
-	return m.report(fmt.Errorf("unhandled action %T", act))
-}
-
-// paneSize is the inner size of the focused pane in mode: what "fit to
-// pane" resizes to and what a new session starts with.
-func (m *Model) paneSize(mode layout.Mode) (cols, rows uint16) {
-	l := layout.Compute(m.w, m.h, len(m.view), mode)
-	r := l.Preview
-	if mode == layout.ModeGrid && len(l.Grid) > 0 {
-		r = l.Grid[0]
-	}
-	return uint16(max(1, r.W-2)), uint16(max(1, r.H-2))
-}
-
-// attach hands the terminal to the session until the detach key.
-func (m *Model) attach(in session.Info) tea.Cmd {
-	if !in.Alive {
-		return m.report(fmt.Errorf("%s has exited (code %d); R restarts it", in.ID, in.ExitCode))
-	}
-	ep, err := m.opt.Backend.Endpoint(in.ID)
-	if err != nil {
-		return m.report(err)
-	}
-	m.attachedID = in.ID
-	x := &attachExec{ep: ep, detach: m.opt.Keys.Detach}
-	id := in.ID
-	return tea.Exec(x, func(err error) tea.Msg {
-		return attachDoneMsg{id: id, res: x.res, err: errors.Join(err, x.err)}
-	})
 }
 
 type attachResult = attach.Result
@@ -521,12 +368,13 @@ func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 	if len(m.dialogs) > 0 || m.showHelp || m.page != pageSessions || ms.Button != tea.MouseLeft {
 		return nil
 	}
-	l := layout.Compute(m.w, m.h, len(m.view), m.mode)
+	view := m.list.Visible()
+	l := layout.Compute(m.w, m.h, len(view), m.mode)
 	if m.mode == layout.ModeGrid {
 		start, end := m.gridPage(len(l.Grid))
 		for k, r := range layout.GridRects(l.Body, end-start) {
 			if r.Contains(ms.X, ms.Y) {
-				m.selID = m.view[start+k].ID
+				m.list.Select(view[start+k].ID)
 				return nil
 			}
 		}
@@ -534,8 +382,8 @@ func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 	}
 	if l.List.Contains(ms.X, ms.Y) {
 		row := ms.Y - l.List.Y - sessions.HeaderRows
-		if row >= 0 && m.offset+row < len(m.view) {
-			m.selectIndex(m.offset + row)
+		if off := m.list.Offset(); row >= 0 && off+row < len(view) {
+			m.list.SelectIndex(off + row)
 		}
 	}
 	return nil
@@ -546,12 +394,11 @@ func (m *Model) onWheel(ms tea.Mouse) tea.Cmd {
 	if len(m.dialogs) > 0 || m.showHelp || m.page != pageSessions {
 		return nil
 	}
-	i := m.index(m.selID)
 	switch ms.Button {
 	case tea.MouseWheelUp:
-		m.selectIndex(i - 1)
+		m.list.Move(-1)
 	case tea.MouseWheelDown:
-		m.selectIndex(i + 1)
+		m.list.Move(1)
 	}
 	return nil
 }

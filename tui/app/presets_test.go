@@ -13,11 +13,12 @@ import (
 )
 
 // lookUp runs cmd, which must be the presets lookup a key returned, and
-// hands its message to Update.
+// hands its message to Update (making the Backend calls that hands to run).
 func lookUp(t *testing.T, m *Model, cmd tea.Cmd) {
 	t.Helper()
 	msg := presetsOf(t, cmd)
-	m.Update(msg)
+	update(m, msg)
+	drain(m)
 }
 
 // presetsOf runs cmd and returns its message, which must be a presetsMsg.

@@ -18,6 +18,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/tui/ledger"
 	"github.com/heimdall-tui/heimdall-tui/tui/pane"
 	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
+	"github.com/heimdall-tui/heimdall-tui/tui/transcript"
 )
 
 // View implements tea.Model.
@@ -41,7 +42,7 @@ func (m *Model) windowTitle() string {
 // Render draws the whole dashboard as exactly h lines of width w.
 func (m *Model) Render() string {
 	w, h := m.w, m.h
-	l := layout.Compute(w, h, len(m.view), m.mode)
+	l := layout.Compute(w, h, len(m.list.Visible()), m.mode)
 	if l.TooSmall {
 		return layout.TooSmallNotice(w, h)
 	}
@@ -71,9 +72,8 @@ func (m *Model) Render() string {
 	case m.mode == layout.ModeZoom:
 		blocks = append(blocks, layout.Block{Rect: l.Preview, Content: m.paneView(l.Preview, true)})
 	default:
-		i := m.index(m.selID)
 		blocks = append(blocks,
-			layout.Block{Rect: l.List, Content: sessions.ViewHint(m.st, m.view, i, m.offset, m.now(), l.List.W, l.List.H, m.emptyHint())},
+			layout.Block{Rect: l.List, Content: m.list.View(m.st, m.now(), l.List.W, l.List.H, m.emptyHint())},
 			layout.Block{Rect: l.Preview, Content: m.paneView(l.Preview, true)})
 	}
 	if n := len(m.dialogs); n > 0 {
@@ -90,8 +90,8 @@ func (m *Model) Render() string {
 
 // emptyHint is the session list's line when it shows nothing.
 func (m *Model) emptyHint() string {
-	if m.filter != "" {
-		return "no sessions match /" + m.filter
+	if f := m.list.Filter(); f != "" {
+		return "no sessions match /" + f
 	}
 	return "no sessions — press " + m.keyFor(keys.Spawn) + " to spawn one"
 }
@@ -118,7 +118,7 @@ func (m *Model) helpContext() keys.Context {
 // header is the top bar: name, counts, filter and mode.
 func (m *Model) header(w int) string {
 	running, dead := 0, 0
-	for _, in := range m.all {
+	for _, in := range m.list.All() {
 		if in.Alive {
 			running++
 		} else {
@@ -133,15 +133,15 @@ func (m *Model) header(w int) string {
 	if n := m.needInput(); n > 0 {
 		parts = append(parts, m.st.State("", true).Render(fmt.Sprintf("! %d need input", n)))
 	}
-	if m.filter != "" || m.filtering {
-		f := "/" + m.filter
-		if m.filtering {
+	if m.list.Filter() != "" || m.list.Typing() {
+		f := "/" + m.list.Filter()
+		if m.list.Typing() {
 			f += "▏"
 		}
 		parts = append(parts, m.st.Key.Render(f))
 	}
-	if m.sort != SortStarted {
-		parts = append(parts, m.st.Muted.Render("sort:"+m.sort.String()))
+	if o := m.list.Order(); o != sessions.SortStarted {
+		parts = append(parts, m.st.Muted.Render("sort:"+o.String()))
 	}
 	s := strings.Join(parts, m.st.Subtle.Render(" · "))
 	return m.st.Header.Width(w).MaxWidth(w).Render(ansi.Truncate(s, w, "…"))
@@ -149,7 +149,7 @@ func (m *Model) header(w int) string {
 
 func (m *Model) needInput() int {
 	n := 0
-	for _, in := range m.all {
+	for _, in := range m.list.All() {
 		if in.NeedsInput && in.Alive {
 			n++
 		}
@@ -167,13 +167,13 @@ func (m *Model) footer(w int) string {
 		}
 		return st.Render(ansi.Truncate(m.status, w, "…"))
 	}
-	if m.filtering {
+	if m.list.Typing() {
 		return m.st.Muted.Render(ansi.Truncate("filter: type to narrow · enter keep · esc clear", w, "…"))
 	}
 	if m.page == pageBlackboard && m.bb.Editing() && len(m.dialogs) == 0 {
 		return m.st.Muted.Render(ansi.Truncate(blackboard.EditingHelp, w, "…"))
 	}
-	return help.Footer(m.st, m.opt.Keys, m.context(), w)
+	return help.FooterUnavailable(m.st, m.opt.Keys, m.context(), w, m.unavailable)
 }
 
 // paneView renders the selected session's screen in r.
@@ -182,6 +182,10 @@ func (m *Model) paneView(r layout.Rect, focused bool) string {
 	if !ok {
 		body := m.st.Muted.Render(m.emptyHint() + ", " + m.keyFor(keys.Command) + " for commands")
 		return pane.Frame(m.st, "heimdall-tui", "", false, focused, false, body, r.W, r.H)
+	}
+	if showsTranscript(in) {
+		body := m.transcriptView(in.ID, max(0, r.W-2), max(0, r.H-2))
+		return pane.Frame(m.st, paneTitle(in), sessions.State(in), in.NeedsInput && in.Alive, focused, false, body, r.W, r.H)
 	}
 	body, cropped := pane.Render(m.snaps[in.ID], max(0, r.W-2), max(0, r.H-2),
 		pane.Options{Color: !m.opt.NoColor, Cursor: focused && in.Alive, ANSI: m.ansi()})
@@ -217,9 +221,14 @@ func (m *Model) gridView(l layout.Layout) string {
 	// The last page may hold fewer panes: tile the body with those.
 	cells := layout.GridRects(l.Body, end-start)
 	panes := make([]grid.Pane, 0, end-start)
-	for _, in := range m.view[start:end] {
-		panes = append(panes, grid.Pane{ID: in.ID, Title: paneTitle(in), State: sessions.State(in),
-			NeedsInput: in.NeedsInput && in.Alive, Focused: in.ID == m.selID, Snap: m.snaps[in.ID]})
+	for _, in := range m.list.Visible()[start:end] {
+		p := grid.Pane{ID: in.ID, Title: paneTitle(in), State: sessions.State(in),
+			NeedsInput: in.NeedsInput && in.Alive, Focused: in.ID == m.list.SelectedID(), Snap: m.snaps[in.ID]}
+		if showsTranscript(in) {
+			id := in.ID
+			p.Body = func(w, h int) string { return m.transcriptView(id, w, h) }
+		}
+		panes = append(panes, p)
 	}
 	rects := make([]layout.Rect, len(panes))
 	for k := range panes {
@@ -229,14 +238,23 @@ func (m *Model) gridView(l layout.Layout) string {
 	return grid.View(m.st, panes, rects, l.Body.W, l.Body.H, !m.opt.NoColor)
 }
 
-// gridPage is the range of m.view shown in a grid of capacity panes: the
-// page that holds the selection.
+// gridPage is the range of the list shown in a grid of capacity panes:
+// the page that holds the selection.
 func (m *Model) gridPage(capacity int) (start, end int) {
 	if capacity <= 0 {
 		return 0, 0
 	}
-	i := max(0, m.index(m.selID))
-	return layout.GridPage(len(m.view), i, capacity)
+	i := max(0, m.index(m.list.SelectedID()))
+	return layout.GridPage(len(m.list.Visible()), i, capacity)
+}
+
+// transcriptView is the transcript of id at w×h.
+func (m *Model) transcriptView(id string, w, h int) string {
+	var es []session.Entry
+	if t := m.transcripts[id]; t != nil {
+		es = t.entries
+	}
+	return transcript.View(m.st, es, w, h)
 }
 
 // visibleIDs are the sessions whose screens are on screen now.
@@ -245,27 +263,26 @@ func (m *Model) visibleIDs() []string {
 		return nil
 	}
 	if m.mode == layout.ModeGrid {
-		l := layout.Compute(m.w, m.h, len(m.view), m.mode)
+		view := m.list.Visible()
+		l := layout.Compute(m.w, m.h, len(view), m.mode)
 		start, end := m.gridPage(len(l.Grid))
 		ids := make([]string, 0, end-start)
-		for _, in := range m.view[start:end] {
+		for _, in := range view[start:end] {
 			ids = append(ids, in.ID)
 		}
 		return ids
 	}
-	if m.selID == "" {
-		return nil
+	if id := m.list.SelectedID(); id != "" {
+		return []string{id}
 	}
-	return []string{m.selID}
+	return nil
 }
 
 // listRows is how many sessions the list shows at once.
-func (m *Model) listRows() int {
-	l := layout.Compute(m.w, m.h, len(m.view), m.mode)
-	return max(1, l.List.H-sessions.HeaderRows)
-}
+func (m *Model) listRows() int { return m.listRowsFor(len(m.list.Visible())) }
 
-// fixOffset scrolls the list so the selection is visible.
-func (m *Model) fixOffset() {
-	m.offset = layout.VisibleRange(len(m.view), max(0, m.index(m.selID)), m.offset, m.listRows())
+// listRowsFor is how many sessions the list shows at once when it holds n.
+func (m *Model) listRowsFor(n int) int {
+	l := layout.Compute(m.w, m.h, n, m.mode)
+	return max(1, l.List.H-sessions.HeaderRows)
 }

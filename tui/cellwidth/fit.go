@@ -2,6 +2,7 @@ package cellwidth
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -97,7 +98,8 @@ func AppendSpaces(buf []byte, n int) []byte {
 // that fits, and within a word only when the word alone is wider than w
 // (never at hyphens, so "--role" stays whole). Spacing inside a line is
 // kept; spaces at a break and at line ends are dropped. Newlines in s end
-// lines. w < 1 gives nil.
+// lines. A character wider than w (a wide one when w is 1) is a line of
+// its own, wider than w. w < 1 gives nil.
 func Wrap(s string, w int) []string {
 	if w < 1 {
 		return nil
@@ -121,6 +123,12 @@ func Wrap(s string, w int) []string {
 				continue
 			}
 			head := ansi.Truncate(rest, w, "") // no space fits: break the word
+			if head == "" {
+				// A character wider than w on its own: it makes a line by
+				// itself (wider than w; the caller cuts it), so Wrap ends.
+				_, n := utf8.DecodeRuneInString(rest)
+				head = rest[:n]
+			}
 			out = append(out, head)
 			rest = strings.TrimLeft(rest[len(head):], " ")
 		}

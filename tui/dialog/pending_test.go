@@ -42,7 +42,7 @@ func TestSpawnPending(t *testing.T) {
 	act := feed(t, d, "ctrl+s")
 	want := fleet.Spec{Agent: "claude", Argv: []string{"claude"}, Classifier: "claude", Env: []string{"A=1"}, Dir: dir}
 	if got, ok := act.(Spawn); !ok || !reflect.DeepEqual(got.Spec, want) {
-		t.Fatalf("after SetPresets: %#v, want %#v", act, Spawn{want})
+		t.Fatalf("after SetPresets: %#v, want %#v", act, Spawn{Spec: want})
 	}
 }
 

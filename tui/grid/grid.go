@@ -21,6 +21,9 @@ type Pane struct {
 	NeedsInput bool
 	Focused    bool // drawn with the focus border and the cursor
 	Snap       *vt.Snapshot
+	// Body, when set, renders the pane's content at the inner size
+	// instead of Snap (a session without a screen: its transcript).
+	Body func(w, h int) string
 }
 
 // View draws panes[i] framed at rects[i] and returns exactly h lines of
@@ -48,7 +51,13 @@ func View(st *themes.Styles, panes []Pane, rects []layout.Rect, w, h int, color 
 		if title == "" {
 			title = p.ID
 		}
-		body, cropped := pane.Render(p.Snap, max(r.W-2, 0), max(r.H-2, 0), pane.Options{Color: color, Cursor: p.Focused, ANSI: remap})
+		var body string
+		var cropped bool
+		if p.Body != nil {
+			body = p.Body(max(r.W-2, 0), max(r.H-2, 0))
+		} else {
+			body, cropped = pane.Render(p.Snap, max(r.W-2, 0), max(r.H-2, 0), pane.Options{Color: color, Cursor: p.Focused, ANSI: remap})
+		}
 		blocks = append(blocks, layout.Block{
 			Rect:    r,
 			Content: pane.Frame(st, title, p.State, p.NeedsInput, p.Focused, cropped, body, r.W, r.H),

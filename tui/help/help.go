@@ -21,12 +21,18 @@ const (
 	colGap = 3
 )
 
-// item is one "key desc" pair.
-type item struct{ key, desc string }
+// item is one "key desc" pair; off when its action is unavailable now.
+type item struct {
+	key, desc string
+	off       bool
+}
 
 func (it item) width() int { return ansi.StringWidth(it.key) + 1 + ansi.StringWidth(it.desc) }
 
 func (it item) render(st *themes.Styles) string {
+	if it.off {
+		return st.Subtle.Render(it.key) + " " + st.Subtle.Render(it.desc)
+	}
 	return st.Key.Render(it.key) + " " + st.Desc.Render(it.desc)
 }
 
@@ -36,6 +42,14 @@ func (it item) render(st *themes.Styles) string {
 // reach help and it fits. Pairs that do not fit are dropped from the end;
 // only the first key of each binding is shown.
 func Footer(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w int) string {
+	return FooterUnavailable(st, km, ctx, w, nil)
+}
+
+// FooterUnavailable is Footer with the bindings whose action unavailable
+// reports (an action the selected session cannot take now) shown faint,
+// in st.Subtle, in their places: the text is Footer's, only their style
+// differs. A nil unavailable is Footer.
+func FooterUnavailable(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w int, unavailable func(keys.Action) bool) string {
 	if w <= 0 {
 		return ""
 	}
@@ -45,12 +59,13 @@ func Footer(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w int) string {
 			if !b.Short || !b.Enabled() || b.Action == keys.Help {
 				continue
 			}
-			items = append(items, item{keys.KeyHelp(b.Keys()[:1]), b.Desc()})
+			off := unavailable != nil && unavailable(b.Action)
+			items = append(items, item{keys.KeyHelp(b.Keys()[:1]), b.Desc(), off})
 		}
 	}
 	var tail *item
 	if hk := km.KeysOf(ctx, keys.Help); hk != nil && ctx != keys.CtxHelp {
-		tail = &item{keys.KeyHelp(hk[:1]), "help"}
+		tail = &item{key: keys.KeyHelp(hk[:1]), desc: "help"}
 	}
 	sepW := ansi.StringWidth(sep)
 	fits := func(its []item, tail *item) bool {

@@ -4,9 +4,11 @@
 // allows (narrow: marker, name, state; wider adds time in state, agent,
 // idle time and exit code, in that order).
 //
-// The package is a pure renderer: the caller filters and sorts the
-// sessions, keeps the selection and scroll offset (layout.VisibleRange), and
-// passes the clock.
+// View is a pure renderer of the sessions given, the selected row and the
+// scroll offset, at the clock given. List is the list's state — every
+// session, the filter, the order, the selection and the scroll offset
+// (layout.VisibleRange) — as bubbles' list.Model keeps its own: the root
+// model delegates to it and renders it with List.View. Neither does I/O.
 package sessions
 
 import (

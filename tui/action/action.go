@@ -1,0 +1,199 @@
+// Package action is the dashboard's one vocabulary of things the user can
+// ask for. Keys (through the key map's action names), dialogs (their
+// Update returns one) and ':' commands (dialog.ParseCommand) all produce
+// these values, and the root model carries every one of them out in one
+// place (app's exec), so a key and the command that names the same thing
+// cannot disagree.
+//
+// An action is a plain value that names its session by ID; whether it can
+// act on that session now is Check's to say (a dead session cannot be sent
+// to, a session without a terminal cannot be attached to or resized, …),
+// and the footer greys out keys whose action Check refuses, so the refusal
+// a user sees and the hint are the same rule.
+package action
+
+import (
+	"fmt"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+)
+
+// Action is something the user asked for. The app closes a dialog that
+// returns any non-nil Action and then carries the Action out.
+type Action interface{ action() }
+
+// Close closes the dialog and does nothing else.
+type Close struct{}
+
+// Error is an error for the app's status line.
+type Error struct{ Err error }
+
+// Kill stops a session: SIGTERM to its process group and SIGKILL after the
+// grace, or SIGKILL at once with Force. Unless Confirmed (the user said yes
+// in a confirm dialog) the app asks first, so a typed `:kill` is confirmed
+// like the x key.
+type Kill struct {
+	ID        string
+	Force     bool
+	Confirmed bool
+}
+
+// Remove forgets a dead session.
+type Remove struct{ ID string }
+
+// Restart starts a session again with the same spec. A running session is
+// killed first: unless Confirmed, the app asks before that.
+type Restart struct {
+	ID        string
+	Confirmed bool
+}
+
+// Spawn starts a new session. A zero size is the focused pane's.
+type Spawn struct{ Spec fleet.Spec }
+
+// Send gives Text to the session as one line: for a terminal the app
+// appends "\r" (Enter; an empty Text just presses Enter), a session that
+// takes messages gets Text as one message.
+type Send struct{ ID, Text string }
+
+// Fit says what a Resize fits the session to.
+type Fit uint8
+
+const (
+	FitPane     Fit = iota // the pane that shows the session
+	FitTerminal            // the whole terminal
+	FitExplicit            // Cols×Rows
+)
+
+func (f Fit) String() string {
+	switch f {
+	case FitPane:
+		return "pane"
+	case FitTerminal:
+		return "terminal"
+	case FitExplicit:
+		return "explicit"
+	}
+	return "Fit(?)"
+}
+
+// Resize changes a session's screen size. Cols and Rows are set only for
+// FitExplicit; the app computes the others.
+type Resize struct {
+	ID         string
+	Fit        Fit
+	Cols, Rows uint16
+}
+
+// Theme switches to a built-in theme.
+type Theme struct{ Name string }
+
+// Quit leaves the dashboard (stopping the sessions it owns). Unless
+// Confirmed, the app asks first when sessions of its own are running.
+type Quit struct{ Confirmed bool }
+
+// Attach hands the terminal to a session until the detach key.
+type Attach struct{ ID string }
+
+// Mode shows a layout ("grid", "zoom", "split") or opens "help". It sets,
+// it does not toggle: a Mode already shown is a no-op (so ":zoom" twice
+// zooms once, and leaving the zoom returns where the first one came from).
+// The toggling keys (g, z, ?) become the Mode or Back that toggles.
+type Mode struct{ Name string }
+
+// Back leaves what is shown: help, then a zoom, then the grid, then the
+// filter.
+type Back struct{}
+
+// Move moves the selection By rows of the list (panes of the grid),
+// clamped to the first and last.
+type Move struct{ By int }
+
+// NextAttention selects the next session that needs input.
+type NextAttention struct{}
+
+// Filter starts typing the list's filter.
+type Filter struct{}
+
+// Sort switches the list to its next order.
+type Sort struct{}
+
+// Page opens a planning view: "ledger", "blackboard" or "capsules".
+type Page struct{ Name string }
+
+// OpenSpawn, OpenCommand, OpenSend and OpenResize open the dialog that
+// asks for the rest of a Spawn, a command, a Send or a Resize.
+type (
+	OpenSpawn   struct{}
+	OpenCommand struct{}
+	OpenSend    struct{ ID string }
+	OpenResize  struct{ ID string }
+)
+
+func (Close) action()         {}
+func (Error) action()         {}
+func (Kill) action()          {}
+func (Remove) action()        {}
+func (Restart) action()       {}
+func (Spawn) action()         {}
+func (Send) action()          {}
+func (Resize) action()        {}
+func (Theme) action()         {}
+func (Quit) action()          {}
+func (Attach) action()        {}
+func (Mode) action()          {}
+func (Back) action()          {}
+func (Move) action()          {}
+func (NextAttention) action() {}
+func (Filter) action()        {}
+func (Sort) action()          {}
+func (Page) action()          {}
+func (OpenSpawn) action()     {}
+func (OpenCommand) action()   {}
+func (OpenSend) action()      {}
+func (OpenResize) action()    {}
+
+// Target is the session a acts on, "" when it acts on none.
+func Target(a Action) string {
+	switch a := a.(type) {
+	case Kill:
+		return a.ID
+	case Remove:
+		return a.ID
+	case Restart:
+		return a.ID
+	case Send:
+		return a.ID
+	case Resize:
+		return a.ID
+	case Attach:
+		return a.ID
+	case OpenSend:
+		return a.ID
+	case OpenResize:
+		return a.ID
+	}
+	return ""
+}
+
+// Verb names a in a refusal ("attach: …"): the command that asks for it.
+func Verb(a Action) string {
+	switch a := a.(type) {
+	case Kill:
+		if a.Force {
+			return "kill!"
+		}
+		return "kill"
+	case Remove:
+		return "remove"
+	case Restart:
+		return "restart"
+	case Send, OpenSend:
+		return "send"
+	case Resize, OpenResize:
+		return "resize"
+	case Attach:
+		return "attach"
+	}
+	return fmt.Sprintf("%T", a)
+}

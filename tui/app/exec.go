@@ -1,0 +1,315 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/action"
+	"github.com/heimdall-tui/heimdall-tui/tui/dialog"
+	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/layout"
+)
+
+// apply carries out a dialog's action: the dialog closes, then exec runs
+// the action. nil means the dialog stays open.
+func (m *Model) apply(act action.Action) tea.Cmd {
+	if act == nil {
+		return nil
+	}
+	m.pop()
+	return m.exec(act)
+}
+
+// exec carries out an action, whichever of a key, a dialog or a ':'
+// command asked for it: the one place actions take effect. An action on a
+// session the list does not know, or that action.Check refuses for it, is
+// reported (report) and does nothing.
+func (m *Model) exec(act action.Action) tea.Cmd {
+	if id := action.Target(act); id != "" {
+		in, ok := m.list.Find(id)
+		if !ok {
+			return m.report(fmt.Errorf("no session %q", id))
+		}
+		if err := action.Check(act, in); err != nil {
+			return m.report(err)
+		}
+		return m.execSession(act, in)
+	}
+	switch a := act.(type) {
+	case action.Close:
+		return nil
+	case action.Error:
+		return m.report(a.Err)
+	case action.Quit:
+		if a.Confirmed {
+			return m.quit()
+		}
+		return m.requestQuit()
+	case action.Theme:
+		p, err := themes.ByName(a.Name)
+		if err != nil {
+			return m.report(err)
+		}
+		m.opt.Theme = p
+		m.st = themes.Build(p, m.opt.NoColor)
+		return m.info("theme " + p.Name)
+	case action.Spawn:
+		return m.spawn(a)
+	case action.OpenSpawn:
+		return m.pushForPresets(dialog.NewSpawnPending(m.opt.DefaultDir, m.opt.Classifiers))
+	case action.OpenCommand:
+		return m.pushForPresets(dialog.NewCommandPending(m.ids()))
+	case action.Page:
+		return m.openPage(pageKeys[keys.Action(a.Name)])
+	}
+	return m.execView(act)
+}
+
+// execView carries out the actions that change only what is shown.
+func (m *Model) execView(act action.Action) tea.Cmd {
+	switch a := act.(type) {
+	case action.Mode:
+		m.setMode(a.Name)
+	case action.Back:
+		switch {
+		case m.showHelp:
+			m.showHelp = false
+		case m.mode == layout.ModeZoom:
+			m.mode = m.prevMode()
+		case m.mode == layout.ModeGrid:
+			m.mode = layout.ModeSplit
+		case m.list.Filter() != "":
+			m.list.SetFilter("")
+		}
+	case action.Move:
+		m.list.Move(a.By)
+	case action.NextAttention:
+		return m.nextAttention()
+	case action.Filter:
+		m.list.SetTyping(true)
+	case action.Sort:
+		return m.info("sorted by " + m.list.NextOrder().String())
+	default:
+		return m.report(fmt.Errorf("unhandled action %T", act))
+	}
+	return nil
+}
+
+// setMode shows a layout or the help ("grid", "zoom", "split", "help").
+// It sets rather than toggles: zooming while zoomed keeps the mode the
+// zoom returns to, so `g z z` and `g :zoom :zoom z` both end in the grid.
+// Zooming needs a selected session.
+func (m *Model) setMode(name string) {
+	switch name {
+	case "help":
+		m.showHelp = true
+	case "grid":
+		m.mode = layout.ModeGrid
+	case "zoom":
+		if _, ok := m.selected(); ok && m.mode != layout.ModeZoom {
+			m.zoomFrom, m.mode = m.mode, layout.ModeZoom
+		}
+	default:
+		m.mode = layout.ModeSplit
+	}
+}
+
+// execSession carries out an action on in, which action.Check allowed.
+// Backend calls go to a Cmd (see op).
+func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
+	id := in.ID
+	switch a := act.(type) {
+	case action.Attach:
+		m.list.Select(id)
+		return m.attach(id)
+	case action.OpenSend:
+		m.push(dialog.NewSend(id))
+	case action.OpenResize:
+		m.push(dialog.NewResize(id, uint16(in.Cols), uint16(in.Rows)))
+	case action.Send:
+		// Enter for a terminal; a session that takes messages takes the
+		// text as one message, without it (session.Input).
+		data := []byte(a.Text + "\r")
+		if showsTranscript(in) {
+			data = []byte(a.Text)
+		}
+		return m.op(id, "sent to "+id, func(b Backend) error { return b.Send(id, session.Input{Data: data}) })
+	case action.Resize:
+		cols, rows := m.fitSize(a)
+		return m.op(id, fmt.Sprintf("%s resized to %d×%d", id, cols, rows),
+			func(b Backend) error { return b.Resize(id, cols, rows) })
+	case action.Kill:
+		if !a.Confirmed {
+			title := "Kill " + id
+			if a.Force {
+				title += " now"
+			}
+			a.Confirmed = true
+			m.push(dialog.NewConfirm(title, dialog.KillText(id, m.opt.KillGrace, a.Force), a))
+			return nil
+		}
+		done := fmt.Sprintf("SIGTERM sent to %s (SIGKILL after %s)", id, m.opt.KillGrace)
+		if a.Force {
+			done = "SIGKILL sent to " + id
+		}
+		return m.op(id, done, func(b Backend) error { return b.Kill(id, a.Force) })
+	case action.Remove:
+		return m.opGone(id, "removed "+id, func(b Backend) error { return b.Remove(id) })
+	case action.Restart:
+		if in.Alive && !a.Confirmed {
+			a.Confirmed = true
+			m.push(dialog.NewConfirm("Restart "+id, "Restart "+id+"? It is running: "+
+				dialog.KillText(id, m.opt.KillGrace, false)+" Then it starts again with the same command.", a))
+			return nil
+		}
+		return m.op(id, "restarting "+id, func(b Backend) error { return b.Restart(id) })
+	default:
+		return m.report(fmt.Errorf("unhandled action %T", act))
+	}
+	return nil
+}
+
+// fitSize is the size a Resize asks for.
+func (m *Model) fitSize(a action.Resize) (cols, rows uint16) {
+	switch a.Fit {
+	case action.FitPane:
+		return m.paneSize(m.mode)
+	case action.FitTerminal:
+		return uint16(max(1, m.w)), uint16(max(1, m.h))
+	}
+	return a.Cols, a.Rows
+}
+
+// paneSize is the inner size of the focused pane in mode: what "fit to
+// pane" resizes to and what a new session starts with.
+func (m *Model) paneSize(mode layout.Mode) (cols, rows uint16) {
+	l := layout.Compute(m.w, m.h, len(m.list.Visible()), mode)
+	r := l.Preview
+	if mode == layout.ModeGrid && len(l.Grid) > 0 {
+		r = l.Grid[0]
+	}
+	return uint16(max(1, r.W-2)), uint16(max(1, r.H-2))
+}
+
+// opMsg is the result of a Backend call made by a Cmd.
+type opMsg struct {
+	id string // the session it acted on ("" for a spawn)
+	// gone: the call makes the session leave the list (remove), so its
+	// result stands when the session has gone.
+	gone    bool
+	done    string // the status line on success
+	err     error
+	spawned string // the session a spawn started
+}
+
+// op returns the Cmd that makes a Backend call on session id off the event
+// loop (a kill or a send to a session of another supervisor writes to its
+// socket, a restart forks); onOp reports its result.
+func (m *Model) op(id, done string, call func(Backend) error) tea.Cmd {
+	b := m.opt.Backend
+	return m.run(func() tea.Msg { return opMsg{id: id, done: done, err: call(b)} })
+}
+
+// opGone is op for a call that removes the session.
+func (m *Model) opGone(id, done string, call func(Backend) error) tea.Cmd {
+	b := m.opt.Backend
+	return m.run(func() tea.Msg { return opMsg{id: id, gone: true, done: done, err: call(b)} })
+}
+
+// spawn starts a session off the event loop (a PATH lookup, a lock file
+// and a fork: milliseconds); a zero size is the focused pane's.
+func (m *Model) spawn(a action.Spawn) tea.Cmd {
+	spec := a.Spec
+	if spec.Cols == 0 || spec.Rows == 0 {
+		spec.Cols, spec.Rows = m.paneSize(m.mode)
+	}
+	b := m.opt.Backend
+	return m.run(func() tea.Msg {
+		id, err := b.Spawn(spec)
+		return opMsg{done: "started " + id, err: err, spawned: id}
+	})
+}
+
+// onOp reports a Backend call's result. A result about a session that has
+// left the list meanwhile (and whose call did not remove it) is dropped:
+// there is nothing left to say it about.
+func (m *Model) onOp(msg opMsg) tea.Cmd {
+	if msg.gone || msg.spawned != "" {
+		m.reload()
+	}
+	if msg.id != "" && !msg.gone {
+		if _, ok := m.list.Find(msg.id); !ok {
+			m.opt.Logger.Info("result for a session that has gone", "id", msg.id, "err", msg.err)
+			return nil
+		}
+	}
+	if msg.err != nil {
+		return m.report(msg.err)
+	}
+	if msg.spawned != "" {
+		m.list.SelectWhenShown(msg.spawned)
+	}
+	return m.info(msg.done)
+}
+
+// endpointMsg is an attachment opened by a Cmd (Endpoint dials the socket
+// of a session another supervisor serves).
+type endpointMsg struct {
+	id  string
+	ep  attach.Endpoint
+	err error
+}
+
+// attach opens the session's Endpoint off the event loop; onEndpoint hands
+// it the terminal.
+func (m *Model) attach(id string) tea.Cmd {
+	if m.attaching != "" || m.attachedID != "" {
+		return nil // one attach at a time (enter pressed twice)
+	}
+	m.attaching = id
+	b := m.opt.Backend
+	return m.run(func() tea.Msg {
+		ep, err := b.Endpoint(id)
+		return endpointMsg{id: id, ep: ep, err: err}
+	})
+}
+
+// onEndpoint hands the terminal to the session until the detach key,
+// unless it has exited or gone while the endpoint was opened (the
+// endpoint is closed then, and the reason reported).
+func (m *Model) onEndpoint(msg endpointMsg) tea.Cmd {
+	if msg.id != m.attaching {
+		closeEndpoint(msg.ep)
+		return nil
+	}
+	m.attaching = ""
+	if msg.err != nil {
+		return m.report(msg.err)
+	}
+	in, ok := m.list.Find(msg.id)
+	if !ok {
+		closeEndpoint(msg.ep)
+		return nil
+	}
+	if err := action.Check(action.Attach{ID: in.ID}, in); err != nil {
+		closeEndpoint(msg.ep)
+		return m.report(err)
+	}
+	m.attachedID = in.ID
+	x := &attachExec{ep: msg.ep, detach: m.opt.Keys.Detach}
+	id := in.ID
+	return tea.Exec(x, func(err error) tea.Msg {
+		return attachDoneMsg{id: id, res: x.res, err: errors.Join(err, x.err)}
+	})
+}
+
+func closeEndpoint(ep attach.Endpoint) {
+	if ep != nil {
+		ep.Close()
+	}
+}
