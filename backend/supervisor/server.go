@@ -7,21 +7,21 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
 // ErrServerClosed is returned by Serve after Shutdown or Close.
-var ErrServerClosed = errors.New("supervisor: server closed")
+var ErrServerClosed = unixsock.ErrServerClosed
 
 // replayChunk bounds the size of the OUTPUT frames that replay scrollback.
 const replayChunk = 16 << 10
 
 // Server serves one Session over the Heimdall frame protocol. Its zero value
-// plus Session is ready to use; it is shaped like net/http.Server.
+// plus Session is ready to use; it is shaped like net/http.Server. Accepting,
+// connection tracking and peer credentials are a unixsock.Server's; Server
+// is its Handler.
 type Server struct {
 	Session *Session
 	Logger  *slog.Logger
@@ -29,11 +29,11 @@ type Server struct {
 	// DefaultQueueBytes); beyond it chunks are dropped for that subscriber.
 	QueueBytes int
 
-	mu        sync.Mutex
-	listeners map[net.Listener]struct{}
-	conns     map[*conn]struct{}
-	closed    bool
-	wg        sync.WaitGroup
+	once sync.Once
+	us   unixsock.Server
+
+	mu    sync.Mutex
+	conns map[*conn]struct{} // each connection's protocol state
 }
 
 func (srv *Server) logger() *slog.Logger {
@@ -43,62 +43,19 @@ func (srv *Server) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
+func (srv *Server) base() *unixsock.Server {
+	srv.once.Do(func() {
+		srv.us.Handler = unixsock.HandlerFunc(srv.serveConn)
+		srv.us.Logger = srv.logger()
+		srv.conns = make(map[*conn]struct{})
+	})
+	return &srv.us
+}
+
 // Serve accepts connections on l until Shutdown or Close, serving each on
 // its own goroutine. It always returns a non-nil error; after Shutdown or
 // Close, ErrServerClosed.
-func (srv *Server) Serve(l net.Listener) error {
-	srv.mu.Lock()
-	if srv.closed {
-		srv.mu.Unlock()
-		l.Close()
-		return ErrServerClosed
-	}
-	if srv.listeners == nil {
-		srv.listeners = make(map[net.Listener]struct{})
-		srv.conns = make(map[*conn]struct{})
-	}
-	srv.listeners[l] = struct{}{}
-	srv.mu.Unlock()
-	var tempDelay time.Duration
-	for {
-		nc, err := l.Accept()
-		if err != nil {
-			srv.mu.Lock()
-			closed := srv.closed
-			srv.mu.Unlock()
-			if closed {
-				return ErrServerClosed
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
-				tempDelay = min(max(2*tempDelay, 5*time.Millisecond), time.Second)
-				srv.logger().Warn("accept", "err", err, "retry_in", tempDelay)
-				time.Sleep(tempDelay)
-				continue
-			}
-			return err
-		}
-		tempDelay = 0
-		c := &conn{srv: srv, nc: nc, done: make(chan struct{})}
-		srv.mu.Lock()
-		if srv.closed {
-			srv.mu.Unlock()
-			nc.Close()
-			return ErrServerClosed
-		}
-		srv.conns[c] = struct{}{}
-		srv.wg.Add(1)
-		srv.mu.Unlock()
-		go c.serve()
-	}
-}
-
-func (srv *Server) closeListeners() {
-	srv.closed = true
-	for l := range srv.listeners {
-		l.Close()
-	}
-}
+func (srv *Server) Serve(l net.Listener) error { return srv.base().Serve(l) }
 
 // Shutdown stops accepting, closes connections that are not subscribed, and
 // waits for subscribers to finish: they end after the session's EXIT frame
@@ -108,35 +65,32 @@ func (srv *Server) closeListeners() {
 // the child reads or exits, and Shutdown does not wait for it. Call it once
 // the session is Done to deliver EXIT to everyone before the process goes
 // away.
-func (srv *Server) Shutdown(ctx context.Context) error {
-	srv.mu.Lock()
-	srv.closeListeners()
-	for c := range srv.conns {
-		if !c.subscribed() {
-			c.nc.Close()
-		}
-	}
-	srv.mu.Unlock()
-	finished := make(chan struct{})
-	go func() { srv.wg.Wait(); close(finished) }()
-	select {
-	case <-finished:
-		return nil
-	case <-ctx.Done():
-		srv.Close()
-		return ctx.Err()
-	}
-}
+func (srv *Server) Shutdown(ctx context.Context) error { return srv.base().Shutdown(ctx) }
 
 // Close stops accepting and closes every connection at once.
-func (srv *Server) Close() error {
+func (srv *Server) Close() error { return srv.base().Close() }
+
+// serveConn is the unixsock Handler: it serves one connection until the
+// client goes, the session's EXIT has been written to a subscriber, or the
+// server closes it. At Shutdown (ctx done) a connection that is not
+// subscribed is closed at once; a subscriber ends after EXIT.
+func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
+	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), done: make(chan struct{})}
 	srv.mu.Lock()
-	srv.closeListeners()
-	for c := range srv.conns {
-		c.nc.Close()
-	}
+	srv.conns[c] = struct{}{}
 	srv.mu.Unlock()
-	return nil
+	defer func() {
+		srv.mu.Lock()
+		delete(srv.conns, c)
+		srv.mu.Unlock()
+	}()
+	stop := context.AfterFunc(ctx, func() {
+		if !c.subscribed() {
+			nc.Close()
+		}
+	})
+	defer stop()
+	c.serve()
 }
 
 // conn is one client connection. Until SUBSCRIBE only its read loop writes
@@ -161,7 +115,6 @@ func (c *conn) outq() *outq {
 
 func (c *conn) serve() {
 	srv, sess := c.srv, c.srv.Session
-	c.log = srv.logger().With("conn", connID())
 	var writer sync.WaitGroup
 	unlisten, detach := func() {}, func() {}
 	defer func() {
@@ -170,17 +123,7 @@ func (c *conn) serve() {
 		unlisten()
 		detach()
 		writer.Wait()
-		srv.mu.Lock()
-		delete(srv.conns, c)
-		srv.mu.Unlock()
-		srv.wg.Done()
 	}()
-	if uc, ok := c.nc.(*net.UnixConn); ok {
-		if cred, err := peerCred(uc); err == nil {
-			c.log = c.log.With("peer_uid", cred.Uid, "peer_pid", cred.Pid)
-		}
-	}
-	c.log.Info("client connected")
 	if _, err := c.nc.Write([]byte{frame.ModeBinary}); err != nil {
 		return
 	}
