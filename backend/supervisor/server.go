@@ -75,7 +75,8 @@ func (srv *Server) Close() error { return srv.base().Close() }
 // server closes it. At Shutdown (ctx done) a connection that is not
 // subscribed is closed at once; a subscriber ends after EXIT.
 func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
-	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), done: make(chan struct{})}
+	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), done: make(chan struct{}),
+		unlisten: func() {}, detach: func() {}}
 	srv.mu.Lock()
 	srv.conns[c] = struct{}{}
 	srv.mu.Unlock()
@@ -103,6 +104,11 @@ type conn struct {
 
 	smu sync.Mutex
 	q   *outq // set by SUBSCRIBE
+
+	// Used by the read loop only.
+	unlisten func()         // ends SUBSCRIBE's Listen
+	detach   func()         // ends ATTACH's TerminalAttached
+	writer   sync.WaitGroup // the subscriber's writer
 }
 
 func (c *conn) subscribed() bool { return c.outq() != nil }
@@ -113,16 +119,16 @@ func (c *conn) outq() *outq {
 	return c.q
 }
 
+// serve writes the mode byte, then reads and handles frames until the
+// client goes, the connection is closed or a frame ends it; it returns
+// once the subscriber's writer (if any) has finished.
 func (c *conn) serve() {
-	srv, sess := c.srv, c.srv.Session
-	var writer sync.WaitGroup
-	unlisten, detach := func() {}, func() {}
 	defer func() {
 		close(c.done)
 		c.nc.Close()
-		unlisten()
-		detach()
-		writer.Wait()
+		c.unlisten()
+		c.detach()
+		c.writer.Wait()
 	}()
 	if _, err := c.nc.Write([]byte{frame.ModeBinary}); err != nil {
 		return
@@ -143,73 +149,84 @@ func (c *conn) serve() {
 			}
 			return
 		}
-		switch f.Type {
-		case frame.Input:
-			if _, err := sess.Write(f.Payload); err != nil {
-				c.log.Debug("input", "err", err)
-			}
-		case frame.Subscribe:
-			c.extraPayload(f)
-			if c.subscribed() {
-				continue
-			}
-			limit := srv.QueueBytes
-			if limit <= 0 {
-				limit = DefaultQueueBytes
-			}
-			q := newOutq(c.nc, limit)
-			c.smu.Lock()
-			c.q = q
-			c.smu.Unlock()
-			var replay []byte
-			replay, unlisten = sess.Listen(q.output)
-			writer.Add(1)
-			go func() {
-				defer writer.Done()
-				c.subscriber(replay, q)
-			}()
-		case frame.Status:
-			c.extraPayload(f)
-			b, _ := WireStatus(sess.Status()).MarshalBinary()
-			if err := c.write(frame.StatusResp, b); err != nil {
-				return
-			}
-		case frame.Attach:
-			if len(f.Payload) != 0 {
-				c.log.Warn("ATTACH with a payload ignored", "len", len(f.Payload))
-				continue
-			}
-			detach() // a repeated ATTACH counts once
-			detach = sess.TerminalAttached()
-			c.log.Info("interactive terminal attached")
-		case frame.Screen:
-			if len(f.Payload) > 1 {
-				c.log.Warn("SCREEN with a bad payload ignored", "len", len(f.Payload))
-				continue
-			}
-			ansi := len(f.Payload) == 1 && f.Payload[0]&frame.ScreenANSI != 0
-			b, _ := sess.screenInfo(ansi).MarshalBinary()
-			if err := c.write(frame.ScreenResp, b); err != nil {
-				return
-			}
-		case frame.Resize:
-			cols, rows, err := frame.ParseResize(f.Payload)
-			if err == nil {
-				err = sess.Resize(cols, rows)
-			}
-			if err != nil {
-				c.log.Warn("resize ignored", "err", err)
-			}
-		case frame.Kill:
-			c.extraPayload(f)
-			c.log.Info("kill requested")
-			if err := sess.Kill(); err != nil {
-				c.log.Warn("kill", "err", err)
-			}
-		default:
-			c.log.Warn("unexpected frame type ignored", "type", f.Type.String(), "len", len(f.Payload))
+		if !c.handle(f) {
+			return
 		}
 	}
+}
+
+// handle acts on one client frame; false means the connection is done (a
+// reply could not be written).
+func (c *conn) handle(f frame.Frame) bool {
+	sess := c.srv.Session
+	switch f.Type {
+	case frame.Input:
+		if _, err := sess.Write(f.Payload); err != nil {
+			c.log.Debug("input", "err", err)
+		}
+	case frame.Subscribe:
+		c.extraPayload(f)
+		if !c.subscribed() {
+			c.subscribe()
+		}
+	case frame.Status:
+		c.extraPayload(f)
+		b, _ := WireStatus(sess.Status()).MarshalBinary()
+		return c.write(frame.StatusResp, b) == nil
+	case frame.Attach:
+		if len(f.Payload) != 0 {
+			c.log.Warn("ATTACH with a payload ignored", "len", len(f.Payload))
+			return true
+		}
+		c.detach() // a repeated ATTACH counts once
+		c.detach = sess.TerminalAttached()
+		c.log.Info("interactive terminal attached")
+	case frame.Screen:
+		if len(f.Payload) > 1 {
+			c.log.Warn("SCREEN with a bad payload ignored", "len", len(f.Payload))
+			return true
+		}
+		ansi := len(f.Payload) == 1 && f.Payload[0]&frame.ScreenANSI != 0
+		b, _ := sess.screenInfo(ansi).MarshalBinary()
+		return c.write(frame.ScreenResp, b) == nil
+	case frame.Resize:
+		cols, rows, err := frame.ParseResize(f.Payload)
+		if err == nil {
+			err = sess.Resize(cols, rows)
+		}
+		if err != nil {
+			c.log.Warn("resize ignored", "err", err)
+		}
+	case frame.Kill:
+		c.extraPayload(f)
+		c.log.Info("kill requested")
+		if err := sess.Kill(); err != nil {
+			c.log.Warn("kill", "err", err)
+		}
+	default:
+		c.log.Warn("unexpected frame type ignored", "type", f.Type.String(), "len", len(f.Payload))
+	}
+	return true
+}
+
+// subscribe (SUBSCRIBE) attaches an outq to the session's output and starts
+// the writer that replays the scrollback and then flushes the queue.
+func (c *conn) subscribe() {
+	limit := c.srv.QueueBytes
+	if limit <= 0 {
+		limit = DefaultQueueBytes
+	}
+	q := newOutq(c.nc, limit)
+	c.smu.Lock()
+	c.q = q
+	c.smu.Unlock()
+	var replay []byte
+	replay, c.unlisten = c.srv.Session.Listen(q.output)
+	c.writer.Add(1)
+	go func() {
+		defer c.writer.Done()
+		c.subscriber(replay, q)
+	}()
 }
 
 // extraPayload notes (at debug level) a payload on a frame whose payload is
