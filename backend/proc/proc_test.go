@@ -243,7 +243,7 @@ func TestHangupEndsOnHUP(t *testing.T) {
 }
 
 func TestForceKill(t *testing.T) {
-	p, _ := started(t, Options{}, stubborn+" & wait")
+	p, _ := started(t, Options{Grace: time.Hour}, stubborn+" & wait")
 	gpid := grandchildPID(t, p)
 	// SIGKILL to the group: the grandchild dies with the child.
 	if err := p.ForceKill(); err != nil {
@@ -278,10 +278,11 @@ func TestKillRest(t *testing.T) {
 	}
 }
 
-// ChildOnly signals the child alone: the grandchild survives Stop.
+// ChildOnly signals the child alone: the grandchild (which SIGTERM would
+// end) survives Stop and the grace.
 func TestChildOnly(t *testing.T) {
 	p, _ := started(t, Options{ChildOnly: true, Grace: 200 * time.Millisecond},
-		stubborn+" & wait")
+		"sh -c 'echo ready; while :; do sleep 0.05; done' & wait")
 	gpid := grandchildPID(t, p)
 	p.Stop()
 	waitDone(t, p, 10*time.Second)

@@ -244,7 +244,10 @@ func TestAcceptPermanentError(t *testing.T) {
 	boom := errors.New("boom")
 	l := &fakeListener{errs: []error{boom}, closed: make(chan struct{})}
 	srv := &Server{Handler: echo}
-	if err := srv.Serve(l); !errors.Is(err, boom) {
+	defer srv.Close()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	if err := within(t, "Serve to return", errc); !errors.Is(err, boom) {
 		t.Fatalf("Serve: %v, want boom", err)
 	}
 }
