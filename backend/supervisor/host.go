@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
 
 // ExitDeliveryTimeout bounds how long Hosted.Finish waits for subscribers
@@ -18,6 +20,10 @@ type StartError struct{ Err error }
 
 func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
+
+// ExitCode is the exit code a shell reports for such a failure: 127 if the
+// program (or its working directory) does not exist, else 126.
+func (e *StartError) ExitCode() int { return proc.StartFailureCode(e.Err) }
 
 // Hosted is a Session served on its socket in a socket directory, logging
 // to its log file there: what `heimdall-tui run` starts, and what the
@@ -37,7 +43,7 @@ type Hosted struct {
 // logger on it) and starts cfg. The session is not served until Serve.
 // On error nothing is left behind: no claim (no pid file), and no log file
 // that did not exist before. With EnableSubreaper the reaper never takes
-// the started child's exit status (reap.go).
+// the started child's exit status (proc.Start).
 func Host(dir string, cfg Config) (*Hosted, error) {
 	claim, err := ClaimID(dir, cfg.ID)
 	if err != nil {
@@ -52,7 +58,7 @@ func Host(dir string, cfg Config) (*Hosted, error) {
 		return nil, fmt.Errorf("session log: %w", err)
 	}
 	cfg.Logger = slog.New(slog.NewJSONHandler(logf, nil)).With("supervisor_pid", os.Getpid())
-	sess, err := startOwned(cfg) // Start, known to the reaper (reap.go)
+	sess, err := Start(cfg) // proc.Start: the reaper never takes its exit status
 	if err != nil {
 		cfg.Logger.Error("start failed", "err", err)
 		logf.Close()
@@ -89,3 +95,12 @@ func (h *Hosted) Finish() int {
 	h.logf.Close()
 	return code
 }
+
+// EnableSubreaper makes this process the child subreaper of what its
+// sessions' programs orphan (proc.EnableSubreaper). Sessions started after
+// it (Start, Host) keep their own children's exit statuses.
+func EnableSubreaper(logger *slog.Logger) error { return proc.EnableSubreaper(logger) }
+
+// ReapOrphans reaps what this process inherited, waiting up to wait for
+// what still runs (proc.ReapOrphans).
+func ReapOrphans(wait time.Duration) int { return proc.ReapOrphans(wait) }

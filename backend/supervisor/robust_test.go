@@ -164,10 +164,7 @@ func TestRapidMisbehavingClients(t *testing.T) {
 	if err := syscall.Kill(s.sess.PID(), 0); err != nil {
 		t.Fatalf("child: %v", err)
 	}
-	s.sess.mu.Lock()
-	killed := s.sess.killed
-	s.sess.mu.Unlock()
-	if killed {
+	if s.sess.proc.Stopped() {
 		t.Fatal("a misbehaving client killed the session")
 	}
 	// The subscriber is still fed.

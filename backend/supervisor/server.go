@@ -7,21 +7,21 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
 // ErrServerClosed is returned by Serve after Shutdown or Close.
-var ErrServerClosed = errors.New("supervisor: server closed")
+var ErrServerClosed = unixsock.ErrServerClosed
 
 // replayChunk bounds the size of the OUTPUT frames that replay scrollback.
 const replayChunk = 16 << 10
 
 // Server serves one Session over the Heimdall frame protocol. Its zero value
-// plus Session is ready to use; it is shaped like net/http.Server.
+// plus Session is ready to use; it is shaped like net/http.Server. Accepting,
+// connection tracking and peer credentials are a unixsock.Server's; Server
+// is its Handler.
 type Server struct {
 	Session *Session
 	Logger  *slog.Logger
@@ -29,11 +29,11 @@ type Server struct {
 	// DefaultQueueBytes); beyond it chunks are dropped for that subscriber.
 	QueueBytes int
 
-	mu        sync.Mutex
-	listeners map[net.Listener]struct{}
-	conns     map[*conn]struct{}
-	closed    bool
-	wg        sync.WaitGroup
+	once sync.Once
+	us   unixsock.Server
+
+	mu    sync.Mutex
+	conns map[*conn]struct{} // each connection's protocol state
 }
 
 func (srv *Server) logger() *slog.Logger {
@@ -43,62 +43,19 @@ func (srv *Server) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
+func (srv *Server) base() *unixsock.Server {
+	srv.once.Do(func() {
+		srv.us.Handler = unixsock.HandlerFunc(srv.serveConn)
+		srv.us.Logger = srv.logger()
+		srv.conns = make(map[*conn]struct{})
+	})
+	return &srv.us
+}
+
 // Serve accepts connections on l until Shutdown or Close, serving each on
 // its own goroutine. It always returns a non-nil error; after Shutdown or
 // Close, ErrServerClosed.
-func (srv *Server) Serve(l net.Listener) error {
-	srv.mu.Lock()
-	if srv.closed {
-		srv.mu.Unlock()
-		l.Close()
-		return ErrServerClosed
-	}
-	if srv.listeners == nil {
-		srv.listeners = make(map[net.Listener]struct{})
-		srv.conns = make(map[*conn]struct{})
-	}
-	srv.listeners[l] = struct{}{}
-	srv.mu.Unlock()
-	var tempDelay time.Duration
-	for {
-		nc, err := l.Accept()
-		if err != nil {
-			srv.mu.Lock()
-			closed := srv.closed
-			srv.mu.Unlock()
-			if closed {
-				return ErrServerClosed
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
-				tempDelay = min(max(2*tempDelay, 5*time.Millisecond), time.Second)
-				srv.logger().Warn("accept", "err", err, "retry_in", tempDelay)
-				time.Sleep(tempDelay)
-				continue
-			}
-			return err
-		}
-		tempDelay = 0
-		c := &conn{srv: srv, nc: nc, done: make(chan struct{})}
-		srv.mu.Lock()
-		if srv.closed {
-			srv.mu.Unlock()
-			nc.Close()
-			return ErrServerClosed
-		}
-		srv.conns[c] = struct{}{}
-		srv.wg.Add(1)
-		srv.mu.Unlock()
-		go c.serve()
-	}
-}
-
-func (srv *Server) closeListeners() {
-	srv.closed = true
-	for l := range srv.listeners {
-		l.Close()
-	}
-}
+func (srv *Server) Serve(l net.Listener) error { return srv.base().Serve(l) }
 
 // Shutdown stops accepting, closes connections that are not subscribed, and
 // waits for subscribers to finish: they end after the session's EXIT frame
@@ -108,35 +65,33 @@ func (srv *Server) closeListeners() {
 // the child reads or exits, and Shutdown does not wait for it. Call it once
 // the session is Done to deliver EXIT to everyone before the process goes
 // away.
-func (srv *Server) Shutdown(ctx context.Context) error {
-	srv.mu.Lock()
-	srv.closeListeners()
-	for c := range srv.conns {
-		if !c.subscribed() {
-			c.nc.Close()
-		}
-	}
-	srv.mu.Unlock()
-	finished := make(chan struct{})
-	go func() { srv.wg.Wait(); close(finished) }()
-	select {
-	case <-finished:
-		return nil
-	case <-ctx.Done():
-		srv.Close()
-		return ctx.Err()
-	}
-}
+func (srv *Server) Shutdown(ctx context.Context) error { return srv.base().Shutdown(ctx) }
 
 // Close stops accepting and closes every connection at once.
-func (srv *Server) Close() error {
+func (srv *Server) Close() error { return srv.base().Close() }
+
+// serveConn is the unixsock Handler: it serves one connection until the
+// client goes, the session's EXIT has been written to a subscriber, or the
+// server closes it. At Shutdown (ctx done) a connection that is not
+// subscribed is closed at once; a subscriber ends after EXIT.
+func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
+	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), done: make(chan struct{}),
+		unlisten: func() {}, detach: func() {}}
 	srv.mu.Lock()
-	srv.closeListeners()
-	for c := range srv.conns {
-		c.nc.Close()
-	}
+	srv.conns[c] = struct{}{}
 	srv.mu.Unlock()
-	return nil
+	defer func() {
+		srv.mu.Lock()
+		delete(srv.conns, c)
+		srv.mu.Unlock()
+	}()
+	stop := context.AfterFunc(ctx, func() {
+		if !c.subscribed() {
+			nc.Close()
+		}
+	})
+	defer stop()
+	c.serve()
 }
 
 // conn is one client connection. Until SUBSCRIBE only its read loop writes
@@ -149,6 +104,11 @@ type conn struct {
 
 	smu sync.Mutex
 	q   *outq // set by SUBSCRIBE
+
+	// Used by the read loop only.
+	unlisten func()         // ends SUBSCRIBE's Listen
+	detach   func()         // ends ATTACH's TerminalAttached
+	writer   sync.WaitGroup // the subscriber's writer
 }
 
 func (c *conn) subscribed() bool { return c.outq() != nil }
@@ -159,28 +119,17 @@ func (c *conn) outq() *outq {
 	return c.q
 }
 
+// serve writes the mode byte, then reads and handles frames until the
+// client goes, the connection is closed or a frame ends it; it returns
+// once the subscriber's writer (if any) has finished.
 func (c *conn) serve() {
-	srv, sess := c.srv, c.srv.Session
-	c.log = srv.logger().With("conn", connID())
-	var writer sync.WaitGroup
-	unlisten, detach := func() {}, func() {}
 	defer func() {
 		close(c.done)
 		c.nc.Close()
-		unlisten()
-		detach()
-		writer.Wait()
-		srv.mu.Lock()
-		delete(srv.conns, c)
-		srv.mu.Unlock()
-		srv.wg.Done()
+		c.unlisten()
+		c.detach()
+		c.writer.Wait()
 	}()
-	if uc, ok := c.nc.(*net.UnixConn); ok {
-		if cred, err := peerCred(uc); err == nil {
-			c.log = c.log.With("peer_uid", cred.Uid, "peer_pid", cred.Pid)
-		}
-	}
-	c.log.Info("client connected")
 	if _, err := c.nc.Write([]byte{frame.ModeBinary}); err != nil {
 		return
 	}
@@ -200,73 +149,84 @@ func (c *conn) serve() {
 			}
 			return
 		}
-		switch f.Type {
-		case frame.Input:
-			if _, err := sess.Write(f.Payload); err != nil {
-				c.log.Debug("input", "err", err)
-			}
-		case frame.Subscribe:
-			c.extraPayload(f)
-			if c.subscribed() {
-				continue
-			}
-			limit := srv.QueueBytes
-			if limit <= 0 {
-				limit = DefaultQueueBytes
-			}
-			q := newOutq(c.nc, limit)
-			c.smu.Lock()
-			c.q = q
-			c.smu.Unlock()
-			var replay []byte
-			replay, unlisten = sess.Listen(q.output)
-			writer.Add(1)
-			go func() {
-				defer writer.Done()
-				c.subscriber(replay, q)
-			}()
-		case frame.Status:
-			c.extraPayload(f)
-			b, _ := WireStatus(sess.Status()).MarshalBinary()
-			if err := c.write(frame.StatusResp, b); err != nil {
-				return
-			}
-		case frame.Attach:
-			if len(f.Payload) != 0 {
-				c.log.Warn("ATTACH with a payload ignored", "len", len(f.Payload))
-				continue
-			}
-			detach() // a repeated ATTACH counts once
-			detach = sess.TerminalAttached()
-			c.log.Info("interactive terminal attached")
-		case frame.Screen:
-			if len(f.Payload) > 1 {
-				c.log.Warn("SCREEN with a bad payload ignored", "len", len(f.Payload))
-				continue
-			}
-			ansi := len(f.Payload) == 1 && f.Payload[0]&frame.ScreenANSI != 0
-			b, _ := sess.screenInfo(ansi).MarshalBinary()
-			if err := c.write(frame.ScreenResp, b); err != nil {
-				return
-			}
-		case frame.Resize:
-			cols, rows, err := frame.ParseResize(f.Payload)
-			if err == nil {
-				err = sess.Resize(cols, rows)
-			}
-			if err != nil {
-				c.log.Warn("resize ignored", "err", err)
-			}
-		case frame.Kill:
-			c.extraPayload(f)
-			c.log.Info("kill requested")
-			if err := sess.Kill(); err != nil {
-				c.log.Warn("kill", "err", err)
-			}
-		default:
-			c.log.Warn("unexpected frame type ignored", "type", f.Type.String(), "len", len(f.Payload))
+		if !c.handle(f) {
+			return
 		}
 	}
+}
+
+// handle acts on one client frame; false means the connection is done (a
+// reply could not be written).
+func (c *conn) handle(f frame.Frame) bool {
+	sess := c.srv.Session
+	switch f.Type {
+	case frame.Input:
+		if _, err := sess.Write(f.Payload); err != nil {
+			c.log.Debug("input", "err", err)
+		}
+	case frame.Subscribe:
+		c.extraPayload(f)
+		if !c.subscribed() {
+			c.subscribe()
+		}
+	case frame.Status:
+		c.extraPayload(f)
+		b, _ := WireStatus(sess.Status()).MarshalBinary()
+		return c.write(frame.StatusResp, b) == nil
+	case frame.Attach:
+		if len(f.Payload) != 0 {
+			c.log.Warn("ATTACH with a payload ignored", "len", len(f.Payload))
+			return true
+		}
+		c.detach() // a repeated ATTACH counts once
+		c.detach = sess.TerminalAttached()
+		c.log.Info("interactive terminal attached")
+	case frame.Screen:
+		if len(f.Payload) > 1 {
+			c.log.Warn("SCREEN with a bad payload ignored", "len", len(f.Payload))
+			return true
+		}
+		ansi := len(f.Payload) == 1 && f.Payload[0]&frame.ScreenANSI != 0
+		b, _ := sess.screenInfo(ansi).MarshalBinary()
+		return c.write(frame.ScreenResp, b) == nil
+	case frame.Resize:
+		cols, rows, err := frame.ParseResize(f.Payload)
+		if err == nil {
+			err = sess.Resize(cols, rows)
+		}
+		if err != nil {
+			c.log.Warn("resize ignored", "err", err)
+		}
+	case frame.Kill:
+		c.extraPayload(f)
+		c.log.Info("kill requested")
+		if err := sess.Kill(); err != nil {
+			c.log.Warn("kill", "err", err)
+		}
+	default:
+		c.log.Warn("unexpected frame type ignored", "type", f.Type.String(), "len", len(f.Payload))
+	}
+	return true
+}
+
+// subscribe (SUBSCRIBE) attaches an outq to the session's output and starts
+// the writer that replays the scrollback and then flushes the queue.
+func (c *conn) subscribe() {
+	limit := c.srv.QueueBytes
+	if limit <= 0 {
+		limit = DefaultQueueBytes
+	}
+	q := newOutq(c.nc, limit)
+	c.smu.Lock()
+	c.q = q
+	c.smu.Unlock()
+	var replay []byte
+	replay, c.unlisten = c.srv.Session.Listen(q.output)
+	c.writer.Add(1)
+	go func() {
+		defer c.writer.Done()
+		c.subscriber(replay, q)
+	}()
 }
 
 // extraPayload notes (at debug level) a payload on a frame whose payload is

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
@@ -112,7 +113,7 @@ func (c *Config) fill() {
 // Session is one supervised child in a pty.
 type Session struct {
 	cfg     Config
-	cmd     *exec.Cmd
+	proc    *proc.Process // the child: its group, signals, exit code
 	ptmx    *os.File
 	started time.Time
 	log     *slog.Logger
@@ -130,9 +131,6 @@ type Session struct {
 	rows      uint16
 	exited    bool
 	exitCode  int
-	killTimer *time.Timer
-	termTimer *time.Timer // Hangup's SIGTERM
-	killed    bool        // a kill was requested
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
@@ -173,26 +171,19 @@ func Start(cfg Config) (*Session, error) {
 	cmd.Env = append(withoutVars(os.Environ(), "TERM", cfg.SessionEnvVar),
 		"TERM=xterm-256color", cfg.SessionEnvVar+"="+cfg.ID)
 	cmd.Env = append(cmd.Env, cfg.Env...)
-	// pty.StartWithAttrs with Setsid+Setctty: the child leads a new session
-	// and process group whose controlling tty is the pty.
-	ptmx, err := pty.StartWithAttrs(cmd, &pty.Winsize{Cols: cfg.Cols, Rows: cfg.Rows},
-		&syscall.SysProcAttr{Setsid: true, Setctty: true})
+	log := cfg.Logger.With("session", cfg.ID)
+	ptmx, p, err := startInPty(cmd, &pty.Winsize{Cols: cfg.Cols, Rows: cfg.Rows}, proc.Options{
+		Ctty: true, Grace: cfg.KillGrace, ChildOnly: cfg.KillChildOnly, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %q: %w", cfg.Argv[0], err)
-	}
-	// creack/pty leaves the master in blocking mode (it calls Fd()), which
-	// parks an OS thread per Read and makes deadlines no-ops. Switch it back
-	// to non-blocking so reads go through the netpoller; never call Fd() again.
-	if rc, err := ptmx.SyscallConn(); err == nil {
-		rc.Control(func(fd uintptr) { unix.SetNonblock(int(fd), true) })
 	}
 	now := time.Now()
 	s := &Session{
 		cfg:        cfg,
-		cmd:        cmd,
+		proc:       p,
 		ptmx:       ptmx,
 		started:    now,
-		log:        cfg.Logger.With("session", cfg.ID),
+		log:        log,
 		ring:       newRing(cfg.ScrollbackBytes),
 		subs:       make(map[*Subscription]struct{}),
 		cls:        cfg.Classifier,
@@ -205,11 +196,39 @@ func Start(cfg Config) (*Session, error) {
 		s.cls = classify.NewSimple(cfg.IdleThreshold, now)
 	}
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
-	s.log.Info("session started", "pid", cmd.Process.Pid, "argv", cfg.Argv, "dir", cfg.Dir)
+	s.log.Info("session started", "pid", p.PID(), "argv", cfg.Argv, "dir", cfg.Dir)
 	s.scr.Start()
 	go s.readLoop()
 	go s.waitLoop()
 	return s, nil
+}
+
+// startInPty starts cmd as the leader of a new session and process group
+// whose controlling terminal is a new pty of size ws, and returns the pty's
+// master in non-blocking mode.
+func startInPty(cmd *exec.Cmd, ws *pty.Winsize, o proc.Options) (*os.File, *proc.Process, error) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		return nil, nil, fmt.Errorf("open pty: %w", err)
+	}
+	defer tty.Close() // the child has its own copy
+	if err := pty.Setsize(ptmx, ws); err != nil {
+		ptmx.Close()
+		return nil, nil, fmt.Errorf("pty size: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	p, err := proc.Start(cmd, o) // o.Ctty: the tty on fd 0 becomes the controlling one
+	if err != nil {
+		ptmx.Close()
+		return nil, nil, err
+	}
+	// creack/pty leaves the master in blocking mode (it calls Fd()), which
+	// parks an OS thread per Read and makes deadlines no-ops. Switch it back
+	// to non-blocking so reads go through the netpoller; never call Fd() again.
+	if rc, err := ptmx.SyscallConn(); err == nil {
+		rc.Control(func(fd uintptr) { unix.SetNonblock(int(fd), true) })
+	}
+	return ptmx, p, nil
 }
 
 func withoutVars(env []string, names ...string) []string {
@@ -230,7 +249,7 @@ next:
 func (s *Session) ID() string { return s.cfg.ID }
 
 // PID returns the child's process id.
-func (s *Session) PID() int { return s.cmd.Process.Pid }
+func (s *Session) PID() int { return s.proc.PID() }
 
 // Done is closed when the child has exited and every byte it wrote has been
 // delivered to the ring, the subscribers' queues and the listeners.
@@ -350,8 +369,7 @@ func (s *Session) publish(chunk []byte) {
 // waitLoop reaps the child, lets the reader drain what is left, then records
 // the exit and closes done.
 func (s *Session) waitLoop() {
-	err := s.cmd.Wait()
-	code := exitCode(s.cmd.ProcessState, err)
+	code := s.proc.Wait()
 	s.reaped.Store(true)
 	// Wake a reader blocked in read; from now on it sets its own deadlines.
 	s.ptmx.SetReadDeadline(time.Now().Add(drainAfterExit))
@@ -362,34 +380,11 @@ func (s *Session) waitLoop() {
 	s.mu.Lock()
 	s.exited, s.exitCode = true, code
 	s.cls.Exit(now)
-	// A pending kill grace (and Hangup's SIGTERM) still matters when
-	// members of the child's process group outlived it (a grandchild
-	// ignoring SIGTERM and the SIGHUP of its session leader's exit):
-	// killAfterGrace SIGKILLs them. Otherwise the group id is free for
-	// reuse, and nothing may signal it any more.
-	if s.cfg.KillChildOnly || !groupAlive(s.cmd.Process.Pid) {
-		for _, t := range []*time.Timer{s.killTimer, s.termTimer} {
-			if t != nil {
-				t.Stop()
-			}
-		}
-	}
 	s.mu.Unlock()
-	s.log.Info("session exited", "pid", s.cmd.Process.Pid, "code", code)
+	// A pending kill grace (and Hangup's SIGTERM) still runs while members
+	// of the child's group outlive it: proc SIGKILLs them.
+	s.log.Info("session exited", "pid", s.proc.PID(), "code", code)
 	close(s.done)
-}
-
-func exitCode(ps *os.ProcessState, err error) int {
-	if ps == nil {
-		if err != nil {
-			return -1
-		}
-		return 0
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 // Write writes p to the pty (INPUT). Concurrent writes are serialised.
@@ -503,79 +498,29 @@ func (s *Session) Size() (cols, rows uint16) {
 // KillChildOnly) and, if the child or its group is still alive after
 // KillGrace, SIGKILL. Repeated calls resend SIGTERM but keep the first
 // deadline. It is a no-op once the child has exited.
-func (s *Session) Kill() error { return s.stop(syscall.SIGTERM) }
+func (s *Session) Kill() error { return s.stop((*proc.Process).Stop) }
 
 // ForceKill is Kill with SIGKILL at once (the kill is recorded first, so
 // what is left of the process group is reaped after the exit).
-func (s *Session) ForceKill() error { return s.stop(syscall.SIGKILL) }
+func (s *Session) ForceKill() error { return s.stop((*proc.Process).ForceKill) }
 
 // Hangup stops the session as closing its terminal would: SIGHUP to the
 // child's process group (or the child alone with KillChildOnly), which
 // ends interactive shells (they ignore SIGTERM) and lets a program clean
-// up as on a closed terminal; SIGTERM hangupTerm later if the child or
-// its group is still there (nohup'd programs ignore SIGHUP); SIGKILL
-// after KillGrace as with Kill. It is a no-op once the child has exited.
-func (s *Session) Hangup() error {
-	if err := s.stop(syscall.SIGHUP); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.exited || s.cfg.KillGrace < 0 || s.termTimer != nil {
-		return nil
-	}
-	s.termTimer = time.AfterFunc(min(hangupTerm, s.cfg.KillGrace/2), func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if !s.reaped.Load() || (!s.cfg.KillChildOnly && groupAlive(s.cmd.Process.Pid)) {
-			s.signalLocked(syscall.SIGTERM)
-		}
-	})
-	return nil
-}
+// up as on a closed terminal; SIGTERM a second later (at most half the
+// grace) if the child or its group is still there (nohup'd programs ignore
+// SIGHUP); SIGKILL after KillGrace as with Kill. It is a no-op once the
+// child has exited. (proc.Process.Hangup does the work.)
+func (s *Session) Hangup() error { return s.stop((*proc.Process).Hangup) }
 
-// hangupTerm is how long after Hangup's SIGHUP a program still running
-// gets SIGTERM (at most half the kill grace).
-const hangupTerm = time.Second
-
-// stop sends sig (SIGKILL instead with a negative KillGrace) and arms the
-// kill grace.
-func (s *Session) stop(sig syscall.Signal) error {
+// stop runs a stop of proc's unless the session has exited.
+func (s *Session) stop(how func(*proc.Process) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.exited {
 		return nil
 	}
-	s.killed = true
-	if s.cfg.KillGrace < 0 {
-		return s.signalLocked(syscall.SIGKILL)
-	}
-	err := s.signalLocked(sig)
-	if s.killTimer == nil {
-		s.killTimer = time.AfterFunc(s.cfg.KillGrace, s.killAfterGrace)
-	}
-	return err
-}
-
-func (s *Session) killAfterGrace() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case !s.exited:
-		s.log.Warn("still alive after kill grace; sending SIGKILL", "grace", s.cfg.KillGrace)
-		s.signalLocked(syscall.SIGKILL)
-	case !s.cfg.KillChildOnly && groupAlive(s.cmd.Process.Pid):
-		// The child is gone but its group is not. While the group has
-		// members its id (the child's pid) cannot be reused.
-		s.log.Warn("process group still alive after kill grace; sending SIGKILL", "grace", s.cfg.KillGrace)
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	}
-}
-
-// groupAlive reports whether the process group pgid has any member left.
-func groupAlive(pgid int) bool {
-	err := syscall.Kill(-pgid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return how(s.proc)
 }
 
 // Signal sends sig to the child's process group (or the child alone with
@@ -586,31 +531,15 @@ func (s *Session) Signal(sig syscall.Signal) error {
 	if s.exited {
 		return ErrExited
 	}
-	return s.signalLocked(sig)
-}
-
-func (s *Session) signalLocked(sig syscall.Signal) error {
-	pid := s.cmd.Process.Pid
-	if s.cfg.KillChildOnly && s.reaped.Load() {
-		// Reaped: its pid may already be another process's. (A group's id
-		// stays reserved while it has members, and is ESRCH after.)
-		return nil
-	}
-	if !s.cfg.KillChildOnly {
-		pid = -pid // the child leads its own process group (Setsid)
-	}
-	if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("signal %v: %w", sig, err)
-	}
-	return nil
+	return s.proc.Signal(sig)
 }
 
 // Close stops the session: if the child is alive it is hung up as by
 // Hangup (as when the terminal it runs in closes); if it has not exited a
 // second after the kill grace, the group is SIGKILLed. Once the child has
 // exited after a requested kill, whatever is left of its process group is
-// SIGKILLed at once (the supervisor is going
-// away and could not enforce the grace later). It returns the exit code.
+// SIGKILLed at once (the supervisor is going away and could not enforce
+// the grace later). It returns the exit code.
 func (s *Session) Close() int {
 	s.Hangup()
 	select {
@@ -619,19 +548,8 @@ func (s *Session) Close() int {
 		s.Signal(syscall.SIGKILL)
 		<-s.done
 	}
-	s.reapGroup()
+	s.proc.KillRest()
 	return s.ExitCode()
-}
-
-// reapGroup SIGKILLs what is left of the process group after a requested
-// kill, so killing a session never leaves its grandchildren behind.
-func (s *Session) reapGroup() {
-	s.mu.Lock()
-	killed := s.killed
-	s.mu.Unlock()
-	if killed && !s.cfg.KillChildOnly {
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	}
 }
 
 // Status returns the session's status (what STATUS_RESP carries).
@@ -645,7 +563,7 @@ func (s *Session) Status() session.Status {
 		last = s.started
 	}
 	return session.Status{
-		PID:      s.cmd.Process.Pid,
+		PID:      s.proc.PID(),
 		Alive:    !s.exited,
 		State:    st,
 		StateFor: now.Sub(since),

@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
 // Socket directory layout, shared with the Heimdall supervisor's tools:
@@ -57,28 +58,12 @@ func ValidateID(dir, id string) error {
 }
 
 // EnsureDir creates dir with mode 0700 if it is missing and refuses a dir
-// that is not a directory or is owned by another user.
-func EnsureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("socket dir: %w", err)
-	}
-	return CheckDir(dir)
-}
+// that is not a directory or is owned by another user (unixsock.EnsureDir).
+func EnsureDir(dir string) error { return unixsock.EnsureDir(dir) }
 
-// CheckDir refuses dir unless it is a directory owned by the current user.
-func CheckDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("socket dir: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("socket dir %s is not a directory", dir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("socket dir %s is owned by uid %d, not by you (uid %d); refusing to use it", dir, st.Uid, os.Geteuid())
-	}
-	return nil
-}
+// CheckDir refuses dir unless it is a directory owned by the current user
+// (unixsock.CheckDir).
+func CheckDir(dir string) error { return unixsock.CheckDir(dir) }
 
 // Claim is the exclusive right to serve one session ID in a directory: a
 // lock on DIR/ID.pid (held until Release) plus the listening socket.
@@ -109,7 +94,7 @@ func ClaimID(dir, id string) (*Claim, error) {
 	// about to listen, or for a moment by RemoveStale (ls, clean): wait
 	// the last two out before saying the id is taken.
 	for wait := 0; errors.Is(err, ErrAlreadyRunning) && wait < 25; wait++ {
-		if st, _ := inspectSocket(SocketPath(dir, id)); st == sockLive {
+		if st, _ := unixsock.Inspect(SocketPath(dir, id)); st == unixsock.Live {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -122,26 +107,15 @@ func ClaimID(dir, id string) (*Claim, error) {
 		dropLock(lock, pidPath)
 		return nil, err
 	}
+	// We hold the lock, so no heimdall-tui owner is alive: a stale socket
+	// (a crashed owner's, or a file in its place) is replaced.
 	sock := SocketPath(dir, id)
-	switch st, err := inspectSocket(sock); {
+	l, err := unixsock.Listen(sock)
+	switch {
+	case errors.Is(err, unixsock.ErrInUse):
+		return fail(fmt.Errorf("session %q: %w (socket %s answers)", id, ErrAlreadyRunning, sock))
 	case err != nil:
 		return fail(fmt.Errorf("session %q: %w", id, err))
-	case st == sockLive:
-		return fail(fmt.Errorf("session %q: %w (socket %s answers)", id, ErrAlreadyRunning, sock))
-	case st == sockDead, st == sockFile:
-		// A crashed owner's socket, or a file in its place: we hold the
-		// lock, so no heimdall-tui owner is alive. Replace it.
-		if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fail(fmt.Errorf("remove stale %s: %w", sock, err))
-		}
-	}
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-	if err != nil {
-		return fail(fmt.Errorf("listen %s: %w", sock, err))
-	}
-	if err := os.Chmod(sock, 0o600); err != nil {
-		l.Close() // unlinks the socket
-		return fail(fmt.Errorf("chmod %s: %w", sock, err))
 	}
 	if err := lock.Truncate(0); err == nil {
 		_, err = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
@@ -246,12 +220,12 @@ func RemoveStale(dir, id string, o StaleOptions) ([]string, error) {
 		removed = append(removed, p)
 		return true
 	}
-	st, err := inspectSocket(sock)
+	st, err := unixsock.Inspect(sock)
 	if err != nil {
-		st = sockLive // not ours to judge: keep everything
+		st = unixsock.Live // not ours to judge: keep everything
 	}
-	sockLeft := st != sockAbsent && !((st == sockDead || st == sockFile) && remove(sock))
-	pidLeft := pidExisted && (st == sockLive || !remove(pidPath))
+	sockLeft := st != unixsock.Absent && !((st == unixsock.Dead || st == unixsock.File) && remove(sock))
+	pidLeft := pidExisted && (st == unixsock.Live || !remove(pidPath))
 	if o.Log && !sockLeft && !pidLeft {
 		if _, err := os.Lstat(logPath); err == nil {
 			remove(logPath)
@@ -301,68 +275,6 @@ func sameFile(f *os.File, path string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
-// sockState is what is found at a session's socket path.
-type sockState int
-
-const (
-	sockAbsent sockState = iota // nothing there
-	sockLive                    // a socket something accepts on
-	sockDead                    // a socket file nobody accepts on (a crashed owner's)
-	sockFile                    // a regular file of ours in its place (a crash, a script)
-)
-
-// inspectSocket tells what is at sock. A non-nil error means something is
-// there that must not be touched: a directory or other non-regular file, a
-// file or dead socket owned by another user, or a socket that could not be
-// checked.
-func inspectSocket(sock string) (sockState, error) {
-	fi, err := os.Lstat(sock)
-	if errors.Is(err, os.ErrNotExist) {
-		return sockAbsent, nil
-	}
-	if err != nil {
-		return sockAbsent, err
-	}
-	mode := fi.Mode()
-	if mode&os.ModeSocket != 0 {
-		c, err := net.DialTimeout("unix", sock, time.Second)
-		if err == nil {
-			c.Close()
-			return sockLive, nil
-		}
-		if errors.Is(err, unix.ENOENT) {
-			return sockAbsent, nil // removed meanwhile
-		}
-		if !errors.Is(err, unix.ECONNREFUSED) {
-			return sockAbsent, fmt.Errorf("check socket %s: %w", sock, err)
-		}
-	} else if !mode.IsRegular() {
-		return sockAbsent, fmt.Errorf("%s exists and is not a socket (%s); refusing to replace it", sock, fileKind(mode))
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return sockAbsent, fmt.Errorf("%s is owned by uid %d, not by you (uid %d); refusing to replace it", sock, st.Uid, os.Geteuid())
-	}
-	if mode&os.ModeSocket != 0 {
-		return sockDead, nil
-	}
-	return sockFile, nil
-}
-
-// fileKind names a non-regular, non-socket file type for error messages.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.String()
-}
-
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
@@ -371,27 +283,5 @@ func processAlive(pid int) bool {
 // SocketStale reports whether sock is stale: a socket file nobody accepts
 // on, or a regular file of ours in its place (left by a crash or a script).
 // Neither is a live session; ClaimID replaces them, RemoveStale removes
-// them.
-func SocketStale(sock string) bool {
-	st, err := inspectSocket(sock)
-	return err == nil && (st == sockDead || st == sockFile)
-}
-
-func peerCred(c *net.UnixConn) (*unix.Ucred, error) {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := rc.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return nil, err
-	}
-	return cred, cerr
-}
-
-var connSeq atomic.Uint64
-
-func connID() uint64 { return connSeq.Add(1) }
+// them (unixsock.Stale).
+func SocketStale(sock string) bool { return unixsock.Stale(sock) }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -85,16 +84,15 @@ func (a *app) run(o runOptions) error {
 	// init (which in a container may never reap it).
 	reapErr := supervisor.EnableSubreaper(nil)
 	h, err := supervisor.Host(dir, cfg)
+	var startErr *supervisor.StartError
 	switch {
 	case errors.Is(err, supervisor.ErrAlreadyRunning):
 		a.errorf("session %q already running in %s", o.id, dir)
 		return exitCode(1)
-	case errors.As(err, new(*supervisor.StartError)):
+	case errors.As(err, &startErr):
 		a.errorf("%v", err)
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return exitCode(127)
-		}
-		return exitCode(126)
+		return exitCode(startErr.ExitCode()) // 127 not found, else 126, as a shell
+
 	case err != nil:
 		return err
 	}

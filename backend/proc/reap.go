@@ -1,10 +1,11 @@
-package supervisor
+package proc
 
 import (
 	"bytes"
 	"errors"
 	"log/slog"
 	"os"
+	"os/exec"
 	ossignal "os/signal"
 	"path/filepath"
 	"strconv"
@@ -28,10 +29,10 @@ import (
 // inherits.
 //
 // The reaper must not take the exit status of a child that os/exec waits
-// for (the session's program: os.Process.Wait may wait on a pidfd, and a
+// for (a session's program: os.Process.Wait may wait on a pidfd, and a
 // wait4(-1) loop would race with it). So children are owned or inherited:
-// Host starts a session's program while no reaping scan can run and
-// registers its pid as owned until the session has reaped it; on every
+// Start starts a program while no reaping scan can run and registers its
+// pid as owned until it has been reaped; on every
 // SIGCHLD the reaper lists this process's children
 // (/proc/self/task/*/children, else a /proc scan) and waits for each
 // inherited one by pid with WNOHANG. What a session orphans belongs to the
@@ -60,7 +61,7 @@ var reaper struct {
 // error where the kernel does not support subreapers; nothing is reaped
 // then. Children the process starts in its own session (os/exec without
 // Setsid) are never reaped; one started in a session of its own must be
-// started through Host, or it may lose its exit status to the reaper.
+// started with Start, or it may lose its exit status to the reaper.
 func EnableSubreaper(logger *slog.Logger) error {
 	if logger != nil {
 		reaper.logger.Store(logger)
@@ -102,34 +103,35 @@ func ReapOrphans(wait time.Duration) int {
 	}
 }
 
-// startOwned starts cfg's session so that the reaper never takes its
-// child's exit status: no scan runs until the child's pid is registered,
-// and it stays registered until the session has reaped it (Done).
-func startOwned(cfg Config) (*Session, error) {
+// startRegistered starts cmd so that the reaper never takes its exit
+// status: no scan runs until its pid is registered as owned, and it stays
+// registered until unregister (after its Wait).
+func startRegistered(cmd *exec.Cmd) error {
 	if !reaper.enabled.Load() {
-		return Start(cfg)
+		return cmd.Start()
 	}
 	reaper.spawnMu.RLock()
-	sess, err := Start(cfg)
-	if err == nil {
-		reaper.mu.Lock()
-		reaper.owned[sess.PID()] = struct{}{}
-		reaper.mu.Unlock()
+	defer reaper.spawnMu.RUnlock()
+	if err := cmd.Start(); err != nil {
+		return err
 	}
-	reaper.spawnMu.RUnlock()
-	if err != nil {
-		return nil, err
+	reaper.mu.Lock()
+	reaper.owned[cmd.Process.Pid] = struct{}{}
+	reaper.mu.Unlock()
+	return nil
+}
+
+// unregister forgets an owned pid once it has been reaped.
+func unregister(pid int) {
+	if !reaper.enabled.Load() {
+		return
 	}
-	go func(pid int) {
-		<-sess.Done()
-		reaper.mu.Lock()
-		delete(reaper.owned, pid)
-		reaper.mu.Unlock()
-		// An orphan that exited while its pid was taken for ours would
-		// otherwise wait for the next SIGCHLD.
-		reapInherited()
-	}(sess.PID())
-	return sess, nil
+	reaper.mu.Lock()
+	delete(reaper.owned, pid)
+	reaper.mu.Unlock()
+	// An orphan that exited while its pid was taken for ours would
+	// otherwise wait for the next SIGCHLD.
+	reapInherited()
 }
 
 // reapInherited waits (WNOHANG) for every child that is not owned and
