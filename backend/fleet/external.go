@@ -14,6 +14,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
@@ -268,7 +269,8 @@ func (x *followed) Stop(force bool) error {
 		x.mu.Lock()
 		pid := x.info.PID
 		x.mu.Unlock()
-		return killGroup(pid)
+		// Its child leads its own session, so the group's id is its pid.
+		return proc.KillGroup(pid, syscall.SIGKILL)
 	}
 	return x.a.Kill()
 }
@@ -288,22 +290,6 @@ func (x *followed) lacks(c session.Caps) string {
 		return "its command line is unknown (not readable from /proc), so it cannot be started again"
 	}
 	return ""
-}
-
-// killGroup SIGKILLs a followed session's process group: its child leads
-// its own session, so the group's id is its pid. It falls back to the pid
-// alone if the group is gone or not ours.
-func killGroup(pid int) error {
-	if pid <= 0 {
-		return errors.New("pid unknown")
-	}
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err == nil {
-		return nil
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return err
-	}
-	return nil
 }
 
 // start starts the reader.
