@@ -116,10 +116,10 @@ func Start(id string, r fleet.Reporter, opts Options) *Fake {
 			State: opts.State, StateSince: now, Started: now, Alive: true,
 		},
 	}
-	go k.play()
-	if len(k.queue) > 0 {
+	if len(k.queue) > 0 { // before play runs: it owns the queue under k.mu
 		k.signal()
 	}
+	go k.play()
 	return k
 }
 
