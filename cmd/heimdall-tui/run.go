@@ -64,6 +64,11 @@ type runOptions struct {
 	argv           []string
 }
 
+// run is the `run` subcommand: check the options, claim the ID and start
+// the session (Host), serve it, attach or wait, and exit with the child's
+// code. It is one function of ~90 lines on purpose: it reads top to bottom
+// in the order hm's run does these steps, each with its exit code, and the
+// deferred clean-up of each step sits next to it.
 func (a *app) run(o runOptions) error {
 	if o.workdir != "" {
 		if fi, err := os.Stat(o.workdir); err != nil || !fi.IsDir() {
