@@ -27,7 +27,7 @@ func TestExternalAfterNew(t *testing.T) {
 	g := newGate(t)
 	script := g.Wait() + `; printf '\033]0;TT\007hello\n'; i=0; while [ $i -lt 15 ]; do echo tick$i; sleep 0.05; i=$((i+1)); done; read x; echo got:$x; exec sleep 30`
 	x := startExternal(t, dir, "ext", "sh", "-c", script)
-	r.wait(t, session.Added, "ext")
+	r.Wait(t, session.Added, "ext", 0)
 	in := mustInfo(t, f, "ext")
 	if in.Owned || !in.Alive || in.PID != x.sess.PID() || in.Cols != 80 || in.Rows != 24 {
 		t.Fatalf("external info %+v", in)
@@ -58,7 +58,7 @@ func TestExternalAfterNew(t *testing.T) {
 		t.Fatalf("screen differs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	waitFor(t, "Idle after quiet", 10*time.Second, func() bool { return mustInfo(t, f, "ext").State == session.Idle })
-	if r.count(session.Changed, "ext") == 0 || r.count(session.Dirty, "ext") == 0 {
+	if r.Count(session.Changed, "ext") == 0 || r.Count(session.Dirty, "ext") == 0 {
 		t.Fatalf("events %v", r)
 	}
 	if err := f.Resize("ext", 100, 30); err != nil {
@@ -74,7 +74,7 @@ func TestExternalAfterNew(t *testing.T) {
 	if err := f.Kill("ext", false); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, session.Exited, "ext")
+	r.Wait(t, session.Exited, "ext", 0)
 	if in := mustInfo(t, f, "ext"); in.Alive || in.ExitCode != 128+15 || in.State != session.Dead {
 		t.Fatalf("after kill %+v", in)
 	}
@@ -91,9 +91,9 @@ func TestExternalExitAfterScreen(t *testing.T) {
 	r := record(t, f)
 	g := newGate(t)
 	startExternal(t, dir, "burst", "sh", "-c", g.Wait()+"; seq 1 300000; echo LAST")
-	r.wait(t, session.Added, "burst")
+	r.Wait(t, session.Added, "burst", 0)
 	g.Open(t)
-	r.wait(t, session.Exited, "burst")
+	r.Wait(t, session.Exited, "burst", 0)
 	if !screenHas(f, "burst", "LAST") {
 		t.Fatalf("Exited before the last output reached the screen:\n%s", f.Screen("burst").Text())
 	}
@@ -128,7 +128,7 @@ func TestExternalBeforeNewAndStale(t *testing.T) {
 	l2.Close()
 	// The server vanishes without EXIT (its process crashed).
 	x.srv.Close()
-	r.wait(t, session.Removed, "pre")
+	r.Wait(t, session.Removed, "pre", 0)
 	if _, ok := info(f, "pre"); ok {
 		t.Fatal("vanished session still listed")
 	}
@@ -163,7 +163,7 @@ func TestRestartExternal(t *testing.T) {
 	f := newFleet(t, dir)
 	r := record(t, f)
 	x := startExternal(t, dir, "rx", "sh", "-c", "printf up; sleep 30") // no exec: /proc keeps the sh command line
-	r.wait(t, session.Added, "rx")
+	r.Wait(t, session.Added, "rx", 0)
 	if err := f.Restart("rx"); err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func TestExitCodeAndRemove(t *testing.T) {
 	if err := f.Send(id, session.Input{Data: []byte("\r")}); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, session.Exited, id)
+	r.Wait(t, session.Exited, id, 0)
 	in := mustInfo(t, f, id)
 	if in.Alive || in.ExitCode != 3 || in.State != session.Dead {
 		t.Fatalf("after exit: %+v", in)
@@ -122,7 +122,7 @@ func TestExitCodeAndRemove(t *testing.T) {
 	if err := f.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, session.Removed, id)
+	r.Wait(t, session.Removed, id, 0)
 	if _, ok := info(f, id); ok || f.Screen(id) != nil {
 		t.Fatal("removed session still listed")
 	}
@@ -155,7 +155,7 @@ func TestKill(t *testing.T) {
 			if err := f.Kill(id, c.force); err != nil {
 				t.Fatal(err)
 			}
-			r.wait(t, session.Exited, id)
+			r.Wait(t, session.Exited, id, 0)
 			if c.name == "grace" && time.Since(start) < time.Second {
 				t.Fatalf("stubborn session died after %v, before the 1s grace", time.Since(start))
 			}
@@ -186,7 +186,7 @@ func TestResize(t *testing.T) {
 	if sn := f.Screen(id); sn.Cols != 100 || sn.Rows != 30 {
 		t.Fatalf("screen %dx%d", sn.Cols, sn.Rows)
 	}
-	if !r.has(session.Changed, id) {
+	if !r.Has(session.Changed, id) {
 		t.Fatal("no Changed event for the resize")
 	}
 	if err := f.Resize(id, 0, 10); err == nil {
@@ -230,7 +230,7 @@ func TestRestart(t *testing.T) {
 		in := mustInfo(t, f, id)
 		return in.Alive && in.PID != pid2
 	})
-	waitFor(t, "three Added events", 10*time.Second, func() bool { return r.count(session.Added, id) == 3 })
+	waitFor(t, "three Added events", 10*time.Second, func() bool { return r.Count(session.Added, id) == 3 })
 }
 
 func TestAutoIDs(t *testing.T) {
@@ -291,8 +291,8 @@ func TestSpawnMissingProgram(t *testing.T) {
 	if id := spawn(t, f, Spec{ID: "miss", Argv: []string{"sh", "-c", "exec sleep 30"}}); id != "miss" {
 		t.Fatal(id)
 	}
-	r.wait(t, session.Added, "miss")
-	if r.count(session.Added, "miss") != 1 || r.has(session.Added, "miss2") {
+	r.Wait(t, session.Added, "miss", 0)
+	if r.Count(session.Added, "miss") != 1 || r.Has(session.Added, "miss2") {
 		t.Fatalf("events %v", r)
 	}
 }
@@ -422,7 +422,7 @@ func TestRestartFailure(t *testing.T) {
 	if err := f.Restart(id); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, session.Failed, id)
+	r.Wait(t, session.Failed, id, 0)
 	if in := mustInfo(t, f, id); in.Alive {
 		t.Fatalf("alive after a failed restart: %+v", in)
 	}

@@ -1,8 +1,6 @@
 package fleet
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"syscall"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/backend/session/sessiontest"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
@@ -44,75 +43,8 @@ func newFleet(t testing.TB, dir string) *Fleet {
 	return f
 }
 
-// recorder collects a fleet's events on a goroutine.
-type recorder struct {
-	mu   sync.Mutex
-	evs  []session.Event
-	done chan struct{}
-}
-
-func record(t testing.TB, f *Fleet) *recorder {
-	r := &recorder{done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		for {
-			evs, err := f.Next(context.Background())
-			if err != nil {
-				return
-			}
-			r.mu.Lock()
-			r.evs = append(r.evs, evs...)
-			r.mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		f.Close()
-		select {
-		case <-r.done:
-		case <-time.After(10 * time.Second):
-			t.Error("Next did not return ErrClosed after Close")
-		}
-	})
-	return r
-}
-
-func (r *recorder) has(kind session.EventKind, id string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, e := range r.evs {
-		if e.Kind == kind && e.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *recorder) count(kind session.EventKind, id string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, e := range r.evs {
-		if e.Kind == kind && e.ID == id {
-			n++
-		}
-	}
-	return n
-}
-
-func (r *recorder) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var b strings.Builder
-	for _, e := range r.evs {
-		fmt.Fprintf(&b, "%v(%s) ", e.Kind, e.ID)
-	}
-	return b.String()
-}
-
-func (r *recorder) wait(t testing.TB, kind session.EventKind, id string) {
-	t.Helper()
-	waitFor(t, fmt.Sprintf("%v event for %s (have %v)", kind, id, r), 10*time.Second, func() bool { return r.has(kind, id) })
-}
+// record collects f's events (sessiontest.Recorder); the test's end closes f.
+func record(t testing.TB, f *Fleet) *sessiontest.Recorder { return sessiontest.Record(t, f) }
 
 func info(f *Fleet, id string) (session.Info, bool) {
 	for _, in := range f.Sessions() {

@@ -1,9 +1,7 @@
 package fleet_test
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +13,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet/fleettest"
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/backend/session/sessiontest"
 )
 
 func openFleet(t *testing.T) *fleet.Fleet {
@@ -29,71 +28,6 @@ func openFleet(t *testing.T) *fleet.Fleet {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
-}
-
-// events collects a fleet's events on a goroutine until Close.
-type events struct {
-	mu   sync.Mutex
-	evs  []session.Event
-	done chan struct{}
-}
-
-func collect(t *testing.T, f *fleet.Fleet) *events {
-	r := &events{done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		for {
-			evs, err := f.Next(context.Background())
-			if err != nil {
-				return
-			}
-			r.mu.Lock()
-			r.evs = append(r.evs, evs...)
-			r.mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		f.Close()
-		select {
-		case <-r.done:
-		case <-time.After(10 * time.Second):
-			t.Error("Next did not end after Close")
-		}
-	})
-	return r
-}
-
-// find returns the index of the first event of kind for id (and, for
-// Dirty, seq ≥ minSeq), or -1.
-func (r *events) find(kind session.EventKind, id string, minSeq uint64) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i, e := range r.evs {
-		if e.Kind == kind && e.ID == id && e.Seq >= minSeq {
-			return i
-		}
-	}
-	return -1
-}
-
-func (r *events) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var b strings.Builder
-	for _, e := range r.evs {
-		fmt.Fprintf(&b, "%v(%s,%d) ", e.Kind, e.ID, e.Seq)
-	}
-	return b.String()
-}
-
-func (r *events) wait(t *testing.T, kind session.EventKind, id string, minSeq uint64) int {
-	t.Helper()
-	i := -1
-	proctest.WaitFor(t, fmt.Sprintf("%v(%s, seq ≥ %d) in %v", kind, id, minSeq, r), 10*time.Second, func() bool {
-		i = r.find(kind, id, minSeq)
-		return i >= 0
-	})
-	return i
 }
 
 func infoOf(t *testing.T, f *fleet.Fleet, id string) session.Info {
@@ -121,7 +55,7 @@ func seqs(es []session.Entry) []uint64 {
 // it with Exited.
 func TestFakeMember(t *testing.T) {
 	f := openFleet(t)
-	r := collect(t, f)
+	r := sessiontest.Record(t, f)
 	k, err := fleettest.Add(f, "fake-1", fleettest.Options{
 		Agent: "claude",
 		Script: []fleettest.Step{
@@ -141,11 +75,11 @@ func TestFakeMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	added := r.wait(t, session.Added, "fake-1", 0)
-	if d := r.wait(t, session.Dirty, "fake-1", 1); d < added {
+	added := r.Wait(t, session.Added, "fake-1", 0)
+	if d := r.Wait(t, session.Dirty, "fake-1", 1); d < added {
 		t.Fatalf("Dirty before Added: %v", r)
 	}
-	r.wait(t, session.Changed, "fake-1", 0)
+	r.Wait(t, session.Changed, "fake-1", 0)
 	proctest.WaitFor(t, "Idle after the script", 10*time.Second, func() bool {
 		return infoOf(t, f, "fake-1").State == session.Idle && len(f.Transcript("fake-1", 0)) == 1
 	})
@@ -157,7 +91,7 @@ func TestFakeMember(t *testing.T) {
 	if err := f.Send("fake-1", session.Input{Data: []byte("hi\r")}); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, session.Dirty, "fake-1", 3)
+	r.Wait(t, session.Dirty, "fake-1", 3)
 	got := f.Transcript("fake-1", 1)
 	if !slices.Equal(seqs(got), []uint64{2, 3}) || got[0].Role != session.RoleUser || got[0].Text != "hi" ||
 		got[1].Role != session.RoleAssistant || got[1].Text != "echo: hi" {
@@ -174,7 +108,7 @@ func TestFakeMember(t *testing.T) {
 	if err := f.Kill("fake-1", false); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, session.Exited, "fake-1", 0)
+	r.Wait(t, session.Exited, "fake-1", 0)
 	select {
 	case <-k.Done():
 	case <-time.After(10 * time.Second):
@@ -196,7 +130,7 @@ func TestFakeMember(t *testing.T) {
 	if err := f.Remove("fake-1"); err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, session.Removed, "fake-1", 0)
+	r.Wait(t, session.Removed, "fake-1", 0)
 	if f.Transcript("fake-1", 0) != nil || len(f.Sessions()) != 0 {
 		t.Fatal("removed member still there")
 	}
@@ -301,7 +235,7 @@ func TestAddIDRules(t *testing.T) {
 // Exited.
 func TestAddEarlyReports(t *testing.T) {
 	f := openFleet(t)
-	r := collect(t, f)
+	r := sessiontest.Record(t, f)
 	err := f.Add("early", func(id string, rp fleet.Reporter) (fleet.Member, error) {
 		k := fleettest.Start(id, rp, fleettest.Options{})
 		k.Append(session.RoleSystem, "started")
@@ -311,11 +245,11 @@ func TestAddEarlyReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exited := r.wait(t, session.Exited, "early", 0)
-	if added := r.find(session.Added, "early", 0); added < 0 || added > exited {
+	exited := r.Wait(t, session.Exited, "early", 0)
+	if added := r.Find(session.Added, "early", 0); added < 0 || added > exited {
 		t.Fatalf("Added after Exited: %v", r)
 	}
-	r.wait(t, session.Dirty, "early", 1)
+	r.Wait(t, session.Dirty, "early", 1)
 	if in := infoOf(t, f, "early"); in.Alive || in.ExitCode != 7 {
 		t.Fatalf("info %+v", in)
 	}
@@ -333,7 +267,7 @@ func (v vanishing) Done() <-chan struct{} { return v.gone }
 // A member that ends without reporting Exited has vanished: it is Removed.
 func TestVanishedMember(t *testing.T) {
 	f := openFleet(t)
-	r := collect(t, f)
+	r := sessiontest.Record(t, f)
 	v := vanishing{gone: make(chan struct{})}
 	err := f.Add("v", func(id string, rp fleet.Reporter) (fleet.Member, error) {
 		v.Fake = fleettest.Start(id, rp, fleettest.Options{})
@@ -342,9 +276,9 @@ func TestVanishedMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.wait(t, session.Added, "v", 0)
+	r.Wait(t, session.Added, "v", 0)
 	close(v.gone)
-	r.wait(t, session.Removed, "v", 0)
+	r.Wait(t, session.Removed, "v", 0)
 	if len(f.Sessions()) != 0 {
 		t.Fatalf("sessions %+v", f.Sessions())
 	}
