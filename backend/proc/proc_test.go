@@ -11,20 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"golang.org/x/sys/unix"
 )
-
-// waitFor polls cond until it holds or d passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // started runs script with sh -c as a group leader whose stdout is a pipe,
 // reads lines from it until it printed "ready", and makes sure the child
@@ -169,7 +158,7 @@ func TestStopKillsGrandchildAfterChildExit(t *testing.T) {
 	if !alive(gpid) {
 		t.Fatalf("grandchild %d died with SIGTERM; the test needs one that ignores it", gpid)
 	}
-	waitFor(t, "the grandchild to be SIGKILLed", 10*time.Second, func() bool { return !alive(gpid) })
+	proctest.WaitFor(t, "the grandchild to be SIGKILLed", 10*time.Second, func() bool { return !alive(gpid) })
 }
 
 // stubborn is a grandchild for sh -c scripts: it ignores SIGTERM and SIGHUP
@@ -181,7 +170,7 @@ const stubborn = `sh -c 'trap "" TERM HUP; echo ready; while :; do sleep 0.05; d
 func grandchildPID(t *testing.T, p *Process) int {
 	t.Helper()
 	var found int
-	waitFor(t, "the grandchild", 5*time.Second, func() bool {
+	proctest.WaitFor(t, "the grandchild", 5*time.Second, func() bool {
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {
 			pid, err := strconv.Atoi(e.Name())
@@ -252,7 +241,7 @@ func TestForceKill(t *testing.T) {
 	if code := waitDone(t, p, 10*time.Second); code != 128+int(syscall.SIGKILL) {
 		t.Fatalf("exit code %d, want 128+SIGKILL", code)
 	}
-	waitFor(t, "the grandchild to die", 10*time.Second, func() bool { return !alive(gpid) })
+	proctest.WaitFor(t, "the grandchild to die", 10*time.Second, func() bool { return !alive(gpid) })
 }
 
 // KillRest kills what is left of a stopped group at once (the owner is
@@ -266,7 +255,7 @@ func TestKillRest(t *testing.T) {
 		t.Fatal("grandchild gone before KillRest")
 	}
 	p.KillRest()
-	waitFor(t, "the grandchild to be killed", 10*time.Second, func() bool { return !alive(gpid) })
+	proctest.WaitFor(t, "the grandchild to be killed", 10*time.Second, func() bool { return !alive(gpid) })
 
 	p, _ = started(t, Options{}, stubborn+" & read x") // exits on its own
 	gpid = grandchildPID(t, p)
@@ -299,7 +288,7 @@ func TestKillGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDone(t, p, 10*time.Second)
-	waitFor(t, "the grandchild to die", 10*time.Second, func() bool { return !alive(gpid) })
+	proctest.WaitFor(t, "the grandchild to die", 10*time.Second, func() bool { return !alive(gpid) })
 
 	// Not a group leader: the group id is not a group, the pid alone is
 	// signalled.

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 )
 
 // The reaper never takes the exit status of a child started in this
@@ -30,7 +32,7 @@ func TestReaperSparesOwnSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
-	waitFor(t, "the helper to exit", 10*time.Second, func() bool {
+	proctest.WaitFor(t, "the helper to exit", 10*time.Second, func() bool {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		return err == nil && bytes.Contains(b[bytes.LastIndexByte(b, ')'):], []byte(") Z"))
 	})
