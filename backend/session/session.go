@@ -33,9 +33,6 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
 
-// Busy reports whether the state is one of working on something.
-func (s State) Busy() bool { return s != Idle && s != Dead }
-
 // Kind names a kind of session ("pty", and next "headless", …): what the
 // list shows and what a disabled action's reason names.
 type Kind string
