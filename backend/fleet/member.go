@@ -138,32 +138,18 @@ func (e *CapError) Error() string {
 	if e.Reason != "" {
 		return fmt.Sprintf("%s %s: %s", e.Op, e.ID, e.Reason)
 	}
-	return fmt.Sprintf("%s %s: %s %s", e.Op, e.ID, article(string(e.Kind)), capMissing(e.Kind, e.Cap))
+	return fmt.Sprintf("%s %s: %s %s", e.Op, e.ID, e.Kind.Describe(), capMissing(e.Cap))
 }
 
 func (e *CapError) Unwrap() error { return errors.ErrUnsupported }
 
-// capMissing words a missing capability ("session has no terminal").
-func capMissing(kind session.Kind, c session.Caps) string {
-	s := string(kind) + " session "
-	switch c {
-	case session.CapScreen, session.CapAttach:
-		return s + "has no terminal"
-	case session.CapTranscript:
-		return s + "keeps no transcript"
-	case session.CapInterrupt:
-		return s + "cannot be interrupted"
-	case session.CapRestart:
-		return s + "cannot be started again"
+// capMissing words a missing capability ("has no terminal"): as
+// session.Caps.Lacks does, but a restart is "started again" here.
+func capMissing(c session.Caps) string {
+	if c == session.CapRestart {
+		return "cannot be started again"
 	}
-	return s + "cannot do that"
-}
-
-func article(word string) string {
-	if word != "" && (word[0] == 'a' || word[0] == 'e' || word[0] == 'i' || word[0] == 'o' || word[0] == 'u') {
-		return "an"
-	}
-	return "a"
+	return session.Caps(0).Lacks(c)
 }
 
 // lacker is implemented by a member that can say more precisely than its

@@ -165,3 +165,40 @@ type Entry struct {
 	Role Role
 	Text string
 }
+
+// Describe names a session of kind with its article: "a pty session", "an
+// aider session" ("an unknown session" for "").
+func (k Kind) Describe() string {
+	name := string(k)
+	if name == "" {
+		name = "unknown"
+	}
+	switch name[0] {
+	case 'a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U':
+		return "an " + name + " session"
+	}
+	return "a " + name + " session"
+}
+
+// Lacks words what a session that has caps cannot do for want: "has no
+// terminal", "cannot be restarted", …, for the first of want it lacks
+// ("" if it lacks none). The fleet's errors and the dashboard's refusals
+// both say it, so they say the same.
+func (caps Caps) Lacks(want Caps) string {
+	missing := want &^ caps
+	switch {
+	case missing == 0:
+		return ""
+	case missing.Has(CapScreen), missing.Has(CapAttach) && !caps.Has(CapScreen):
+		return "has no terminal"
+	case missing.Has(CapAttach):
+		return "cannot be attached to"
+	case missing.Has(CapTranscript):
+		return "keeps no transcript"
+	case missing.Has(CapInterrupt):
+		return "cannot be interrupted"
+	case missing.Has(CapRestart):
+		return "cannot be restarted"
+	}
+	return "cannot do that"
+}

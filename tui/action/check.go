@@ -51,32 +51,9 @@ func Check(a Action, in session.Info) error {
 // need refuses a when in lacks any of caps, saying what the session is
 // and what it has not.
 func need(a Action, in session.Info, caps session.Caps) error {
-	missing := caps &^ in.Caps
-	if missing == 0 {
+	lacks := in.Caps.Lacks(caps)
+	if lacks == "" {
 		return nil
 	}
-	kind := string(in.Kind)
-	if kind == "" {
-		kind = "unknown"
-	}
-	var lacks string
-	switch {
-	case missing.Has(session.CapAttach) && !in.Caps.Has(session.CapScreen),
-		missing.Has(session.CapScreen):
-		lacks = "it has no terminal"
-	case missing.Has(session.CapAttach):
-		lacks = "it cannot be attached to"
-	case missing.Has(session.CapRestart):
-		lacks = "it cannot be restarted"
-	}
-	return fmt.Errorf("%s: %s is %s %s session: %s", Verb(a), in.ID, article(kind), kind, lacks)
-}
-
-// article is "a" or "an" for word.
-func article(word string) string {
-	switch word[0] {
-	case 'a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U':
-		return "an"
-	}
-	return "a"
+	return fmt.Errorf("%s: %s is %s: it %s", Verb(a), in.ID, in.Kind.Describe(), lacks)
 }
