@@ -61,6 +61,9 @@ type followed struct {
 	feed *supervisor.Feeder
 	done chan struct{} // closed once the reader has returned and no refresh runs
 
+	rec        supervisor.Record // the session's record, if it has one
+	supervisor *proc.Process     // the session's supervisor, if this process launched it
+
 	cbs       sync.WaitGroup // refreshes under way (Add only while !ended)
 	closeOnce sync.Once
 
@@ -73,14 +76,17 @@ type followed struct {
 	lastRefresh time.Time
 }
 
-// restartableFollowed is a followed session whose command line is known:
-// it can be started again (as an owned session) by start.
+// restartableFollowed is a followed session whose command line is known
+// (from its record, else /proc): Restart launches it again under its ID.
 type restartableFollowed struct {
 	*followed
-	start func(r Reporter) (Member, error)
+	f    *Fleet
+	spec Spec
 }
 
-func (x restartableFollowed) Restart(r Reporter) (Member, error) { return x.start(r) }
+func (x restartableFollowed) Restart(r Reporter) (Member, error) {
+	return x.f.launch(x.spec.ID, x.spec, r)
+}
 
 // closeConns disconnects both connections (the reader then ends).
 func (x *followed) closeConns() {
@@ -124,17 +130,17 @@ func (f *Fleet) adopt(id string, retry bool) {
 		delete(f.adopting, id)
 		f.mu.Unlock()
 	}()
-	sock := supervisor.SocketPath(f.dir, id)
 	e := &entry{id: id, adopted: true}
-	var x *followed
+	var m Member
 	var err error
 	for try := 0; ; try++ {
-		x, err = dialFollowed(sock, f.reporter(e))
+		m, _, err = f.follow(id, f.reporter(e), retry)
 		if err == nil || !retry || try >= 5 || !errors.Is(err, syscall.ECONNREFUSED) {
 			break
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
+	sock := supervisor.SocketPath(f.dir, id)
 	if err != nil {
 		if supervisor.SocketStale(sock) {
 			f.log.Debug("stale socket ignored", "sock", sock)
@@ -143,31 +149,10 @@ func (f *Fleet) adopt(id string, retry bool) {
 		}
 		return
 	}
-	x.log, x.idle = f.log, f.idle
-	x.info.ID = id
-	x.info.Agent = f.agentName(x.info.Argv)
-	if fi, err := os.Lstat(sock); err == nil {
-		x.info.Started = fi.ModTime() // when the session's supervisor bound it
-	} else {
-		x.info.Started = time.Now()
-	}
-	var m Member = x
-	if len(x.info.Argv) > 0 {
-		spec := Spec{ID: id, Agent: x.info.Agent, Argv: x.info.Argv, Dir: x.info.Dir}
-		m = restartableFollowed{x, func(r Reporter) (Member, error) {
-			o, err := f.startOwned(id, spec, r)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		}}
-	}
-	pid := x.info.PID
-	x.start()
 	if err := f.register(e, m, nil); err != nil {
 		return // register disconnected it
 	}
-	f.log.Info("external session adopted", "id", id, "pid", pid)
+	f.log.Info("external session adopted", "id", id, "pid", m.Info().PID)
 }
 
 // dialFollowed connects both connections, learns the session's size, title
@@ -209,7 +194,6 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 		Rows:       si.Rows,
 		Title:      si.Title,
 	}
-	x.info.Argv, x.info.Dir = procInfo(x.info.PID)
 	x.timer = time.AfterFunc(time.Hour, x.refresh)
 	x.timer.Stop()
 	return x, nil
@@ -278,6 +262,11 @@ func (x *followed) Stop(force bool) error {
 // Hangup disconnects: the session belongs to another process and keeps
 // running.
 func (x *followed) Hangup() { x.closeConns() }
+
+// HangupTerminal asks the session's supervisor to hang it up (HANGUP).
+func (x *followed) HangupTerminal() error { return x.a.Hangup() }
+
+func (x *followed) record() supervisor.Record { return x.rec }
 
 func (x *followed) Done() <-chan struct{} { return x.done }
 
@@ -417,4 +406,34 @@ func (x *followed) Resize(cols, rows uint16) error {
 		x.r.Changed()
 	}
 	return nil
+}
+
+// applyInfo updates in and reports whether anything the UI shows changed.
+func applyInfo(in *session.Info, st session.State, since time.Time, ni bool, title string, cols, rows int, now time.Time) bool {
+	ch := false
+	if in.State != st || in.NeedsInput != ni {
+		if in.State != st {
+			in.StateSince = since
+		} else {
+			in.StateSince = now
+		}
+		in.State, in.NeedsInput = st, ni
+		ch = true
+	}
+	if in.Title != title {
+		in.Title, ch = title, true
+	}
+	if cols > 0 && rows > 0 && (in.Cols != cols || in.Rows != rows) {
+		in.Cols, in.Rows, ch = cols, rows, true
+	}
+	return ch
+}
+
+// supervisorDone is closed once the session's supervisor, if this process
+// launched it, has exited and been reaped; nil otherwise.
+func (x *followed) supervisorDone() <-chan struct{} {
+	if x.supervisor == nil {
+		return nil
+	}
+	return x.supervisor.Done()
 }

@@ -177,50 +177,50 @@ func TestRestartExternal(t *testing.T) {
 	waitFor(t, "up", 10*time.Second, func() bool { return screenHas(f, "rx", "up") })
 }
 
-// Close kills the owned sessions and removes their sockets, leaves the
-// external ones running, and stops every goroutine the fleet started.
-func TestCloseStopsEverything(t *testing.T) {
+// Close leaves the sessions it spawned running (their supervisors are
+// processes of their own), sockets answering, and stops every goroutine
+// the fleet started. A later fleet adopts them with what their records
+// say, and StopOwned hangs up those a dashboard started — also one whose
+// program ignores SIGTERM — and waits for their supervisors, leaving a
+// session a user started with run alone.
+func TestCloseLeavesRunningStopOwnedStops(t *testing.T) {
 	dir := shortDir(t)
 	x := startExternal(t, dir, "keep", "sh", "-c", "printf on; exec sleep 30")
 	time.Sleep(50 * time.Millisecond)
 	base := runtime.NumGoroutine()
-	f, err := New(Options{Dir: dir, Config: testConfig()})
+	o := testOptions(t, dir, testConfig())
+	f, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pids []int
+	var pids, sups []int
 	for _, argv := range [][]string{
 		{"sh", "-c", "printf a; exec sleep 30"},
 		{"sh", "-c", `trap "" TERM; printf b; while :; do sleep 0.05; done`},
 	} {
-		id, err := f.Spawn(Spec{Argv: argv})
+		id, err := f.Spawn(Spec{Argv: argv, Agent: "shell"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		pids = append(pids, mustInfo(t, f, id).PID)
+		rec, err := supervisor.ReadRecord(dir, id)
+		if err != nil || !rec.Dashboard || rec.Agent != "shell" {
+			t.Fatalf("record of %s: %+v %v", id, rec, err)
+		}
+		sups = append(sups, rec.Supervisor)
 	}
 	waitFor(t, "output", 10*time.Second, func() bool {
-		return screenHas(f, "sh-1", "a") && screenHas(f, "sh-2", "b") && screenHas(f, "keep", "on")
+		return screenHas(f, "shell-1", "a") && screenHas(f, "shell-2", "b") && screenHas(f, "keep", "on")
 	})
 	f.Resize("keep", 90, 20) // the external's connections are busy
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
-	for _, pid := range pids {
-		if !processGone(pid) {
-			t.Errorf("owned pid %d still running after Close", pid)
+	for _, pid := range append(slices.Clone(pids), sups...) {
+		if processGone(pid) {
+			t.Fatalf("pid %d ended with the fleet", pid)
 		}
-	}
-	for _, id := range []string{"sh-1", "sh-2"} {
-		if _, err := os.Lstat(supervisor.SocketPath(dir, id)); !os.IsNotExist(err) {
-			t.Errorf("socket of %s left: %v", id, err)
-		}
-	}
-	select {
-	case <-x.sess.Done():
-		t.Fatal("Close stopped an external session")
-	default:
 	}
 	// Pending events are drained, then ErrClosed.
 	for {
@@ -232,16 +232,54 @@ func TestCloseStopsEverything(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > base {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines after Close, %d before New:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// Left: one waiter per supervisor launched (proc.Start), which reaps
+	// it when it exits.
+	waitGoroutines(t, base+len(sups))
 	if _, err := f.Spawn(Spec{Argv: []string{"true"}}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Spawn after Close: %v", err)
+	}
+
+	g := openFleet(t, o)
+	for _, id := range []string{"shell-1", "shell-2"} {
+		in := mustInfo(t, g, id)
+		if !in.Owned || !in.Alive || in.Agent != "shell" || in.Classifier != "simple" {
+			t.Fatalf("adopted %s: %+v", id, in)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if n, err := g.StopOwned(ctx); n != 2 || err != nil {
+		t.Fatalf("StopOwned = %d, %v", n, err)
+	}
+	for _, pid := range append(pids, sups...) {
+		if !processGone(pid) {
+			t.Errorf("pid %d still running after StopOwned", pid)
+		}
+	}
+	for _, id := range []string{"shell-1", "shell-2"} {
+		if _, err := os.Lstat(supervisor.SocketPath(dir, id)); !os.IsNotExist(err) {
+			t.Errorf("socket of %s left: %v", id, err)
+		}
+	}
+	select {
+	case <-x.sess.Done():
+		t.Fatal("StopOwned stopped a session a user started")
+	default:
+	}
+	g.Close()
+	waitGoroutines(t, base)
+}
+
+// waitGoroutines waits (bounded) until at most n goroutines run.
+func waitGoroutines(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, want ≤ %d:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -278,31 +316,5 @@ func TestIdleFleetIsQuiet(t *testing.T) {
 	evs, err := f.Next(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("idle fleet published %v (err %v)", evs, err)
-	}
-}
-
-// BenchmarkOnScreen is the fleet's work per applied screen batch of an
-// owned session: state read, Info update, Dirty published, and its
-// consumption by Next.
-func BenchmarkOnScreen(b *testing.B) {
-	f, err := New(Options{Dir: shortDir(b), Config: testConfig()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	id, err := f.Spawn(Spec{Argv: []string{"sh", "-c", "printf x; exec sleep 30"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	f.mu.Lock()
-	o := f.sessions[id].m.(*owned)
-	f.mu.Unlock()
-	ctx := context.Background()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		o.onScreen(uint64(i))
-		if _, err := f.Next(ctx); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

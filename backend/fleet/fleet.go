@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/pubsub"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
@@ -38,9 +40,16 @@ const (
 type Options struct {
 	// Dir is the socket directory ("" = supervisor.DefaultDir()).
 	Dir string
-	// Config supplies the env, scrollback, kill grace, classifier, idle
-	// threshold and [[agent]] presets of owned sessions.
+	// Config supplies the classifier, idle threshold and [[agent]] presets
+	// of spawned sessions (their supervisors read the rest of it: env,
+	// scrollback, kill grace).
 	Config config.Config
+	// Supervisor is the command line that starts a session's supervisor
+	// process without run's own arguments: this binary with its global
+	// flags, e.g. {"/proc/self/exe", "--socket-dir", DIR}; Spawn and
+	// Restart append `run --dashboard --id ID … -- PROG ARGS…`. Without
+	// it the fleet only follows sessions others started.
+	Supervisor []string
 	// Logger receives the fleet's own log (nil: discarded). The fleet never
 	// writes to stdout or stderr: the dashboard owns the terminal.
 	Logger *slog.Logger
@@ -61,14 +70,14 @@ type Options struct {
 // Removed.
 //
 // Timers: the fleet arms none. Members arm their own only after activity
-// (an owned pty session re-evaluates its classifier at the two instants
-// its state can change without output; a followed one refreshes its status
-// while output flows and once after), so an idle fleet causes no wake-ups.
+// (a pty session refreshes its status while output flows and once after),
+// so an idle fleet causes no wake-ups.
 type Fleet struct {
-	dir  string
-	cfg  config.Config
-	log  *slog.Logger
-	idle time.Duration
+	dir        string
+	cfg        config.Config
+	supervisor []string
+	log        *slog.Logger
+	idle       time.Duration
 
 	broker  *pubsub.Broker[session.Event]
 	sub     *pubsub.Sub[session.Event]
@@ -127,15 +136,16 @@ func New(opts Options) (*Fleet, error) {
 		idle = classify.DefaultIdleThreshold
 	}
 	f := &Fleet{
-		dir:      dir,
-		cfg:      opts.Config,
-		log:      log,
-		idle:     idle,
-		broker:   pubsub.NewBroker[session.Event](),
-		sessions: make(map[string]*entry),
-		claiming: make(map[string]bool),
-		adopting: make(map[string]bool),
-		done:     make(chan struct{}),
+		dir:        dir,
+		cfg:        opts.Config,
+		supervisor: slices.Clone(opts.Supervisor),
+		log:        log,
+		idle:       idle,
+		broker:     pubsub.NewBroker[session.Event](),
+		sessions:   make(map[string]*entry),
+		claiming:   make(map[string]bool),
+		adopting:   make(map[string]bool),
+		done:       make(chan struct{}),
 	}
 	f.sub = f.broker.Subscribe()
 	w, err := fsnotify.NewWatcher()
@@ -157,11 +167,14 @@ func New(opts Options) (*Fleet, error) {
 		f.Close()
 		return nil, fmt.Errorf("read socket dir: %w", err)
 	}
+	var wg sync.WaitGroup // live sessions are dialed at once: n sessions cost one round trip, not n
 	for _, de := range ents {
 		if id, ok := sockID(de.Name()); ok && de.Type()&os.ModeSocket != 0 {
-			f.adopt(id, false)
+			wg.Go(func() { f.adopt(id, false) })
 		}
 	}
+	wg.Wait()
+	f.adoptEnded()
 	return f, nil
 }
 
@@ -502,11 +515,12 @@ func (f *Fleet) Remove(id string) error {
 	}
 	delete(f.sessions, id)
 	f.publish(session.Removed, id, nil)
+	f.forgetRecord(e) // the user has seen it end
 	return nil
 }
 
-// Endpoint opens an interactive attachment (session.CapAttach): in-process
-// for an owned pty session, over its socket for a followed one.
+// Endpoint opens an interactive attachment (session.CapAttach): over its
+// socket for a pty session.
 func (f *Fleet) Endpoint(id string) (attach.Endpoint, error) {
 	e, err := f.get(id)
 	if err != nil {
@@ -523,23 +537,30 @@ func (f *Fleet) Endpoint(id string) (attach.Endpoint, error) {
 	return ep, nil
 }
 
-// Close stops the fleet: every member is hung up (Member.Hangup): a live
-// owned pty session as when its terminal closes (SIGHUP, SIGTERM a second
-// later, SIGKILL after the grace) and, once it exited, finished (socket
-// removed); followed sessions keep running (they belong to other
-// processes) and only their connections close. It waits for every member's
-// Done and every goroutine the fleet started. Next then returns the
-// remaining events and ErrClosed. Close is idempotent.
+// Close stops the fleet: every member is hung up (Member.Hangup): pty
+// sessions keep running (their supervisors are processes of their own) and
+// only their connections close; members living in this process end. The
+// records of sessions it showed as ended are removed: they have been seen.
+// It waits for every member's Done and every goroutine the fleet started.
+// Next then returns the remaining events and ErrClosed. Close is
+// idempotent.
 func (f *Fleet) Close() error {
 	f.closeOnce.Do(func() {
 		f.mu.Lock()
 		f.closed = true
 		close(f.done)
 		ms := make([]Member, 0, len(f.sessions))
+		var seen []*entry
 		for _, e := range f.sessions {
 			ms = append(ms, e.m)
+			if e.exited {
+				seen = append(seen, e)
+			}
 		}
 		f.mu.Unlock()
+		for _, e := range seen {
+			f.forgetRecord(e)
+		}
 		if f.watcher != nil {
 			f.watcher.Close()
 		}
@@ -603,3 +624,86 @@ func (f *Fleet) adoptable(id string) bool {
 	e := f.sessions[id]
 	return e == nil || (e.adopted && e.exited)
 }
+
+// StopOwned stops every live session a dashboard started (Info.Owned) as a
+// closing terminal would (Hanger: SIGHUP, SIGTERM a second later, SIGKILL
+// after the kill grace; other members Stop(false)) and waits until each has
+// ended and the supervisors this process launched for them have exited, or
+// ctx ends. It returns how many it stopped; the error names those left.
+// Sessions a user started with `run` are left alone.
+func (f *Fleet) StopOwned(ctx context.Context) (int, error) {
+	f.mu.Lock()
+	var es []*entry
+	for _, e := range f.sessions {
+		if !e.exited {
+			es = append(es, e)
+		}
+	}
+	f.mu.Unlock()
+	var stopped []*entry
+	var errs []error
+	for _, e := range es {
+		select {
+		case <-e.m.Done():
+			continue // ended or vanished meanwhile
+		default:
+		}
+		if !e.m.Info().Owned {
+			continue
+		}
+		var err error
+		if h, ok := e.m.(Hanger); ok {
+			err = h.HangupTerminal()
+		} else {
+			err = e.m.Stop(false)
+		}
+		if err != nil && !errors.Is(err, net.ErrClosed) { // closed: it is ending
+			errs = append(errs, fmt.Errorf("stop %s: %w", e.id, err))
+			continue
+		}
+		stopped = append(stopped, e)
+	}
+	for _, e := range stopped {
+		select {
+		case <-e.m.Done():
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("stop %s: still running", e.id))
+			continue
+		}
+		if err := waitSupervisor(ctx, e.m); err != nil {
+			errs = append(errs, fmt.Errorf("stop %s: %w", e.id, err))
+		}
+	}
+	return len(stopped), errors.Join(errs...)
+}
+
+// waitSupervisor waits until the supervisor process of m's session has
+// exited: reaped, if this process launched it; else gone (its record names
+// it), as seen in the process table.
+func waitSupervisor(ctx context.Context, m Member) error {
+	if x, ok := m.(supervised); ok && x.supervisorDone() != nil {
+		select {
+		case <-x.supervisorDone():
+			return nil
+		case <-ctx.Done():
+			return errors.New("its supervisor is still running")
+		}
+	}
+	rd, ok := m.(recorded)
+	if !ok || rd.record().Supervisor <= 0 {
+		return nil
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !proc.Gone(rd.record().Supervisor) {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return errors.New("its supervisor is still running")
+		}
+	}
+	return nil
+}
+
+// supervised is a member whose supervisor process this process launched.
+type supervised interface{ supervisorDone() <-chan struct{} }

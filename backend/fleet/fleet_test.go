@@ -303,11 +303,7 @@ func TestPresets(t *testing.T) {
 		{Name: "mine", Command: []string{"sh", "-c", "echo mine"}, Env: []config.EnvVar{{Name: "A", Value: "1"}}},
 		{Name: "codex", Command: []string{"sh"}, Classifier: "simple"},
 	}
-	f, err := New(Options{Dir: shortDir(t), Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openFleet(t, testOptions(t, shortDir(t), cfg))
 	ps := f.Presets()
 	var names []string
 	for _, p := range ps {
@@ -338,11 +334,7 @@ func TestPresetEnvReachesProgram(t *testing.T) {
 	cfg := testConfig()
 	cfg.Env = []config.EnvVar{{Name: "HF_CFG", Value: "c"}}
 	cfg.Agents = []config.Agent{{Name: "envy", Command: []string{"sh"}, Env: []config.EnvVar{{Name: "HF_PRESET", Value: "p"}}}}
-	f, err := New(Options{Dir: shortDir(t), Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openFleet(t, testOptions(t, shortDir(t), cfg))
 	id, err := f.Spawn(Spec{Agent: "envy", Argv: []string{"sh", "-c", `echo "[$HF_CFG$HF_PRESET$HF_SPEC:$HEIMDALL_SESSION_ID]"; exec sleep 30`}, Env: []string{"HF_SPEC=s"}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,10 @@
 package fleet
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -8,6 +12,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
+	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/session/sessiontest"
 
@@ -28,19 +33,53 @@ func testConfig() config.Config {
 	return c
 }
 
-// newFleet opens a fleet on dir (a new short dir if ""); cleanup closes it,
-// which kills its owned sessions.
+// newFleet opens a fleet on dir (a new short dir if ""); cleanup closes it
+// and stops the sessions it started.
 func newFleet(t testing.TB, dir string) *Fleet {
 	t.Helper()
 	if dir == "" {
 		dir = shortDir(t)
 	}
-	f, err := New(Options{Dir: dir, Config: testConfig()})
+	return openFleet(t, testOptions(t, dir, testConfig()))
+}
+
+// openFleet opens a fleet with o; cleanup stops the sessions it started
+// (their supervisors outlive a closed fleet) and closes it.
+func openFleet(t testing.TB, o Options) *Fleet {
+	t.Helper()
+	f, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := f.StopOwned(ctx); err != nil {
+			t.Errorf("stop the test's sessions: %v", err)
+		}
+		f.Close()
+	})
 	return f
+}
+
+// testOptions are a test fleet's Options on dir with cfg: its sessions'
+// supervisors are supervisorBin, reading a config file written from cfg
+// (the keys the tests set: idle threshold, kill grace, classifier, env).
+func testOptions(t testing.TB, dir string, cfg config.Config) Options {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "idle_threshold = %q\nkill_grace = %q\n", cfg.IdleThreshold, cfg.KillGrace)
+	if cfg.Classifier != "" {
+		fmt.Fprintf(&b, "classifier = %q\n", cfg.Classifier)
+	}
+	for _, e := range cfg.Env {
+		fmt.Fprintf(&b, "[[env]]\nname = %q\nvalue = %q\n", e.Name, e.Value)
+	}
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return Options{Dir: dir, Config: cfg, Supervisor: []string{supervisorBin, "--socket-dir", dir, "--config", path}}
 }
 
 // record collects f's events (sessiontest.Recorder); the test's end closes f.
@@ -123,6 +162,6 @@ type gate = proctest.Gate
 var (
 	shortDir    = proctest.ShortDir
 	waitFor     = proctest.WaitFor
-	processGone = proctest.ProcessGone
+	processGone = proc.Gone
 	newGate     = proctest.NewGate
 )

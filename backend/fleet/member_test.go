@@ -22,12 +22,7 @@ func openFleet(t *testing.T) *fleet.Fleet {
 	c.IdleThreshold = 300 * time.Millisecond
 	c.KillGrace = time.Second
 	c.Classifier = "simple"
-	f, err := fleet.New(fleet.Options{Dir: proctest.ShortDir(t), Config: c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return fleet.OpenTestFleet(t, proctest.ShortDir(t), c)
 }
 
 func infoOf(t *testing.T, f *fleet.Fleet, id string) session.Info {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 )
 
@@ -32,6 +33,27 @@ func KillGroup(pid int, sig syscall.Signal) error {
 func GroupAlive(pgid int) bool {
 	err := syscall.Kill(-pgid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Gone reports whether process pid has ended: no such process, or a
+// zombie (ended, not yet reaped by its parent — which, for a process
+// reparented to an init that does not reap, may be never).
+func Gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	f := statFields(strconv.Itoa(pid))
+	if len(f) <= statState {
+		return !processExists(pid)
+	}
+	st := f[statState]
+	return len(st) == 1 && (st[0] == 'Z' || st[0] == 'X')
+}
+
+// processExists reports whether /proc lists pid.
+func processExists(pid int) bool {
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
 }
 
 // ExitCode returns the exit code a shell reports for a waited-for process:

@@ -169,19 +169,25 @@ func reapInherited() (left int) {
 // Fields of /proc/PID/stat after "pid (comm)" (comm may hold spaces and
 // parens), counted from 0: state, ppid, pgrp, session, ...
 const (
+	statState   = 0
 	statPPID    = 1
 	statSession = 3
 )
 
-// statField returns field k (see statPPID) of process pid's stat, or -1.
-// A zombie keeps its stat until reaped.
-func statField(pid string, k int) int {
+// statFields returns the fields of process pid's stat after "pid (comm)"
+// (statPPID…), or nil. A zombie keeps its stat until reaped.
+func statFields(pid string) [][]byte {
 	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	i := bytes.LastIndexByte(b, ')')
 	if err != nil || i < 0 {
-		return -1
+		return nil
 	}
-	f := bytes.Fields(b[i+1:])
+	return bytes.Fields(b[i+1:])
+}
+
+// statField returns field k (see statPPID) of process pid's stat, or -1.
+func statField(pid string, k int) int {
+	f := statFields(pid)
 	if len(f) <= k {
 		return -1
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
+	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
@@ -316,7 +317,7 @@ type gate = proctest.Gate
 var (
 	shortDir    = proctest.ShortDir
 	waitFor     = proctest.WaitFor
-	processGone = proctest.ProcessGone
+	processGone = proc.Gone
 	newGate     = proctest.NewGate
 )
 

@@ -127,7 +127,7 @@ func TestRapidMisbehavingClients(t *testing.T) {
 			c.Close()
 		case 5: // an unknown type with an empty payload, then a valid STATUS
 			c := rawConn(t, s.sock)
-			mustWrite(t, c, header(0x42, 0))
+			mustWrite(t, c, header(0x5f, 0)) // no extension uses 0x5f
 			mustWrite(t, c, header(byte(frame.Status), 0))
 			err = expectStatus(c)
 			c.Close()

@@ -203,6 +203,15 @@ func (c *conn) handle(f frame.Frame) bool {
 		if err := sess.Kill(); err != nil {
 			c.log.Warn("kill", "err", err)
 		}
+	case frame.Hangup:
+		if len(f.Payload) != 0 {
+			c.log.Warn("HANGUP with a payload ignored", "len", len(f.Payload))
+			return true
+		}
+		c.log.Info("hang-up requested")
+		if err := sess.Hangup(); err != nil {
+			c.log.Warn("hang-up", "err", err)
+		}
 	default:
 		c.log.Warn("unexpected frame type ignored", "type", f.Type.String(), "len", len(f.Payload))
 	}

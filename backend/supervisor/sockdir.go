@@ -158,8 +158,8 @@ func (c *Claim) Release() {
 
 // StaleOptions tune RemoveStale.
 type StaleOptions struct {
-	// Log also removes the session's log once neither socket nor pid
-	// file is left (an orphan log).
+	// Log also removes the session's log and its record (DIR/ID.json:
+	// a session that ended) once neither socket nor pid file is left.
 	Log bool
 	// May, if not nil, must allow each removal (clean --older-than).
 	May func(path string) bool
@@ -175,7 +175,8 @@ type StaleOptions struct {
 //     supervisor does not flock its pid file);
 //   - the pid file, when its lock was free and it names no live process,
 //     unless the socket is live;
-//   - with o.Log, the log, once neither socket nor pid file is left.
+//   - with o.Log, the log and the record, once neither socket nor pid file
+//     is left.
 //
 // Nothing is removed while another process holds the lock. It returns what
 // it removed (with o.DryRun, what it would remove) and why any other
@@ -227,8 +228,10 @@ func RemoveStale(dir, id string, o StaleOptions) ([]string, error) {
 	sockLeft := st != unixsock.Absent && !((st == unixsock.Dead || st == unixsock.File) && remove(sock))
 	pidLeft := pidExisted && (st == unixsock.Live || !remove(pidPath))
 	if o.Log && !sockLeft && !pidLeft {
-		if _, err := os.Lstat(logPath); err == nil {
-			remove(logPath)
+		for _, p := range []string{logPath, RecordPath(dir, id)} {
+			if _, err := os.Lstat(p); err == nil {
+				remove(p)
+			}
 		}
 	}
 	return removed, errors.Join(errs...)

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"golang.org/x/term"
@@ -79,13 +81,17 @@ func (a *app) dashboard(o dashboardOptions) error {
 	defer logFile.Close()
 	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("dashboard_pid", os.Getpid())
 
-	// The dashboard hosts sessions too (backend/fleet, through
-	// supervisor.Host): as run does, it reaps what they orphan.
+	// The supervisors the dashboard starts are its children while it
+	// lives: what they leave (a session's program whose supervisor
+	// crashed) comes to it rather than to init, and it reaps that.
 	if err := supervisor.EnableSubreaper(logger); err != nil {
 		logger.Warn("not a child subreaper: orphans of sessions go to init", "err", err)
 	}
-	dir := a.dir()
-	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger})
+	dir, err := filepath.Abs(a.dir())
+	if err != nil {
+		return err
+	}
+	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger, Supervisor: a.supervisorCommand(dir)})
 	if err != nil {
 		return err
 	}
@@ -109,8 +115,9 @@ func (a *app) dashboard(o dashboardOptions) error {
 	})
 	p := tea.NewProgram(m, tea.WithInput(a.stdin), tea.WithOutput(outFile(a)))
 
-	// SIGHUP (the terminal went away) and SIGTERM end the UI the same way as
-	// a confirmed quit: our sessions are then stopped below.
+	// SIGHUP (the terminal went away) and SIGTERM end the UI and leave the
+	// sessions running, as tmux does: only the user's "Stop them" stops
+	// them.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -121,15 +128,9 @@ func (a *app) dashboard(o dashboardOptions) error {
 	}()
 
 	logger.Info("dashboard started", "dir", dir)
-	_, runErr := p.Run()
-	running := 0
-	for _, in := range f.Sessions() {
-		if in.Owned && in.Alive {
-			running++
-		}
-	}
-	if running > 0 {
-		fmt.Fprintf(a.stderr, "heimdall-tui: stopping %d session(s) (SIGHUP, SIGTERM a second later, SIGKILL after %s)…\n", running, a.cfg.KillGrace)
+	final, runErr := p.Run()
+	if fm, ok := final.(*tuiapp.Model); ok && fm.StopSessions() {
+		a.stopSessions(f, logger)
 	}
 	if err := f.Close(); err != nil {
 		logger.Warn("fleet close", "err", err)
@@ -141,3 +142,43 @@ func (a *app) dashboard(o dashboardOptions) error {
 	}
 	return nil
 }
+
+// supervisorCommand is how the dashboard starts a session's supervisor:
+// this very binary (/proc/self/exe, so a binary replaced or deleted since,
+// as `go run` does, still works) with the global flags that make it read
+// the same config and serve in the same socket dir.
+func (a *app) supervisorCommand(dir string) []string {
+	cmd := []string{"/proc/self/exe", "--socket-dir", dir}
+	if a.configPath != "" {
+		if p, err := filepath.Abs(a.configPath); err == nil {
+			cmd = append(cmd, "--config", p)
+		}
+	}
+	return cmd
+}
+
+// stopSessions is the quit choice "Stop them": every running session
+// started from a dashboard is hung up, and the dashboard waits for them
+// (the kill grace, and a little for their supervisors to finish).
+func (a *app) stopSessions(f *fleet.Fleet, logger *slog.Logger) {
+	running := 0
+	for _, in := range f.Sessions() {
+		if in.Owned && in.Alive {
+			running++
+		}
+	}
+	if running == 0 {
+		return
+	}
+	fmt.Fprintf(a.stderr, "heimdall-tui: stopping %d session(s) (SIGHUP, SIGTERM a second later, SIGKILL after %s)…\n", running, a.cfg.KillGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.KillGrace+stopMargin)
+	defer cancel()
+	if _, err := f.StopOwned(ctx); err != nil {
+		logger.Warn("stop sessions", "err", err)
+		a.errorf("%v", err)
+	}
+}
+
+// stopMargin is how long after the kill grace "Stop them" waits for the
+// sessions' supervisors to deliver the exit and finish.
+const stopMargin = 3 * time.Second

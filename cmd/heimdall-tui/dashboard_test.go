@@ -60,14 +60,22 @@ func (d *dash) command(line string) {
 	d.sendKeys("Enter")
 }
 
-// quit leaves the dashboard, confirming that its sessions are stopped, and
+// quit leaves the dashboard, choosing to stop its sessions if it asks, and
 // waits for the shell prompt.
 func (d *dash) quit() {
 	d.t.Helper()
+	d.quitChoosing("s")
+}
+
+// quitChoosing presses q and, if the dashboard asks what to do with the
+// running sessions, key (s: stop them, l or enter: leave them running),
+// then waits for the shell prompt.
+func (d *dash) quitChoosing(key string) {
+	d.t.Helper()
 	d.sendKeys("q")
 	if !poll(2*time.Second, func() bool { return d.display("#{alternate_on}") == "0" }) {
-		d.waitFor("stopped")
-		d.sendKeys("y")
+		d.waitFor("Leave them running")
+		d.sendKeys(key)
 	}
 	d.waitDisplay("#{alternate_on}", "0")
 	d.waitPrompt("hm$")
@@ -196,8 +204,8 @@ func TestDashboardQuitStopsSessions(t *testing.T) {
 		t.Fatalf("status from another terminal: %s", r)
 	}
 	d.sendKeys("q")
-	d.waitFor("1 running session")
-	d.sendKeys("y")
+	d.waitFor("1 session started from the dashboard is still running")
+	d.sendKeys("s")
 	d.waitDisplay("#{alternate_on}", "0")
 	d.waitFor("stopping 1 session")
 	d.waitPrompt("hm$")

@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	hmproc "github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
 
 const (
@@ -67,9 +69,9 @@ func newSockDir(t *testing.T) string {
 	return dir
 }
 
-// reapDir SIGKILLs what is left of the sessions in dir: each pid file's
-// owner, if it is our heimdall-tui binary, and each live socket's child
-// process group.
+// reapDir SIGKILLs what is left of the sessions in dir (a dashboard's
+// sessions outlive it): each pid file's owner, if it runs our heimdall-tui
+// binary, and each live socket's child process group.
 func reapDir(t *testing.T, dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -87,9 +89,9 @@ func reapDir(t *testing.T, dir string) {
 			if err != nil || pid <= 0 {
 				continue
 			}
-			// Only ever kill our own binary, never a recycled pid.
-			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-			if argv0, _, _ := bytes.Cut(cmdline, []byte{0}); string(argv0) == binPath {
+			// Only ever kill our own binary, never a recycled pid (a
+			// dashboard starts supervisors as /proc/self/exe).
+			if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == binPath {
 				t.Logf("cleanup: killing leftover heimdall-tui %d (%s)", pid, e.Name())
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
@@ -99,15 +101,7 @@ func reapDir(t *testing.T, dir string) {
 
 // processGone reports whether pid has exited (no such process, or a zombie
 // nobody has reaped yet).
-func processGone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	// Format: pid (comm) state ...; comm may contain spaces and parens.
-	i := bytes.LastIndexByte(b, ')')
-	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z'
-}
+var processGone = hmproc.Gone
 
 // syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
 type syncBuffer struct {

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	hmproc "github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
 
 // Paths of the binaries built once by TestMain for the end-to-end tests.
@@ -40,6 +42,10 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	os.Setenv("XDG_CONFIG_HOME", cfgHome)
+	// A dashboard's supervisors outlive it (tmux killed at a test's end):
+	// orphaned, they come to us rather than to an init that may not reap
+	// them, and we reap them.
+	hmproc.EnableSubreaper(nil)
 	os.Unsetenv("HEIMDALL_SOCKET_DIR")
 	os.Unsetenv("TMUX")
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
@@ -18,11 +20,13 @@ import (
 
 func newRunCmd(a *app) *cobra.Command {
 	var (
-		detach     bool
-		id         string
-		classifier string
-		workdir    string
-		cols, rows uint16
+		detach, dash bool
+		id           string
+		classifier   string
+		agent        string
+		workdir      string
+		env          []string
+		cols, rows   uint16
 	)
 	cmd := &cobra.Command{
 		Use:   "run [--detach] --id ID [flags] -- PROG [ARGS...]",
@@ -41,8 +45,13 @@ func newRunCmd(a *app) *cobra.Command {
 			if classifier == "" {
 				classifier = a.cfg.Classifier
 			}
-			return a.run(runOptions{detach: detach, id: id, classifier: classifier,
-				workdir: workdir, cols: cols, rows: rows, argv: args})
+			for _, e := range env {
+				if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+					return fmt.Errorf("--env %q: want NAME=value", e)
+				}
+			}
+			return a.run(runOptions{detach: detach || dash, dashboard: dash, id: id, classifier: classifier,
+				agent: agent, workdir: workdir, env: env, cols: cols, rows: rows, argv: args})
 		},
 	}
 	f := cmd.Flags()
@@ -50,6 +59,14 @@ func newRunCmd(a *app) *cobra.Command {
 	f.StringVar(&id, "id", "", "session id (names DIR/ID.sock) (required)")
 	f.StringVar(&classifier, "classifier", "", "state classifier: "+strings.Join(classify.Names(), ", ")+" (default from config, else simple)")
 	f.StringVar(&workdir, "workdir", "", "working directory of the program (default: current)")
+	f.StringVar(&agent, "agent", "", "the agent preset this session runs (shown by the dashboard, used by its restart)")
+	f.StringArrayVar(&env, "env", nil, "NAME=value added to the program's environment (repeatable)")
+	// A dashboard's spawn: the session is the dashboard's (Record.Dashboard),
+	// detached, and once it is served run's stdio goes to /dev/null, so the
+	// dashboard reading run's stderr sees EOF: started (or, if run exited,
+	// failed with what it printed).
+	f.BoolVar(&dash, "dashboard", false, "started by the dashboard (implies --detach)")
+	f.MarkHidden("dashboard")
 	f.Uint16Var(&cols, "cols", supervisor.DefaultCols, "initial pty columns (0: the default)")
 	f.Uint16Var(&rows, "rows", supervisor.DefaultRows, "initial pty rows (0: the default)")
 	cmd.MarkFlagRequired("id")
@@ -57,11 +74,12 @@ func newRunCmd(a *app) *cobra.Command {
 }
 
 type runOptions struct {
-	detach         bool
-	id, classifier string
-	workdir        string
-	cols, rows     uint16
-	argv           []string
+	detach, dashboard     bool
+	id, classifier, agent string
+	workdir               string
+	env                   []string
+	cols, rows            uint16
+	argv                  []string
 }
 
 // run is the `run` subcommand: check the options, claim the ID and start
@@ -72,7 +90,7 @@ type runOptions struct {
 func (a *app) run(o runOptions) error {
 	if o.workdir != "" {
 		if fi, err := os.Stat(o.workdir); err != nil || !fi.IsDir() {
-			return fmt.Errorf("--workdir %s: not a directory", o.workdir)
+			return fmt.Errorf("working directory %s: not a directory (--workdir)", o.workdir)
 		}
 	}
 	now := time.Now()
@@ -83,6 +101,7 @@ func (a *app) run(o runOptions) error {
 	dir := a.dir()
 	cfg := a.cfg.Session()
 	cfg.ID, cfg.Argv, cfg.Dir = o.id, o.argv, o.workdir
+	cfg.Env = append(cfg.Env, o.env...)
 	// 0 means unset, as in hm: Start fills in DefaultCols/DefaultRows.
 	cfg.Cols, cfg.Rows, cfg.Classifier = o.cols, o.rows, cls
 	// Before the program starts, so that nothing it orphans escapes to
@@ -107,13 +126,48 @@ func (a *app) run(o runOptions) error {
 	} else {
 		supervisor.EnableSubreaper(logger) // reaps are logged (debug) in the session's log
 	}
+	rec := startRecord(dir, o, cls.Name(), h, now)
 	go h.Serve()
+	defer stopOnSignals(sess, logger)()
 
-	// SIGINT/SIGTERM stop the session (a second one SIGKILLs it); SIGHUP
-	// (our terminal went away) leaves it running, reachable on its socket.
+	if o.dashboard {
+		releaseStdio(logger)
+	} else if o.detach {
+		fmt.Fprintf(a.stderr, "heimdall-tui: session %q running (pid %d), socket %s\n",
+			o.id, sess.PID(), supervisor.SocketPath(dir, o.id))
+	} else {
+		res, err := attach.Run(attach.NewLocal(sess), attach.Options{In: a.stdin, Out: outFile(a)})
+		switch {
+		case err != nil:
+			logger.Warn("attach ended", "err", err)
+		case res.Detached:
+			fmt.Fprintln(a.stderr, "detached")
+		}
+	}
+
+	sess.Wait()
+	endRecord(dir, rec, sess.ExitCode(), !o.detach, logger)
+	// Finish (the child has exited: no kill, no wait) SIGKILLs what is left
+	// of the process group after a requested kill, so a grandchild that
+	// ignores SIGTERM/SIGHUP does not outlive a killed session.
+	code := h.Finish()
+	// What the session orphaned is ours (a subreaper's): reap what has
+	// exited — and what Finish just SIGKILLed — before we exit and it is
+	// reparented to init. A process still running after orphanWait (a
+	// daemon the program started) is left to init, as it was before.
+	supervisor.ReapOrphans(orphanWait)
+	if !o.detach {
+		fmt.Fprintf(a.stderr, "session exited (code %d)\n", code)
+	}
+	return exitCode(code)
+}
+
+// stopOnSignals makes SIGINT/SIGTERM stop the session (a second one
+// SIGKILLs it); SIGHUP (our terminal went away) leaves it running,
+// reachable on its socket. The returned func stops listening.
+func stopOnSignals(sess *supervisor.Session, logger *slog.Logger) (stop func()) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	go func() {
 		stops := 0
 		for sig := range sigs {
@@ -130,34 +184,57 @@ func (a *app) run(o runOptions) error {
 			}
 		}
 	}()
+	return func() { signal.Stop(sigs) }
+}
 
-	if o.detach {
-		fmt.Fprintf(a.stderr, "heimdall-tui: session %q running (pid %d), socket %s\n",
-			o.id, sess.PID(), supervisor.SocketPath(dir, o.id))
+// startRecord writes the session's record (supervisor.Record): what a
+// dashboard needs to show and restart it. A failure is logged: the session
+// runs without one (a dashboard then guesses from /proc).
+func startRecord(dir string, o runOptions, classifier string, h *supervisor.Hosted, now time.Time) supervisor.Record {
+	wd := o.workdir
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
+	rec := supervisor.Record{ID: o.id, Agent: o.agent, Classifier: classifier, Argv: o.argv, Dir: wd,
+		Env: o.env, Dashboard: o.dashboard, PID: h.Session.PID(), Supervisor: os.Getpid(), Started: now}
+	if err := supervisor.WriteRecord(dir, rec); err != nil {
+		h.Logger.Warn("no session record", "err", err)
+	}
+	return rec
+}
+
+// endRecord records the exit, for a dashboard that was not there to see
+// it; or, when seen (the user watched it in the foreground), removes the
+// record.
+func endRecord(dir string, rec supervisor.Record, code int, seen bool, logger *slog.Logger) {
+	var err error
+	if seen {
+		err = supervisor.RemoveRecord(dir, rec.ID)
 	} else {
-		res, err := attach.Run(attach.NewLocal(sess), attach.Options{In: a.stdin, Out: outFile(a)})
-		switch {
-		case err != nil:
-			logger.Warn("attach ended", "err", err)
-		case res.Detached:
-			fmt.Fprintln(a.stderr, "detached")
+		now := time.Now()
+		rec.Ended, rec.ExitCode = &now, code
+		err = supervisor.WriteRecord(dir, rec)
+	}
+	if err != nil {
+		logger.Warn("session record", "err", err)
+	}
+}
+
+// releaseStdio points run's stdin, stdout and stderr at /dev/null: the
+// dashboard that started it (--dashboard) reads its stderr until EOF to
+// learn that it started, and no later write may block on that pipe or fail.
+func releaseStdio(logger *slog.Logger) {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		logger.Warn("stdio not released", "err", err)
+		return
+	}
+	defer null.Close()
+	for fd := range 3 {
+		if err := unix.Dup2(int(null.Fd()), fd); err != nil {
+			logger.Warn("stdio not released", "fd", fd, "err", err)
 		}
 	}
-
-	sess.Wait()
-	// Finish (the child has exited: no kill, no wait) SIGKILLs what is left
-	// of the process group after a requested kill, so a grandchild that
-	// ignores SIGTERM/SIGHUP does not outlive a killed session.
-	code := h.Finish()
-	// What the session orphaned is ours (a subreaper's): reap what has
-	// exited — and what Finish just SIGKILLed — before we exit and it is
-	// reparented to init. A process still running after orphanWait (a
-	// daemon the program started) is left to init, as it was before.
-	supervisor.ReapOrphans(orphanWait)
-	if !o.detach {
-		fmt.Fprintf(a.stderr, "session exited (code %d)\n", code)
-	}
-	return exitCode(code)
 }
 
 // orphanWait bounds how long run waits, before it exits, for processes its

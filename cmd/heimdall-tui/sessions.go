@@ -71,7 +71,8 @@ func (a *app) withSession(id string, fn func(c *frame.Client) error) error {
 	return fn(c)
 }
 
-// sessionIDs lists the ids that have a socket or pid file in dir, sorted.
+// sessionIDs lists the ids that have a file in dir (socket, pid file, log
+// or record), sorted.
 // A missing dir has none.
 func sessionIDs(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
@@ -84,8 +85,10 @@ func sessionIDs(dir string) ([]string, error) {
 	seen := map[string]bool{}
 	var ids []string
 	for _, e := range entries {
-		for _, ext := range []string{".sock", ".pid", ".log"} {
-			if id, ok := strings.CutSuffix(e.Name(), ext); ok && id != "" && !seen[id] {
+		for _, ext := range []string{".sock", ".pid", ".log", ".json"} {
+			// A leading dot is never a session's (ValidateID): the
+			// dashboard's own files start with one.
+			if id, ok := strings.CutSuffix(e.Name(), ext); ok && id != "" && !strings.HasPrefix(id, ".") && !seen[id] {
 				seen[id] = true
 				ids = append(ids, id)
 			}

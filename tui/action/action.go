@@ -88,9 +88,10 @@ type Resize struct {
 // Theme switches to a built-in theme.
 type Theme struct{ Name string }
 
-// Quit leaves the dashboard (stopping the sessions it owns). Unless
-// Confirmed, the app asks first when sessions of its own are running.
-type Quit struct{ Confirmed bool }
+// Quit leaves the dashboard. Unless Confirmed, the app first asks what to
+// do with the running sessions started from a dashboard (when there are
+// any): leave them running (they outlive the dashboard) or Stop them.
+type Quit struct{ Confirmed, Stop bool }
 
 // Attach hands the terminal to a session until the detach key.
 type Attach struct{ ID string }

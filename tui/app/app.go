@@ -112,6 +112,8 @@ type Model struct {
 	attention map[string]bool // needs-input flags last seen, for the bell
 	lastBatch time.Time
 	quitting  bool
+	// stopOnQuit: the user quit with "Stop them" (StopSessions).
+	stopOnQuit bool
 	// attaching is the session whose Endpoint is being opened, attachedID
 	// the one handed the terminal; "" when none.
 	attaching, attachedID string
@@ -159,6 +161,12 @@ func New(opt Options) *Model {
 }
 
 // Init starts listening to the backend.
+// StopSessions reports whether the user quit choosing to stop the running
+// sessions started from a dashboard; false for "Leave them running", a
+// quit with none running, and an end the user did not choose (SIGHUP:
+// sessions outlive the terminal, as in tmux).
+func (m *Model) StopSessions() bool { return m.quitting && m.stopOnQuit }
+
 func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.waitEvents(), m.scheduleTick(), m.waitPlanning())
 }

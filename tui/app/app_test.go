@@ -368,16 +368,27 @@ func TestQuitAsksOnlyWhenOwnSessionsRun(t *testing.T) {
 	b := newStub()
 	m := newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
-	if m.quitting || len(m.dialogs) != 1 || !strings.Contains(plain(m), "3 running sessions") {
+	if m.quitting || len(m.dialogs) != 1 || !strings.Contains(plain(m), "3 sessions started from the dashboard") {
 		t.Fatalf("q with running sessions: quitting=%v dialogs=%d\n%s", m.quitting, len(m.dialogs), plain(m))
 	}
-	press(m, "enter") // No
-	if m.quitting {
-		t.Fatal("enter on No quit")
+	press(m, "esc")
+	press(m, "q", "c") // Cancel
+	if m.quitting || len(m.dialogs) != 0 {
+		t.Fatal("esc or Cancel quit")
 	}
-	press(m, "q", "y")
-	if !m.quitting {
-		t.Fatal("q y did not quit")
+	press(m, "q", "enter") // the default: Leave them running
+	if !m.quitting || m.StopSessions() {
+		t.Fatalf("q enter: quitting=%v stop=%v, want a quit leaving the sessions", m.quitting, m.StopSessions())
+	}
+	m = newModel(t, b, 120, 35, themes.Dark())
+	press(m, "q", "right", "enter") // Stop them
+	if !m.quitting || !m.StopSessions() {
+		t.Fatalf("q → Stop them: quitting=%v stop=%v", m.quitting, m.StopSessions())
+	}
+	m = newModel(t, b, 120, 35, themes.Dark())
+	press(m, "q", "s")
+	if !m.StopSessions() {
+		t.Fatal("q s did not quit stopping the sessions")
 	}
 
 	b2 := newStub()

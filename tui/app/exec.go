@@ -47,7 +47,7 @@ func (m *Model) exec(act action.Action) tea.Cmd {
 		return m.report(a.Err)
 	case action.Quit:
 		if a.Confirmed {
-			return m.quit()
+			return m.quit(a.Stop)
 		}
 		return m.requestQuit()
 	case action.Theme:

@@ -281,8 +281,9 @@ func (m *Model) ids() []string {
 	return ids
 }
 
-// requestQuit quits at once when no session of ours is running, else asks:
-// quitting stops them.
+// requestQuit quits at once when no session started from a dashboard is
+// running, else asks whether to leave them running (the default) or stop
+// them.
 func (m *Model) requestQuit() tea.Cmd {
 	running := 0
 	for _, in := range m.list.All() {
@@ -291,9 +292,9 @@ func (m *Model) requestQuit() tea.Cmd {
 		}
 	}
 	if running == 0 {
-		return m.quit()
+		return m.quit(false)
 	}
-	m.push(dialog.NewConfirm("Quit", dialog.QuitText(running, m.opt.KillGrace), dialog.Quit{Confirmed: true}))
+	m.push(dialog.NewChoice("Quit", dialog.QuitText(running, m.opt.KillGrace), dialog.QuitOptions(), 0))
 	return nil
 }
 
@@ -306,8 +307,10 @@ func (m *Model) pageSize() int {
 	return max(1, m.listRows()-1)
 }
 
-func (m *Model) quit() tea.Cmd {
-	m.quitting = true
+// quit ends the program; stop is what the user chose for the running
+// sessions (StopSessions).
+func (m *Model) quit(stop bool) tea.Cmd {
+	m.quitting, m.stopOnQuit = true, stop
 	m.cancel()
 	return tea.Quit
 }

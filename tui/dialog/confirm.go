@@ -92,26 +92,6 @@ func KillText(id string, grace time.Duration, force bool) string {
 	return fmt.Sprintf("Stop %s? SIGTERM goes to its process group; SIGKILL follows after %s if anything in it is still running.", id, grace)
 }
 
-// QuitText says what quitting does to the running sessions this dashboard
-// started (running of them): they are stopped like Kill; sessions served by
-// other processes keep running.
-func QuitText(running int, grace time.Duration) string {
-	if running <= 0 {
-		return "Quit heimdall-tui? No session started here is running."
-	}
-	what := fmt.Sprintf("%d running sessions started here", running)
-	verb := "are"
-	if running == 1 {
-		what, verb = "1 running session started here", "is"
-	}
-	stop := fmt.Sprintf("hung up as when a terminal closes (SIGHUP to each process group, SIGTERM a second later), SIGKILL after %s", grace)
-	if grace <= 0 {
-		stop = "SIGKILL to each process group at once"
-	}
-	return fmt.Sprintf("Quit heimdall-tui? %s %s stopped: %s. Sessions served by other processes keep running.",
-		capitalize(what), verb+" then", stop)
-}
-
 func capitalize(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s

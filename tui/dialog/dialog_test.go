@@ -91,10 +91,9 @@ func TestTexts(t *testing.T) {
 		{KillText("x", 1500*time.Millisecond, false), "SIGKILL follows after 1.5s"},
 		{KillText("x", 0, false), "SIGKILL goes to its whole process group at once (the kill grace is 0)"},
 		{KillText("x", 5*time.Second, true), "Kill x now? SIGKILL goes to its whole process group at once"},
-		{QuitText(2, 5*time.Second), "Quit heimdall-tui? 2 running sessions started here are then stopped: hung up as when a terminal closes (SIGHUP to each process group, SIGTERM a second later), SIGKILL after 5s. Sessions served by other processes keep running."},
-		{QuitText(1, 5*time.Second), "1 running session started here is then stopped"},
-		{QuitText(3, 0), "SIGKILL to each process group at once"},
-		{QuitText(0, 0), "No session started here is running"},
+		{QuitText(2, 5*time.Second), "2 sessions started from the dashboard are still running. Leave them running: they keep working and the next heimdall-tui shows them again. Stop them: hangs them up as a closing terminal does (SIGHUP to each process group, SIGTERM a second later, SIGKILL after 5s)."},
+		{QuitText(1, 5*time.Second), "1 session started from the dashboard is still running."},
+		{QuitText(3, 0), "SIGKILLs each process group at once"},
 	}
 	for _, c := range cases {
 		if !strings.Contains(c.got, c.want) {
@@ -517,8 +516,8 @@ var styles = []struct {
 func dialogs(t *testing.T) map[string]Dialog {
 	t.Helper()
 	confirm := NewConfirm("Kill claude-1", KillText("claude-1", 5*time.Second, false), Kill{ID: "claude-1"})
-	quit := NewConfirm("Quit", QuitText(3, 5*time.Second), Quit{})
-	feed(t, quit, "left")
+	quit := NewChoice("Quit", QuitText(3, 5*time.Second), QuitOptions(), 0)
+	feed(t, quit, "right")
 	spawn := NewSpawn(testPresets, "/home/user/src/app", testClassifiers)
 	feed(t, spawn, "down")
 	custom := NewSpawn(testPresets, "/home/user/src/app", testClassifiers)
@@ -535,7 +534,7 @@ func dialogs(t *testing.T) map[string]Dialog {
 	feed(t, cmdUsage, "type:resize shell-1 ")
 	pending := NewSpawnPending("/home/user/src/app", testClassifiers)
 	return map[string]Dialog{
-		"confirm-kill": confirm, "confirm-quit-yes": quit, "spawn": spawn, "spawn-custom-error": custom, "spawn-pending": pending,
+		"confirm-kill": confirm, "choice-quit-stop": quit, "spawn": spawn, "spawn-custom-error": custom, "spawn-pending": pending,
 		"send": send, "resize-error": resize, "command-error": cmdErr, "command-complete": cmdCands, "command-usage": cmdUsage,
 	}
 }

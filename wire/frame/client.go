@@ -69,6 +69,10 @@ func (c *Client) Resize(cols, rows uint16) error { return c.Send(Resize, ResizeP
 // Kill asks the session to terminate its child.
 func (c *Client) Kill() error { return c.Send(Kill, nil) }
 
+// Hangup asks the session to hang up its child as a closing terminal does
+// (HANGUP, an extension of this implementation; other servers ignore it).
+func (c *Client) Hangup() error { return c.Send(Hangup, nil) }
+
 // Subscribe switches the connection to subscriber mode; OUTPUT frames
 // (scrollback first) and finally EXIT follow on Next.
 func (c *Client) Subscribe() error { return c.Send(Subscribe, nil) }

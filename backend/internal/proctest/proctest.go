@@ -1,16 +1,15 @@
 // Package proctest holds what the tests of packages that run real
 // processes in ptys share: short temp dirs for Unix sockets, bounded waits,
-// a gate a child's script waits on, and a zombie-aware "has it exited".
+// a gate a child's script waits on, and the heimdall-tui binary for tests
+// that start sessions' supervisors.
 // Only tests import it.
 package proctest
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -39,26 +38,6 @@ func WaitFor(t testing.TB, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
-// ProcessGone reports whether pid no longer runs. A zombie counts as gone:
-// orphans are reparented to pid 1, which on some machines (containers,
-// microVMs) never reaps them, so kill(pid, 0) keeps succeeding.
-func ProcessGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	// "pid (comm) S ...": the state follows the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	st := b[i+2]
-	return st == 'Z' || st == 'X'
-}
-
 // Gate is a file a child's script waits for (Wait), created by the test
 // (Open): it starts the child's output at a moment the test chooses.
 type Gate struct{ path string }
@@ -81,3 +60,15 @@ func (g Gate) Open(t testing.TB) {
 
 // Path is the gate's file, for scripts that test it themselves.
 func (g Gate) Path() string { return g.path }
+
+// BuildHeimdall builds the heimdall-tui binary into dir and returns its
+// path: what tests of packages that start sessions' supervisors (`run`)
+// give their fleets as the supervisor command. Call it from TestMain.
+func BuildHeimdall(dir string) (string, error) {
+	bin := filepath.Join(dir, "heimdall-tui")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build heimdall-tui: %v\n%s", err, out)
+	}
+	return bin, nil
+}

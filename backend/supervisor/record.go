@@ -1,0 +1,126 @@
+package supervisor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Record is what a session's supervisor (`heimdall-tui run`) leaves in the
+// socket dir as DIR/ID.json: how the session was started, which neither the
+// socket nor the process table says (the agent preset, the classifier, the
+// extra environment, who started it), and once it has ended, how. A
+// dashboard reads it to show and restart sessions it did not start, and to
+// list as Dead a session that ended while no dashboard ran. The file is
+// written whole (temp file + rename, mode 0600), so a reader never sees
+// half of one; the pid file's flock serialises writers of one ID.
+//
+// Lifetime: written when the session starts; rewritten with Ended when it
+// ends (before its socket goes); removed by whoever has shown that end to
+// the user: `run` in the foreground (it printed the exit), a dashboard once
+// the user removed the Dead session or quit after seeing it, or `clean
+// --force` (with the session's other files).
+type Record struct {
+	ID         string   `json:"id"`
+	Agent      string   `json:"agent,omitempty"` // the preset's name ("" = a custom command)
+	Classifier string   `json:"classifier"`
+	Argv       []string `json:"argv"`
+	Dir        string   `json:"dir"`           // the program's working directory
+	Env        []string `json:"env,omitempty"` // NAME=value the starter added to its own environment
+	// Dashboard: started by a dashboard (its Spawn or Restart), which offers
+	// to stop it on quit; false for a `run` a user typed.
+	Dashboard  bool      `json:"dashboard,omitempty"`
+	PID        int       `json:"pid"`        // the program's
+	Supervisor int       `json:"supervisor"` // the `run` process's pid
+	Started    time.Time `json:"started"`
+	// Ended is set once the program has exited, with its code (128+signal
+	// when a signal killed it).
+	Ended    *time.Time `json:"ended,omitempty"`
+	ExitCode int        `json:"exit_code"`
+}
+
+// RecordPath is the path of id's record in dir.
+func RecordPath(dir, id string) string { return filepath.Join(dir, id+".json") }
+
+// WriteRecord writes r as DIR/r.ID.json, replacing any earlier one.
+func WriteRecord(dir string, r Record) error {
+	if err := ValidateID(dir, r.ID); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".record-*")
+	if err != nil {
+		return fmt.Errorf("session record: %w", err)
+	}
+	_, err = tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), RecordPath(dir, r.ID))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("session record: %w", err)
+	}
+	return nil
+}
+
+// ReadRecord reads id's record in dir. A missing one is an error satisfying
+// errors.Is(err, os.ErrNotExist).
+func ReadRecord(dir, id string) (Record, error) {
+	var r Record
+	b, err := os.ReadFile(RecordPath(dir, id))
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("session record %s: %w", RecordPath(dir, id), err)
+	}
+	if r.ID != id {
+		return r, fmt.Errorf("session record %s: names session %q", RecordPath(dir, id), r.ID)
+	}
+	return r, nil
+}
+
+// RemoveRecord removes id's record; a missing one is not an error.
+func RemoveRecord(dir, id string) error {
+	if err := os.Remove(RecordPath(dir, id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// EndedRecords returns the records in dir of sessions that have ended and
+// whose ID no socket serves now (a later session under the same ID
+// replaced the record anyway). Unreadable records are skipped: they are
+// reported by nothing but `clean`.
+func EndedRecords(dir string) ([]Record, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	for _, de := range ents {
+		id, ok := strings.CutSuffix(de.Name(), ".json")
+		if !ok || id == "" || strings.HasPrefix(id, ".") || !de.Type().IsRegular() {
+			continue
+		}
+		r, err := ReadRecord(dir, id)
+		if err != nil || r.Ended == nil {
+			continue
+		}
+		if _, err := os.Lstat(SocketPath(dir, id)); err == nil {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
