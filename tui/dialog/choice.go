@@ -93,7 +93,7 @@ func (d *Choice) View(st *themes.Styles, w, h int) string {
 			pairs = append(pairs, o.Key, word)
 		}
 	}
-	pairs = append(pairs, "←/→", "choose", "enter", "ok", "esc", "cancel")
+	pairs = append(pairs, "enter", "ok", "esc", "cancel")
 	foot := append(wrapButtons(bs, iw), "", hint(st, pairs...))
 	return layoutBox(st, w, h, pref, d.title, body, foot)
 }
