@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -131,6 +132,10 @@ func (a *app) run(o runOptions) error {
 	defer stopOnSignals(sess, logger)()
 
 	if o.dashboard {
+		// A supervisor per session must cost little while it idles: the
+		// garbage of starting up (package inits, config, flags) goes back
+		// to the kernel now instead of waiting for the heap to grow.
+		debug.FreeOSMemory()
 		releaseStdio(logger)
 	} else if o.detach {
 		fmt.Fprintf(a.stderr, "heimdall-tui: session %q running (pid %d), socket %s\n",
