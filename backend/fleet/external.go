@@ -188,7 +188,9 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 		PID:        st.PID,
 		State:      st.State,
 		NeedsInput: si.NeedsInput,
+		Attention:  si.Attention,
 		StateSince: now.Add(-st.StateFor),
+		LastOutput: now.Add(-st.Idle),
 		Alive:      true, // EXIT on a says otherwise
 		Cols:       si.Cols,
 		Rows:       si.Rows,
@@ -371,6 +373,9 @@ func (x *followed) refresh() {
 	x.info.PID = st.PID
 	since := now.Add(-st.StateFor)
 	ch := applyInfo(&x.info, st.State, since, si.NeedsInput, si.Title, si.Cols, si.Rows, now)
+	if x.info.Attention != si.Attention {
+		x.info.Attention, ch = si.Attention, true
+	}
 	if !x.armed {
 		quietAt := x.info.LastOutput.Add(x.idle + classify.DebounceHold + recheckMargin)
 		switch {

@@ -77,14 +77,21 @@ type Info struct {
 	Classifier string
 	Argv       []string // program and arguments (when known)
 	Dir        string   // working directory (when known)
-	Owned      bool     // started by this process; stopped when the dashboard quits
-	PID        int      // 0 if the session has no process of its own
+	// Owned: started from a dashboard (this one or an earlier one); the
+	// quit choice "Stop them" stops it. Sessions a user started with `run`
+	// are not.
+	Owned      bool
+	PID        int // 0 if the session has no process of its own
 	State      State
-	NeedsInput bool      // the agent is waiting for the user (a permission prompt, a question)
+	NeedsInput bool // the agent is waiting for the user (a permission prompt, a question)
+	// Attention: it started needing input while no dashboard watched it,
+	// and still does; a dashboard that comes back shows it first.
+	Attention  bool
 	StateSince time.Time // when State (or NeedsInput) last changed
 	// LastOutput is when output last reached this process's view of the
-	// session (a screen applied it, a transcript entry arrived); zero if
-	// none yet.
+	// session (a screen applied it, a transcript entry arrived), or, for a
+	// session followed from elsewhere, when its supervisor last had output;
+	// zero if none yet.
 	LastOutput time.Time
 	Started    time.Time
 	Alive      bool

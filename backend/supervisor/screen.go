@@ -57,6 +57,7 @@ func (sc *screen) observe(uint64) {
 	sc.s.mu.Lock()
 	sc.s.cls.Screen(now, classify.Screen{Lines: p.Lines, Title: p.Title, CursorY: p.Cursor.Y})
 	sc.s.mu.Unlock()
+	sc.s.checkAttention(now, true)
 	if old := sc.title.Load(); old == nil || *old != p.Title {
 		t := p.Title
 		sc.title.Store(&t)

@@ -84,6 +84,9 @@ type Config struct {
 	// call those accessors but not Close or Wait. The dashboard uses it to
 	// publish "screen dirty" only once the screen can be read.
 	OnScreen func(seq uint64)
+	// OnAttention, if set, is called when the session starts needing input
+	// while nobody watches it (see Attention). It must not block.
+	OnAttention func()
 }
 
 func (c *Config) fill() {
@@ -131,6 +134,7 @@ type Session struct {
 	rows      uint16
 	exited    bool
 	exitCode  int
+	attn      attentionState
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
@@ -380,6 +384,10 @@ func (s *Session) waitLoop() {
 	s.mu.Lock()
 	s.exited, s.exitCode = true, code
 	s.cls.Exit(now)
+	s.attn.on = false
+	if s.attn.timer != nil {
+		s.attn.timer.Stop()
+	}
 	s.mu.Unlock()
 	// A pending kill grace (and Hangup's SIGTERM) still runs while members
 	// of the child's group outlive it: proc SIGKILLs them.

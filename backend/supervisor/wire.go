@@ -76,7 +76,7 @@ func (s *Session) screenInfo(ansi bool) frame.ScreenInfo {
 		Cols: snap.Cols, Rows: snap.Rows,
 		CursorX: snap.Cursor.X, CursorY: snap.Cursor.Y, CursorVisible: snap.Cursor.Visible,
 		AltScreen: snap.Modes.AltScreen, Title: snap.Title,
-		NeedsInput: s.NeedsInput(), Screen: text,
+		NeedsInput: s.NeedsInput(), Attention: s.Attention(), Screen: text,
 	}
 }
 

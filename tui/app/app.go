@@ -19,9 +19,11 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -160,15 +162,42 @@ func New(opt Options) *Model {
 	return m
 }
 
-// Init starts listening to the backend.
 // StopSessions reports whether the user quit choosing to stop the running
 // sessions started from a dashboard; false for "Leave them running", a
 // quit with none running, and an end the user did not choose (SIGHUP:
 // sessions outlive the terminal, as in tmux).
 func (m *Model) StopSessions() bool { return m.quitting && m.stopOnQuit }
 
+// Init starts listening to the backend, and shows first the sessions that
+// asked for input while no dashboard watched them.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.waitEvents(), m.scheduleTick(), m.waitPlanning())
+	return tea.Batch(m.waitEvents(), m.scheduleTick(), m.waitPlanning(), m.showAttention())
+}
+
+// showAttention, when sessions started needing input while no dashboard
+// watched them (session.Info.Attention), sorts the list by attention
+// (needs input first), selects the first of them and says so.
+func (m *Model) showAttention() tea.Cmd {
+	var ids []string
+	for _, in := range m.list.All() {
+		if in.Attention && in.Alive {
+			ids = append(ids, in.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	m.list.SetOrder(sessions.SortAttention)
+	for _, in := range m.list.Visible() {
+		if in.Attention && in.Alive {
+			m.list.Select(in.ID)
+			break
+		}
+	}
+	if len(ids) == 1 {
+		return m.info(ids[0] + " asked for input while you were away")
+	}
+	return m.info(fmt.Sprintf("%d sessions asked for input while you were away: %s", len(ids), strings.Join(ids, ", ")))
 }
 
 // eventsMsg is a batch of backend events, with the screens of the sessions

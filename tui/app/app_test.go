@@ -20,6 +20,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
 )
 
 // t0 is the stub clock's "now".
@@ -679,5 +680,30 @@ func TestEventCmdPullsShownDirtyScreens(t *testing.T) {
 	m.Update(msg)
 	if b.screens["claude-1"] != shown+1 {
 		t.Fatal("Update pulled the screen the Cmd had already pulled")
+	}
+}
+
+// A session that asked for input while no dashboard watched it is shown
+// first when one comes back: the list sorted by attention, it selected,
+// and the status line says so.
+func TestComingBackShowsAttentionFirst(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	m.Init()
+	if m.list.Order() != sessions.SortStarted || m.list.SelectedID() != "claude-1" || m.status != "" {
+		t.Fatalf("without attention: order %v, selected %q, status %q", m.list.Order(), m.list.SelectedID(), m.status)
+	}
+	b = newStub()
+	b.infos[2].Attention = true // claude-2, needing input
+	m = newModel(t, b, 120, 35, themes.Dark())
+	m.Init()
+	if m.list.Order() != sessions.SortAttention || m.list.SelectedID() != "claude-2" {
+		t.Fatalf("order %v, selected %q", m.list.Order(), m.list.SelectedID())
+	}
+	if got := ids(m.list.Visible()); got[0] != "claude-2" {
+		t.Fatalf("list %v: claude-2 not first", got)
+	}
+	if !strings.Contains(m.status, "claude-2 asked for input while you were away") {
+		t.Fatalf("status %q", m.status)
 	}
 }

@@ -143,6 +143,12 @@ func (l *List) SetTyping(on bool) { l.typing = on }
 // Order is the list's sort order.
 func (l *List) Order() SortOrder { return l.order }
 
+// SetOrder switches to order.
+func (l *List) SetOrder(order SortOrder) {
+	l.order = order % numSorts
+	l.refilter()
+}
+
 // NextOrder switches to the next sort order and returns it.
 func (l *List) NextOrder() SortOrder {
 	l.order = (l.order + 1) % numSorts

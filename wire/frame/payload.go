@@ -121,6 +121,9 @@ type ScreenInfo struct {
 	AltScreen     bool   `json:"alt_screen"`
 	Title         string `json:"title"`
 	NeedsInput    bool   `json:"needs_input"`
+	// Attention: the session started needing input while nobody watched
+	// it (no subscriber) and still does.
+	Attention bool `json:"attention,omitempty"`
 	// Screen is the visible rows joined by "\n" (trailing blank rows
 	// dropped), with SGR sequences if the request asked for them.
 	Screen string `json:"screen"`
