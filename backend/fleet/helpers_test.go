@@ -79,6 +79,7 @@ func testOptions(t testing.TB, dir string, cfg config.Config) Options {
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { killLeftovers(t, dir) })
 	return Options{Dir: dir, Config: cfg, Supervisor: []string{supervisorBin, "--socket-dir", dir, "--config", path}}
 }
 
@@ -165,3 +166,25 @@ var (
 	processGone = proc.Gone
 	newGate     = proctest.NewGate
 )
+
+// killLeftovers SIGKILLs what a failed test left running in dir (sessions
+// outlive their fleets): each recorded session's program group and its
+// supervisor.
+func killLeftovers(t testing.TB, dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, de := range ents {
+		id, ok := strings.CutSuffix(de.Name(), ".json")
+		if !ok {
+			continue
+		}
+		rec, err := supervisor.ReadRecord(dir, id)
+		if err != nil || rec.Ended != nil {
+			continue
+		}
+		if !processGone(rec.Supervisor) {
+			t.Logf("cleanup: killing leftover session %s (supervisor %d)", id, rec.Supervisor)
+			proc.KillGroup(rec.PID, syscall.SIGKILL)
+			syscall.Kill(rec.Supervisor, syscall.SIGKILL)
+		}
+	}
+}

@@ -8,16 +8,20 @@
 //	idle   N sessions running `sleep`, dashboard CPU over a window (goal < 1% of a core)
 //	busy   N sessions writing as fast as they can, grid mode: frames/s written,
 //	       dashboard CPU, and keypress → frame-showing-its-effect delay (goal p99 < 50 ms)
-//	mem    N idle sessions: the dashboard's RSS before and after
+//	mem    N idle sessions: the dashboard's RSS before and after, and each
+//	       session's supervisor process (PSS, anonymous memory)
+//	back   N live sessions left running by a dashboard that quit: the time from
+//	       starting a new dashboard to its first frame listing all of them with
+//	       the selected one's screen (median of several starts)
 //
 // CPU is the dashboard process's run time from /proc/PID/task/*/schedstat
-// (its sessions' programs are separate processes; their emulators and
-// classifiers run in the dashboard and are counted). A "frame" is a burst of output separated from
+// (its sessions' programs and their supervisors are separate processes and
+// not counted; the dashboard's viewer emulators and the UI are). A "frame" is a burst of output separated from
 // the next by at least 4 ms of quiet (Bubble Tea writes one burst per frame).
 //
-// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem] [-idle 20]
+// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back] [-idle 20]
 // [-idle-for 30s] [-settle 3s] [-busy 16] [-busy-for 10s] [-keys 100] [-writer-nice N]
-// [-mem 100]
+// [-mem 100] [-back 20] [-back-runs 5]
 package main
 
 import (
@@ -44,25 +48,27 @@ const cols, rows = 120, 35
 
 func main() {
 	var (
-		bin     = flag.String("bin", "", "heimdall-tui binary (default: go build ./cmd/heimdall-tui)")
-		idleN   = flag.Int("idle", 20, "idle sessions")
-		idleFor = flag.Duration("idle-for", 30*time.Second, "idle measurement window")
-		settle  = flag.Duration("settle", 3*time.Second, "idle: wait this long after the last spawn before measuring (past 1m the list's durations tick once a minute, not once a second)")
-		busyN   = flag.Int("busy", 16, "busy sessions")
-		busyFor = flag.Duration("busy-for", 10*time.Second, "busy measurement window")
-		keysN   = flag.Int("keys", 100, "keypresses timed in the busy scenario")
-		memN    = flag.Int("mem", 100, "idle sessions for the memory scenario")
-		only    = flag.String("only", "", "run one scenario: idle, busy or mem")
-		nice    = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
+		bin      = flag.String("bin", "", "heimdall-tui binary (default: go build ./cmd/heimdall-tui)")
+		idleN    = flag.Int("idle", 20, "idle sessions")
+		idleFor  = flag.Duration("idle-for", 30*time.Second, "idle measurement window")
+		settle   = flag.Duration("settle", 3*time.Second, "idle: wait this long after the last spawn before measuring (past 1m the list's durations tick once a minute, not once a second)")
+		busyN    = flag.Int("busy", 16, "busy sessions")
+		busyFor  = flag.Duration("busy-for", 10*time.Second, "busy measurement window")
+		keysN    = flag.Int("keys", 100, "keypresses timed in the busy scenario")
+		memN     = flag.Int("mem", 100, "idle sessions for the memory scenario")
+		backN    = flag.Int("back", 20, "live sessions a new dashboard comes back to")
+		backRuns = flag.Int("back-runs", 5, "dashboard starts timed in the back scenario")
+		only     = flag.String("only", "", "run one scenario: idle, busy, mem or back")
+		nice     = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
 	)
 	flag.Parse()
-	if err := run(*bin, *idleN, *idleFor, *settle, *busyN, *busyFor, *keysN, *memN, *only, *nice); err != nil {
+	if err := run(*bin, *idleN, *idleFor, *settle, *busyN, *busyFor, *keysN, *memN, *backN, *backRuns, *only, *nice); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, idleN int, idleFor, settle time.Duration, busyN int, busyFor time.Duration, keysN, memN int, only string, nice int) error {
+func run(bin string, idleN int, idleFor, settle time.Duration, busyN int, busyFor time.Duration, keysN, memN, backN, backRuns int, only string, nice int) error {
 	tmp, err := os.MkdirTemp("", "hlc")
 	if err != nil {
 		return err
@@ -83,6 +89,9 @@ command = ["sleep", "3600"]
 [[agent]]
 name = "busy"
 command = ["nice", "-n", "%d", "sh", "-c", "base64 -w 110 /dev/urandom"]
+[[agent]]
+name = "hello"
+command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
 `, nice)), 0o600); err != nil {
 		return err
 	}
@@ -100,6 +109,11 @@ command = ["nice", "-n", "%d", "sh", "-c", "base64 -w 110 /dev/urandom"]
 	if only == "" || only == "mem" {
 		if err := memScenario(bin, cfg, tmp, memN); err != nil {
 			return fmt.Errorf("mem: %w", err)
+		}
+	}
+	if only == "" || only == "back" {
+		if err := backScenario(bin, cfg, tmp, backN, backRuns); err != nil {
+			return fmt.Errorf("back: %w", err)
 		}
 	}
 	return nil
@@ -173,9 +187,103 @@ func memScenario(bin, cfg, tmp string, n int) error {
 	}
 	time.Sleep(3 * time.Second)
 	after := d.rss()
-	fmt.Printf("mem: RSS %.1f MiB with no sessions, %.1f MiB with %d idle sessions (%.0f KiB/session)\n",
+	fmt.Printf("mem: dashboard RSS %.1f MiB with no sessions, %.1f MiB with %d idle sessions (%.0f KiB/session)\n",
 		float64(before)/(1<<20), float64(after)/(1<<20), n, float64(after-before)/1024/float64(n))
+	var pss, anon []int64
+	for _, pid := range d.supervisors() {
+		p, a := smapsRollup(pid)
+		pss, anon = append(pss, p), append(anon, a)
+	}
+	if len(pss) == 0 {
+		return errors.New("no supervisor processes found")
+	}
+	fmt.Printf("mem: %d supervisor processes, each: PSS median %.0f KiB, anonymous median %.0f KiB (PSS shares the binary's pages among them)\n",
+		len(pss), median(pss)/1024, median(anon)/1024)
 	return nil
+}
+
+// backScenario leaves n sessions running, then times new dashboards coming
+// back to them: from starting the process to the first frame that lists
+// all of them and shows the selected one's screen.
+func backScenario(bin, cfg, tmp string, n, runs int) error {
+	d, err := startDashboard(bin, cfg, tmp, "back")
+	if err != nil {
+		return err
+	}
+	if err := d.spawn("hello", n); err != nil {
+		d.stop()
+		return err
+	}
+	d.leave()
+	var took []int64
+	last := "hello-" + strconv.Itoa(n)
+	for range runs {
+		start := time.Now()
+		d, err = startDashboard(bin, cfg, tmp, "back")
+		if err != nil {
+			return err
+		}
+		ok := d.waitFor(10*time.Second, func(s string) bool {
+			return strings.Contains(s, last) && strings.Contains(s, "ready-hello-1")
+		})
+		el := time.Since(start)
+		if !ok {
+			d.stop()
+			return fmt.Errorf("the sessions did not show; screen:\n%s", d.emu.Snapshot().Text())
+		}
+		took = append(took, int64(el))
+		d.leave()
+	}
+	d, err = startDashboard(bin, cfg, tmp, "back")
+	if err != nil {
+		return err
+	}
+	d.stop()
+	slices.Sort(took)
+	fmt.Printf("back: %d live sessions, start → first frame listing them all with a screen: median %v, min %v, max %v over %d starts\n",
+		n, time.Duration(median(took)).Round(time.Millisecond), time.Duration(took[0]).Round(time.Millisecond),
+		time.Duration(took[len(took)-1]).Round(time.Millisecond), len(took))
+	return nil
+}
+
+func median(v []int64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return float64(s[len(s)/2])
+}
+
+// supervisors are the pids of the supervisor processes of the dashboard's
+// socket dir (from the pid files).
+func (d *dashboard) supervisors() []int {
+	pids, _ := filepath.Glob(filepath.Join(d.dir, "*.pid"))
+	var out []int
+	for _, p := range pids {
+		b, err := os.ReadFile(p)
+		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// smapsRollup returns a process's proportional set size and its anonymous
+// memory, in bytes.
+func smapsRollup(pid int) (pss, anon int64) {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "Pss:":
+			pss = kb << 10
+		case "Pss_Anon:":
+			anon = kb << 10
+		}
+	}
+	return pss, anon
 }
 
 // helpMarker is text only the full help screen shows.
@@ -183,6 +291,7 @@ const helpMarker = "Key reference"
 
 // dashboard is a heimdall-tui process in a pty with an emulated terminal.
 type dashboard struct {
+	dir  string // its socket dir
 	cmd  *exec.Cmd
 	ptmx *os.File
 	emu  *vt.Emulator
@@ -195,7 +304,7 @@ type dashboard struct {
 
 func startDashboard(bin, cfg, tmp, name string) (*dashboard, error) {
 	dir := filepath.Join(tmp, name)
-	d := &dashboard{done: make(chan struct{})}
+	d := &dashboard{dir: dir, done: make(chan struct{})}
 	d.cmd = exec.Command(bin, "--config", cfg, "--socket-dir", dir, "--log", filepath.Join(tmp, name+".log"))
 	d.cmd.Env = append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor")
 	var err error
@@ -308,12 +417,18 @@ func (d *dashboard) rss() int64 {
 	return 0
 }
 
-// stop quits the dashboard as a user would (q, then y if it asks), which
-// stops its sessions; it is killed if that takes too long.
-func (d *dashboard) stop() {
+// stop quits the dashboard as a user would (q, then "Stop them" if it
+// asks), which stops its sessions; it is killed if that takes too long.
+func (d *dashboard) stop() { d.quit("s") }
+
+// leave quits the dashboard leaving its sessions running (q, then "Leave
+// them running").
+func (d *dashboard) leave() { d.quit("l") }
+
+func (d *dashboard) quit(choice string) {
 	d.type_("q")
 	time.Sleep(100 * time.Millisecond)
-	d.type_("y")
+	d.type_(choice)
 	exited := make(chan struct{})
 	go func() { d.cmd.Wait(); close(exited) }()
 	select {
