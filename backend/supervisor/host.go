@@ -26,9 +26,9 @@ func (e *StartError) Unwrap() error { return e.Err }
 func (e *StartError) ExitCode() int { return proc.StartFailureCode(e.Err) }
 
 // Hosted is a Session served on its socket in a socket directory, logging
-// to its log file there: what `heimdall-tui run` starts, and what the
-// dashboard starts for each session it owns, so either is reachable the
-// same way (ls, status, attach, kill).
+// to its log file there: what `heimdall-tui run` starts (for the dashboard
+// too: each of its sessions is a `run --dashboard`), reachable by ls,
+// status, attach and kill.
 type Hosted struct {
 	Session *Session
 	Server  *Server
