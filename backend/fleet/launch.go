@@ -15,6 +15,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
 // launchWait bounds how long a spawn waits for its supervisor to serve the
@@ -45,6 +46,11 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 	args, err := f.runArgs(id, spec)
 	if err != nil {
 		return nil, fmt.Errorf("spawn %s: %w", id, err)
+	}
+	// A supervisor still serving the ID (a restart's old session finishing)
+	// is told apart from other failures, so a restart waits for it.
+	if st, _ := unixsock.Inspect(supervisor.SocketPath(f.dir, id)); st == unixsock.Live {
+		return nil, fmt.Errorf("spawn %s: %w", id, supervisor.ErrAlreadyRunning)
 	}
 	cmd := exec.Command(f.supervisor[0], args...)
 	cmd.Args[0] = "heimdall-tui" // not /proc/self/exe in ps
@@ -80,6 +86,9 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 	msg = strings.TrimPrefix(msg, "heimdall-tui: ")
 	if msg == "" {
 		msg = fmt.Sprintf("its supervisor exited with code %d", p.ExitCode())
+	}
+	if p.ExitCode() == 1 && strings.Contains(msg, "already running") { // run's words for ErrAlreadyRunning
+		return nil, fmt.Errorf("spawn %s: %w", id, supervisor.ErrAlreadyRunning)
 	}
 	return nil, fmt.Errorf("spawn %s: %s", id, msg)
 }

@@ -17,11 +17,10 @@ const restartWait = 10 * time.Second
 // Restart starts the session again with the same spec and ID
 // (session.CapRestart), stopping it first if it is alive. It returns at
 // once when it has to wait for the old member to end (the kill grace, the
-// old socket's release); errors after that arrive as Failed events. A
-// followed pty session can be restarted only if its argv was readable
-// (from /proc): it is killed, and once it has exited the same ID, argv and
-// directory are started again as a session OWNED by this process (it then
-// stops when the dashboard quits).
+// old socket's release); errors after that arrive as Failed events. A pty
+// session is started again from its record (else from what /proc showed of
+// its command line) under a new supervisor, as one started from the
+// dashboard: the quit choice "Stop them" then stops it too.
 func (f *Fleet) Restart(id string) error {
 	e, err := f.get(id)
 	if err != nil {
