@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -640,8 +639,11 @@ func (f *Fleet) StopOwned(ctx context.Context) (int, error) {
 		}
 	}
 	f.mu.Unlock()
-	var stopped []*entry
-	var errs []error
+	type stopping struct {
+		e   *entry
+		err error // the request failed: fine if it ends anyway (it was ending)
+	}
+	var stopped []stopping
 	for _, e := range es {
 		select {
 		case <-e.m.Done():
@@ -657,21 +659,28 @@ func (f *Fleet) StopOwned(ctx context.Context) (int, error) {
 		} else {
 			err = e.m.Stop(false)
 		}
-		if err != nil && !errors.Is(err, net.ErrClosed) { // closed: it is ending
-			errs = append(errs, fmt.Errorf("stop %s: %w", e.id, err))
-			continue
-		}
-		stopped = append(stopped, e)
+		stopped = append(stopped, stopping{e, err})
 	}
-	for _, e := range stopped {
+	var errs []error
+	for _, s := range stopped {
+		wait := ctx
+		if s.err != nil {
+			var cancel context.CancelFunc
+			wait, cancel = context.WithTimeout(ctx, time.Second)
+			defer cancel()
+		}
 		select {
-		case <-e.m.Done():
-		case <-ctx.Done():
-			errs = append(errs, fmt.Errorf("stop %s: still running", e.id))
+		case <-s.e.m.Done():
+		case <-wait.Done():
+			err := s.err
+			if err == nil {
+				err = errors.New("still running")
+			}
+			errs = append(errs, fmt.Errorf("stop %s: %w", s.e.id, err))
 			continue
 		}
-		if err := waitSupervisor(ctx, e.m); err != nil {
-			errs = append(errs, fmt.Errorf("stop %s: %w", e.id, err))
+		if err := waitSupervisor(ctx, s.e.m); err != nil {
+			errs = append(errs, fmt.Errorf("stop %s: %w", s.e.id, err))
 		}
 	}
 	return len(stopped), errors.Join(errs...)
