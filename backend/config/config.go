@@ -34,6 +34,9 @@
 //	theme              = ""                     # dashboard theme: dark, light, high-contrast
 //	detach_key         = "ctrl-\\"               # leaves a full-screen attach (checked by the dashboard)
 //	bell               = false                  # ring the bell when a session starts needing input
+//	notify             = ""                     # "", "off", "osc9" or "osc777": desktop notification
+//	                                            # through the dashboard's terminal when away
+//	notify_command     = ""                     # run with /bin/sh -c when a session needs input
 //
 //	[keys]                                      # dashboard key overrides by action name
 //	kill = ["x", "ctrl+k"]                      # (names and keys checked by the dashboard)
@@ -61,6 +64,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/notify"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
@@ -103,6 +107,8 @@ type Config struct {
 	Theme            string
 	DetachKey        string              // "" = Ctrl-\
 	Bell             bool                // bell when a session starts needing input
+	Notify           string              // "" (off), "osc9" or "osc777"; "off" in the file reads as ""
+	NotifyCommand    string              // "" = none
 	Keys             map[string][]string // action name → keys
 	Agents           []Agent
 	Path             string // file loaded; "" if built-in defaults
@@ -180,6 +186,8 @@ type fileConfig struct {
 	Theme            string              `toml:"theme"`
 	DetachKey        string              `toml:"detach_key"`
 	Bell             bool                `toml:"bell"`
+	Notify           string              `toml:"notify"`
+	NotifyCommand    string              `toml:"notify_command"`
 	Keys             map[string][]string `toml:"keys"`
 	Agents           []Agent             `toml:"agent"`
 }
@@ -277,6 +285,8 @@ func parse(path, data string) (Config, []string, error) {
 		Theme:            fc.Theme,
 		DetachKey:        fc.DetachKey,
 		Bell:             fc.Bell,
+		Notify:           fc.Notify,
+		NotifyCommand:    fc.NotifyCommand,
 		Keys:             fc.Keys,
 		Agents:           fc.Agents,
 		Path:             path,
@@ -301,6 +311,12 @@ func parse(path, data string) (Config, []string, error) {
 	}
 	if !validClassifier(c.Classifier) {
 		return fail("classifier", "unknown classifier %q (want %s)", c.Classifier, classifierList())
+	}
+	if !notify.ValidFormat(c.Notify) {
+		return fail("notify", "unknown notification %q (want \"\", %q, %s)", c.Notify, notify.FormatOff, quotedOr(notify.Formats))
+	}
+	if c.Notify == notify.FormatOff {
+		c.Notify = ""
 	}
 	if key, msg := checkEnv("env", c.Env); key != "" {
 		return fail(key, "%s", msg)
@@ -369,10 +385,13 @@ func validClassifier(s string) bool {
 	return false
 }
 
-func classifierList() string {
-	q := make([]string, len(Classifiers))
-	for i, c := range Classifiers {
-		q[i] = fmt.Sprintf("%q", c)
+func classifierList() string { return quotedOr(Classifiers) }
+
+// quotedOr lists values quoted: "a" or "b" or "c".
+func quotedOr(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = fmt.Sprintf("%q", v)
 	}
 	return strings.Join(q, " or ")
 }

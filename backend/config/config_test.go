@@ -180,6 +180,8 @@ socket_dir         = "/run/heimdall-test"
 theme              = "nord"
 detach_key         = "ctrl-]"
 bell               = true
+notify             = "osc777"
+notify_command     = 'notify-send "heimdall" "$HEIMDALL_MESSAGE"'
 
 [keys]
 kill  = ["x", "ctrl+k"]
@@ -226,6 +228,8 @@ value = "$ "
 		Theme:            "nord",
 		DetachKey:        "ctrl-]",
 		Bell:             true,
+		Notify:           "osc777",
+		NotifyCommand:    `notify-send "heimdall" "$HEIMDALL_MESSAGE"`,
 		Keys:             map[string][]string{"kill": {"x", "ctrl+k"}, "quit": {"q"}},
 		Agents: []Agent{
 			{Name: "claude", Command: []string{"claude", "--resume"}, Classifier: "claude",
@@ -246,6 +250,19 @@ func TestZeroKillGraceAllowed(t *testing.T) {
 	}
 	if c.KillGrace != 0 {
 		t.Errorf("KillGrace = %v, want 0", c.KillGrace)
+	}
+}
+
+func TestNotifyValues(t *testing.T) {
+	for value, want := range map[string]string{"": "", "off": "", "osc9": "osc9", "osc777": "osc777"} {
+		c, _, err := Load(writeConfig(t, "notify = \""+value+"\"\n"), true)
+		if err != nil {
+			t.Errorf("notify = %q: %v", value, err)
+			continue
+		}
+		if c.Notify != want {
+			t.Errorf("notify = %q: Notify = %q, want %q", value, c.Notify, want)
+		}
 	}
 }
 
@@ -341,6 +358,10 @@ func TestInvalidValues(t *testing.T) {
 		{"wrong type duration", `kill_grace = 5`, []string{"line 1", "kill_grace", "incompatible types"}},
 		{"wrong type int", `scrollback_bytes = "big"`, []string{"line 1", "scrollback_bytes", "incompatible types"}},
 		{"wrong type bool", `kill_process_group = "yes"`, []string{"line 1", "kill_process_group"}},
+		{"bad notify", `notify = "osc9;bell"`, []string{`notify: unknown notification "osc9;bell"`, `"", "off", "osc9" or "osc777"`}},
+		{"notify on", `notify = "on"`, []string{`notify: unknown notification "on"`}},
+		{"wrong type notify", `notify = true`, []string{"line 1", "notify", "incompatible types"}},
+		{"wrong type notify_command", `notify_command = ["notify-send", "x"]`, []string{"line 1", "notify_command", "incompatible types"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
