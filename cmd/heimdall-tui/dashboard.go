@@ -15,6 +15,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/notify"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/themes"
@@ -96,6 +97,13 @@ func (a *app) dashboard(o dashboardOptions) error {
 		return err
 	}
 	defer f.Close()
+	// Sessions that need input while no dashboard runs notify the user in
+	// the terminal the last dashboard ran in (config notify).
+	if t, ok := notify.CurrentTerminal(); ok {
+		if err := notify.SaveTerminal(dir, t); err != nil {
+			logger.Warn("terminal for notifications not saved", "err", err)
+		}
+	}
 	cwd, _ := os.Getwd()
 	// The planning views read .planning/ ($HEIMDALL_PLANNING_DIR) of the
 	// directory the dashboard runs in, watched with fsnotify.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/notify"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
@@ -105,6 +109,11 @@ func (a *app) run(o runOptions) error {
 	cfg.Env = append(cfg.Env, o.env...)
 	// 0 means unset, as in hm: Start fills in DefaultCols/DefaultRows.
 	cfg.Cols, cfg.Rows, cfg.Classifier = o.cols, o.rows, cls
+	away, err := newAwayNotifier(a.cfg, dir, o)
+	if err != nil {
+		return err
+	}
+	cfg.OnAttention = away.fire
 	// Before the program starts, so that nothing it orphans escapes to
 	// init (which in a container may never reap it).
 	reapErr := supervisor.EnableSubreaper(nil)
@@ -128,6 +137,7 @@ func (a *app) run(o runOptions) error {
 		supervisor.EnableSubreaper(logger) // reaps are logged (debug) in the session's log
 	}
 	rec := startRecord(dir, o, cls.Name(), h, now)
+	away.start(sess, rec.Dir, logger)
 	go h.Serve()
 	defer stopOnSignals(sess, logger)()
 
@@ -240,6 +250,59 @@ func releaseStdio(logger *slog.Logger) {
 			logger.Warn("stdio not released", "fd", fd, "err", err)
 		}
 	}
+}
+
+// awayNotifier tells the user (config notify, notify_command) when the
+// session starts needing input while nobody watches it (OnAttention): one
+// notification at a time, off the session's path.
+type awayNotifier struct {
+	n    *notify.Notifier // nil: notifications are off
+	ev   notify.Event
+	sess atomic.Pointer[supervisor.Session] // set once the session started
+	log  atomic.Pointer[slog.Logger]
+	busy atomic.Bool
+}
+
+func newAwayNotifier(cfg config.Config, dir string, o runOptions) (*awayNotifier, error) {
+	an := &awayNotifier{ev: notify.Event{ID: o.id, Agent: o.agent}}
+	if cfg.Notify == "" && cfg.NotifyCommand == "" {
+		return an, nil
+	}
+	n, err := notify.New(notify.Options{Terminal: cfg.Notify, Dir: dir, Command: cfg.NotifyCommand})
+	if err != nil {
+		return nil, fmt.Errorf("notify: %w", err)
+	}
+	an.n = n
+	return an, nil
+}
+
+// start arms the notifier for sess, whose program runs in workdir,
+// logging to logger.
+func (an *awayNotifier) start(sess *supervisor.Session, workdir string, logger *slog.Logger) {
+	an.ev.Dir = workdir
+	an.log.Store(logger)
+	an.sess.Store(sess) // publishes ev and log to fire
+}
+
+// fire is Config.OnAttention: it must not block.
+func (an *awayNotifier) fire() {
+	sess := an.sess.Load()
+	if an.n == nil || sess == nil || !an.busy.CompareAndSwap(false, true) {
+		return
+	}
+	ev := an.ev
+	ev.Title = sess.Title()
+	go func() {
+		defer an.busy.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), notify.DefaultTimeout+time.Second)
+		defer cancel()
+		log := an.log.Load()
+		if err := an.n.Notify(ctx, ev); err != nil {
+			log.Warn("notification", "err", err)
+		} else {
+			log.Info("needs input while nobody watches: notified")
+		}
+	}()
 }
 
 // orphanWait bounds how long run waits, before it exits, for processes its
