@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,8 @@ import (
 // Nothing under backend/ or wire/ imports Bubble Tea or tui/; wire imports
 // no backend package; themes imports no tui package; the tui never imports
 // wire/ (it sees sessions through backend/session's domain types), and
-// backend/session imports no wire package either.
+// backend/session imports no wire package either. proc, unixsock, notify and
+// frame use only the standard library and x/sys.
 func TestImportDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "../../...").CombinedOutput()
 	if err != nil {
@@ -44,6 +46,21 @@ func TestImportDirection(t *testing.T) {
 						t.Errorf("%s imports %s", pkg, imp)
 					}
 				}
+			}
+		}
+	}
+	// Some packages use only the standard library and x/sys (ARCHITECTURE):
+	// every import of theirs has no dot in its first element, or is x/sys.
+	leaves := []string{mod + "backend/proc", mod + "wire/unixsock", mod + "backend/notify", mod + "wire/frame"}
+	for _, line := range strings.Split(string(out), "\n") {
+		pkg, imports, ok := strings.Cut(line, ": ")
+		if !ok || !slices.Contains(leaves, pkg) {
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			first, _, _ := strings.Cut(imp, "/")
+			if strings.Contains(first, ".") && !strings.HasPrefix(imp, "golang.org/x/sys/") {
+				t.Errorf("%s imports %s: only the standard library and x/sys", pkg, imp)
 			}
 		}
 	}
