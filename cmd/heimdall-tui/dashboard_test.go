@@ -33,22 +33,45 @@ type dash struct {
 // first frame.
 func startDashboard(t *testing.T, env ...string) *dash {
 	t.Helper()
-	dir := newSockDir(t)
-	cfg := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(cfg, []byte(dashConfig), 0o600); err != nil {
+	d := newDash(t, env...)
+	d.open()
+	d.waitFor("no sessions")
+	return d
+}
+
+// newDash prepares a dashboard on a fresh socket dir, with its config and
+// log, and a fresh tmux pane at the shell prompt to start it from (open).
+func newDash(t *testing.T, env ...string) *dash {
+	t.Helper()
+	d := &dash{dir: newSockDir(t), env: env, log: filepath.Join(t.TempDir(), "dash.log")}
+	d.cfg = filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(d.cfg, []byte(dashConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	x := newTmux(t, "env HISTFILE=/dev/null PS1='hm$ ' bash --norc --noprofile")
-	x.waitPrompt("hm$")
+	d.newPane(t)
+	return d
+}
+
+// newPane gives d a new tmux server whose pane runs a shell, and waits for
+// its prompt: where the next dashboard is started (open) after the last
+// one's pane went away.
+func (d *dash) newPane(t *testing.T) {
+	t.Helper()
+	d.tmuxServer = newTmux(t, "env HISTFILE=/dev/null PS1='hm$ ' bash --norc --noprofile")
+	d.waitPrompt("hm$")
+}
+
+// open starts the dashboard from the shell at the pane's prompt and waits
+// until it has taken the screen (the alternate screen is on).
+func (d *dash) open() {
+	d.t.Helper()
 	prefix := "env"
-	for _, e := range env {
+	for _, e := range d.env {
 		prefix += " " + shellQuote(e)
 	}
-	x.sendLine(fmt.Sprintf("%s %s --config %s --socket-dir %s --log %s", prefix, shellQuote(binPath), shellQuote(cfg),
-		shellQuote(dir), shellQuote(filepath.Join(t.TempDir(), "dash.log"))))
-	x.waitDisplay("#{alternate_on}", "1")
-	x.waitFor("no sessions")
-	return &dash{tmuxServer: x, dir: dir}
+	d.sendLine(fmt.Sprintf("%s %s --config %s --socket-dir %s --log %s", prefix, shellQuote(binPath), shellQuote(d.cfg),
+		shellQuote(d.dir), shellQuote(d.log)))
+	d.waitDisplay("#{alternate_on}", "1")
 }
 
 // command types a `:` command line.
