@@ -14,18 +14,25 @@ import (
 // bash, bash runs heimdall-tui; keys go in with send-keys, the screen comes
 // back with capture-pane.
 
-// dashConfig is the config the dashboard tests use: a quick kill grace and a
-// "sh" preset running bash with a recognisable prompt.
+// dashConfig is the config the dashboard tests use: a quick kill grace, a
+// "sh" preset running bash with a recognisable prompt, and "late", which
+// waits until the file $HM_GATE exists, then exits 7.
 const dashConfig = `kill_grace = "1s"
 [[agent]]
 name = "sh"
 command = ["bash", "--norc", "--noprofile", "-i"]
 env = [{ name = "PS1", value = "in$ " }, { name = "HISTFILE", value = "/dev/null" }]
+[[agent]]
+name = "late"
+command = ["sh", "-c", 'echo waiting; while [ ! -e "$HM_GATE" ]; do sleep 0.05; done; exit 7']
 `
 
 type dash struct {
 	*tmuxServer
 	dir string
+	cfg string   // the config file (dashConfig)
+	log string   // the dashboards' log (--log), one file for every start
+	env []string // NAME=value added to the dashboard's environment
 }
 
 // startDashboard opens the dashboard in a fresh tmux pane on a fresh socket
@@ -83,6 +90,16 @@ func (d *dash) command(line string) {
 	d.sendKeys("Enter")
 }
 
+// sendTo sends line to the selected session with i (send a line), which
+// must be id.
+func (d *dash) sendTo(id, line string) {
+	d.t.Helper()
+	d.sendKeys("i")
+	d.waitFor("Send to " + id)
+	d.run("send-keys", "-t", "main", "-l", line)
+	d.sendKeys("Enter")
+}
+
 // quit leaves the dashboard, choosing to stop its sessions if it asks, and
 // waits for the shell prompt.
 func (d *dash) quit() {
@@ -96,8 +113,12 @@ func (d *dash) quit() {
 func (d *dash) quitChoosing(key string) {
 	d.t.Helper()
 	d.sendKeys("q")
-	if !poll(2*time.Second, func() bool { return d.display("#{alternate_on}") == "0" }) {
-		d.waitFor("Leave them running")
+	asked := false
+	d.waitScreen("the dashboard gone or asking about its sessions", func(s string) bool {
+		asked = strings.Contains(s, "Leave them running")
+		return asked || d.display("#{alternate_on}") == "0"
+	})
+	if asked {
 		d.sendKeys(key)
 	}
 	d.waitDisplay("#{alternate_on}", "0")
@@ -121,10 +142,7 @@ func TestDashboardSpawnSendAttachKill(t *testing.T) {
 	d.waitFor("in$")
 
 	// i sends a line without attaching.
-	d.sendKeys("i")
-	d.waitFor("Send to sh-1")
-	d.run("send-keys", "-t", "main", "-l", "echo hello")
-	d.sendKeys("Enter")
+	d.sendTo("sh-1", "echo hello")
 	d.waitScreen("hello printed in the pane", func(s string) bool { return paneLine("hello").MatchString(s) })
 
 	// enter attaches full screen; Ctrl-\ comes back with the first key
@@ -151,10 +169,7 @@ func TestDashboardSpawnSendAttachKill(t *testing.T) {
 	// Resize from the command line; stty in the session sees it.
 	d.command("resize sh-1 100x30")
 	d.waitFor("resized to 100×30")
-	d.sendKeys("i")
-	d.waitFor("Send to sh-1")
-	d.run("send-keys", "-t", "main", "-l", "stty size")
-	d.sendKeys("Enter")
+	d.sendTo("sh-1", "stty size")
 	d.waitScreen("stty size 30 100", func(s string) bool { return paneLine("30 100").MatchString(s) })
 
 	// x asks first, with No selected: enter keeps the session.
