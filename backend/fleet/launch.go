@@ -151,11 +151,14 @@ func (f *Fleet) follow(id string, r Reporter, wait bool) (Member, *followed, err
 			x.info.Started = fi.ModTime() // when the session's supervisor bound it
 		}
 	}
+	// What a restart starts is read from x.info before the reader and its
+	// status refreshes write to it.
+	restartable, spec := len(x.info.Argv) > 0, specOf(id, x.info, rec.Env)
 	x.start()
-	if len(x.info.Argv) == 0 {
+	if !restartable {
 		return x, x, nil
 	}
-	return restartableFollowed{followed: x, f: f, spec: specOf(id, x.info, rec.Env)}, x, nil
+	return restartableFollowed{followed: x, f: f, spec: spec}, x, nil
 }
 
 // recordOf reads id's record if it describes the session whose program is
