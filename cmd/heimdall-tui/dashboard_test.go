@@ -50,13 +50,40 @@ func startDashboard(t *testing.T, env ...string) *dash {
 // log, and a fresh tmux pane at the shell prompt to start it from (open).
 func newDash(t *testing.T, env ...string) *dash {
 	t.Helper()
-	d := &dash{dir: newSockDir(t), env: env, log: filepath.Join(t.TempDir(), "dash.log")}
+	d := &dash{env: env, log: filepath.Join(t.TempDir(), "dash.log")}
+	if raceEnabled {
+		d.env = append(d.env, raceLogEnv(t))
+	}
+	d.dir = newSockDir(t)
 	d.cfg = filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(d.cfg, []byte(dashConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	d.newPane(t)
 	return d
+}
+
+// raceLogEnv returns a GORACE setting that makes the race-enabled binary
+// write its reports to files (log_path) rather than to stderr, where a
+// dashboard's would land amid its screen and a dashboard's supervisor's
+// (whose stderr is /dev/null once started) would be lost; the test fails
+// at cleanup (after every other cleanup: the sessions are reaped by then)
+// if any was written.
+func raceLogEnv(t *testing.T) string {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "race")
+	t.Cleanup(func() {
+		files, _ := filepath.Glob(prefix + ".*")
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			t.Errorf("the dashboard or a supervisor reported a data race (%s):\n%s", f, b)
+		}
+	})
+	gorace := os.Getenv("GORACE")
+	if gorace != "" {
+		gorace += " "
+	}
+	return "GORACE=" + gorace + "log_path=" + prefix
 }
 
 // newPane gives d a new tmux server whose pane runs a shell, and waits for
