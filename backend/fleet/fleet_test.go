@@ -345,6 +345,42 @@ func TestPresetEnvReachesProgram(t *testing.T) {
 	waitFor(t, "env", 10*time.Second, func() bool { return screenHas(f, id, "[cps:envy-1]") })
 }
 
+// The dashboard's spawn passes the preset's env in the spec, and a restart
+// passes the env the session's record says it was given: each entry is
+// still given once, restart after restart.
+func TestRestartGivesEnvOnce(t *testing.T) {
+	cfg := testConfig()
+	cfg.Agents = []config.Agent{{Name: "envy", Command: []string{"sh"}, Env: []config.EnvVar{{Name: "HF_PRESET", Value: "p"}}}}
+	dir := shortDir(t)
+	f := openFleet(t, testOptions(t, dir, cfg))
+	id := spawn(t, f, Spec{Agent: "envy", Argv: []string{"sh", "-c", `echo "[$HF_PRESET$HF_SPEC]"; exec sleep 30`},
+		Env: []string{"HF_PRESET=p", "HF_SPEC=s"}})
+	want := []string{"HF_PRESET=p", "HF_SPEC=s"}
+	for restarts := 0; ; restarts++ {
+		pid := mustInfo(t, f, id).PID
+		var rec supervisor.Record
+		waitFor(t, "the session's record", 10*time.Second, func() bool {
+			var err error
+			rec, err = supervisor.ReadRecord(dir, id)
+			return err == nil && rec.PID == pid
+		})
+		if !slices.Equal(rec.Env, want) {
+			t.Fatalf("after %d restarts: env %q in the record, want %q", restarts, rec.Env, want)
+		}
+		waitFor(t, "the env on the screen", 10*time.Second, func() bool { return screenHas(f, id, "[ps]") })
+		if restarts == 2 {
+			return
+		}
+		if err := f.Restart(id); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "restarted", 15*time.Second, func() bool {
+			in, ok := info(f, id)
+			return ok && in.Alive && in.PID != pid
+		})
+	}
+}
+
 func TestEndpointOwned(t *testing.T) {
 	f := newFleet(t, "")
 	id := spawn(t, f, Spec{ID: "ep", Argv: []string{"sh", "-c", "printf hello; read x; echo got:$x; exit 4"}})

@@ -123,13 +123,28 @@ func (f *Fleet) runArgs(id string, spec Spec) ([]string, error) {
 	if spec.Agent != "" {
 		args = append(args, "--agent", spec.Agent)
 	}
-	for _, e := range env {
+	for _, e := range withoutRepeats(env) {
 		args = append(args, "--env", e)
 	}
 	if spec.Cols > 0 && spec.Rows > 0 {
 		args = append(args, "--cols", strconv.Itoa(int(spec.Cols)), "--rows", strconv.Itoa(int(spec.Rows)))
 	}
 	return append(append(args, "--"), spec.Argv...), nil
+}
+
+// withoutRepeats drops each entry of env that a later entry repeats
+// exactly. The environment it gives is the same (the last NAME= wins), but
+// the preset's env is not given twice when the spec holds it too (the
+// dashboard's spawn passes it), nor once more on every restart (which
+// passes the env the session's record lists).
+func withoutRepeats(env []string) []string {
+	var out []string
+	for i, e := range env {
+		if !slices.Contains(env[i+1:], e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // follow dials the session served on id's socket and returns it as a
@@ -160,11 +175,14 @@ func (f *Fleet) follow(id string, r Reporter, wait bool) (Member, *followed, err
 			x.info.Started = fi.ModTime() // when the session's supervisor bound it
 		}
 	}
+	// What a restart starts is read from x.info before the reader and its
+	// status refreshes write to it.
+	restartable, spec := len(x.info.Argv) > 0, specOf(id, x.info, rec.Env)
 	x.start()
-	if len(x.info.Argv) == 0 {
+	if !restartable {
 		return x, x, nil
 	}
-	return restartableFollowed{followed: x, f: f, spec: specOf(id, x.info, rec.Env)}, x, nil
+	return restartableFollowed{followed: x, f: f, spec: spec}, x, nil
 }
 
 // recordOf reads id's record if it describes the session whose program is

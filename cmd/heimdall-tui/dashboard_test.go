@@ -14,18 +14,25 @@ import (
 // bash, bash runs heimdall-tui; keys go in with send-keys, the screen comes
 // back with capture-pane.
 
-// dashConfig is the config the dashboard tests use: a quick kill grace and a
-// "sh" preset running bash with a recognisable prompt.
+// dashConfig is the config the dashboard tests use: a quick kill grace, a
+// "sh" preset running bash with a recognisable prompt, and "late", which
+// waits until the file $HM_GATE exists, then exits 7.
 const dashConfig = `kill_grace = "1s"
 [[agent]]
 name = "sh"
 command = ["bash", "--norc", "--noprofile", "-i"]
 env = [{ name = "PS1", value = "in$ " }, { name = "HISTFILE", value = "/dev/null" }]
+[[agent]]
+name = "late"
+command = ["sh", "-c", 'echo waiting; while [ ! -e "$HM_GATE" ]; do sleep 0.05; done; exit 7']
 `
 
 type dash struct {
 	*tmuxServer
 	dir string
+	cfg string   // the config file (dashConfig)
+	log string   // the dashboards' log (--log), one file for every start
+	env []string // NAME=value added to the dashboard's environment
 }
 
 // startDashboard opens the dashboard in a fresh tmux pane on a fresh socket
@@ -33,22 +40,72 @@ type dash struct {
 // first frame.
 func startDashboard(t *testing.T, env ...string) *dash {
 	t.Helper()
-	dir := newSockDir(t)
-	cfg := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(cfg, []byte(dashConfig), 0o600); err != nil {
+	d := newDash(t, env...)
+	d.open()
+	d.waitFor("no sessions")
+	return d
+}
+
+// newDash prepares a dashboard on a fresh socket dir, with its config and
+// log, and a fresh tmux pane at the shell prompt to start it from (open).
+func newDash(t *testing.T, env ...string) *dash {
+	t.Helper()
+	d := &dash{env: env, log: filepath.Join(t.TempDir(), "dash.log")}
+	if raceEnabled {
+		d.env = append(d.env, raceLogEnv(t))
+	}
+	d.dir = newSockDir(t)
+	d.cfg = filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(d.cfg, []byte(dashConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	x := newTmux(t, "env HISTFILE=/dev/null PS1='hm$ ' bash --norc --noprofile")
-	x.waitPrompt("hm$")
+	d.newPane(t)
+	return d
+}
+
+// raceLogEnv returns a GORACE setting that makes the race-enabled binary
+// write its reports to files (log_path) rather than to stderr, where a
+// dashboard's would land amid its screen and a dashboard's supervisor's
+// (whose stderr is /dev/null once started) would be lost; the test fails
+// at cleanup (after every other cleanup: the sessions are reaped by then)
+// if any was written.
+func raceLogEnv(t *testing.T) string {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "race")
+	t.Cleanup(func() {
+		files, _ := filepath.Glob(prefix + ".*")
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			t.Errorf("the dashboard or a supervisor reported a data race (%s):\n%s", f, b)
+		}
+	})
+	gorace := os.Getenv("GORACE")
+	if gorace != "" {
+		gorace += " "
+	}
+	return "GORACE=" + gorace + "log_path=" + prefix
+}
+
+// newPane gives d a new tmux server whose pane runs a shell, and waits for
+// its prompt: where the next dashboard is started (open) after the last
+// one's pane went away.
+func (d *dash) newPane(t *testing.T) {
+	t.Helper()
+	d.tmuxServer = newTmux(t, "env HISTFILE=/dev/null PS1='hm$ ' bash --norc --noprofile")
+	d.waitPrompt("hm$")
+}
+
+// open starts the dashboard from the shell at the pane's prompt and waits
+// until it has taken the screen (the alternate screen is on).
+func (d *dash) open() {
+	d.t.Helper()
 	prefix := "env"
-	for _, e := range env {
+	for _, e := range d.env {
 		prefix += " " + shellQuote(e)
 	}
-	x.sendLine(fmt.Sprintf("%s %s --config %s --socket-dir %s --log %s", prefix, shellQuote(binPath), shellQuote(cfg),
-		shellQuote(dir), shellQuote(filepath.Join(t.TempDir(), "dash.log"))))
-	x.waitDisplay("#{alternate_on}", "1")
-	x.waitFor("no sessions")
-	return &dash{tmuxServer: x, dir: dir}
+	d.sendLine(fmt.Sprintf("%s %s --config %s --socket-dir %s --log %s", prefix, shellQuote(binPath), shellQuote(d.cfg),
+		shellQuote(d.dir), shellQuote(d.log)))
+	d.waitDisplay("#{alternate_on}", "1")
 }
 
 // command types a `:` command line.
@@ -56,6 +113,16 @@ func (d *dash) command(line string) {
 	d.t.Helper()
 	d.sendKeys(":")
 	d.waitFor(":")
+	d.run("send-keys", "-t", "main", "-l", line)
+	d.sendKeys("Enter")
+}
+
+// sendTo sends line to the selected session with i (send a line), which
+// must be id.
+func (d *dash) sendTo(id, line string) {
+	d.t.Helper()
+	d.sendKeys("i")
+	d.waitFor("Send to " + id)
 	d.run("send-keys", "-t", "main", "-l", line)
 	d.sendKeys("Enter")
 }
@@ -73,8 +140,12 @@ func (d *dash) quit() {
 func (d *dash) quitChoosing(key string) {
 	d.t.Helper()
 	d.sendKeys("q")
-	if !poll(2*time.Second, func() bool { return d.display("#{alternate_on}") == "0" }) {
-		d.waitFor("Leave them running")
+	asked := false
+	d.waitScreen("the dashboard gone or asking about its sessions", func(s string) bool {
+		asked = strings.Contains(s, "Leave them running")
+		return asked || d.display("#{alternate_on}") == "0"
+	})
+	if asked {
 		d.sendKeys(key)
 	}
 	d.waitDisplay("#{alternate_on}", "0")
@@ -98,10 +169,7 @@ func TestDashboardSpawnSendAttachKill(t *testing.T) {
 	d.waitFor("in$")
 
 	// i sends a line without attaching.
-	d.sendKeys("i")
-	d.waitFor("Send to sh-1")
-	d.run("send-keys", "-t", "main", "-l", "echo hello")
-	d.sendKeys("Enter")
+	d.sendTo("sh-1", "echo hello")
 	d.waitScreen("hello printed in the pane", func(s string) bool { return paneLine("hello").MatchString(s) })
 
 	// enter attaches full screen; Ctrl-\ comes back with the first key
@@ -128,10 +196,7 @@ func TestDashboardSpawnSendAttachKill(t *testing.T) {
 	// Resize from the command line; stty in the session sees it.
 	d.command("resize sh-1 100x30")
 	d.waitFor("resized to 100×30")
-	d.sendKeys("i")
-	d.waitFor("Send to sh-1")
-	d.run("send-keys", "-t", "main", "-l", "stty size")
-	d.sendKeys("Enter")
+	d.sendTo("sh-1", "stty size")
 	d.waitScreen("stty size 30 100", func(s string) bool { return paneLine("30 100").MatchString(s) })
 
 	// x asks first, with No selected: enter keeps the session.

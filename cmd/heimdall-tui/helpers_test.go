@@ -70,31 +70,31 @@ func newSockDir(t *testing.T) string {
 }
 
 // reapDir SIGKILLs what is left of the sessions in dir (a dashboard's
-// sessions outlive it): each pid file's owner, if it runs our heimdall-tui
-// binary, and each live socket's child process group.
+// sessions outlive it): first each live socket's child process group (its
+// supervisor tells which, so this comes before any supervisor is killed: a
+// program that ignores the hangup of its pty would outlive it), then each
+// pid file's owner, a supervisor, if it runs our heimdall-tui binary.
 func reapDir(t *testing.T, dir string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		switch filepath.Ext(e.Name()) {
-		case ".sock":
-			if st, err := querySession(p); err == nil && st.pid > 0 {
-				t.Logf("cleanup: killing leftover session child %d (%s)", st.pid, e.Name())
-				syscall.Kill(-int(st.pid), syscall.SIGKILL)
-				syscall.Kill(int(st.pid), syscall.SIGKILL)
-			}
-		case ".pid":
-			b, _ := os.ReadFile(p)
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil || pid <= 0 {
-				continue
-			}
-			// Only ever kill our own binary, never a recycled pid (a
-			// dashboard starts supervisors as /proc/self/exe).
-			if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == binPath {
-				t.Logf("cleanup: killing leftover heimdall-tui %d (%s)", pid, e.Name())
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
+	socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
+	for _, p := range socks {
+		if st, err := querySession(p); err == nil && st.pid > 0 {
+			t.Logf("cleanup: killing leftover session child %d (%s)", st.pid, filepath.Base(p))
+			syscall.Kill(-int(st.pid), syscall.SIGKILL)
+			syscall.Kill(int(st.pid), syscall.SIGKILL)
+		}
+	}
+	pidFiles, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+	for _, p := range pidFiles {
+		b, _ := os.ReadFile(p)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 {
+			continue
+		}
+		// Only ever kill our own binary, never a recycled pid (a
+		// dashboard starts supervisors as /proc/self/exe).
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == binPath {
+			t.Logf("cleanup: killing leftover heimdall-tui %d (%s)", pid, filepath.Base(p))
+			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }
