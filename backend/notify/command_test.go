@@ -56,7 +56,7 @@ func readPid(t *testing.T, path string) (int, bool) {
 func assertReaped(t *testing.T, what string, pid int, ours bool) {
 	t.Helper()
 	if !ours {
-		proctest.WaitFor(t, what+" to die", 10*time.Second, func() bool { return proctest.ProcessGone(pid) })
+		proctest.WaitFor(t, what+" to die", 10*time.Second, func() bool { return proc.Gone(pid) })
 		return
 	}
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); !errors.Is(err, os.ErrNotExist) {
