@@ -100,9 +100,9 @@ var floodRest = 0.5
 //
 // Start runs it on its own goroutine. The producer calls Pace before
 // reading more and Push with what it read, from one goroutine, in stream
-// order, and Close once it pushes no more. Resize may be called from any
-// goroutine. The emulator is written only by the Feeder once started;
-// reading it (Snapshot, Seq, Plain) is safe at any time.
+// order, and Close once it pushes no more. Resize and Repaint may be called
+// from any goroutine. The emulator is written only by the Feeder once
+// started; reading it (Snapshot, Seq, Plain) is safe at any time.
 type Feeder struct {
 	emu     *vt.Emulator
 	observe func(seq uint64)
@@ -110,16 +110,43 @@ type Feeder struct {
 	ran     chan struct{} // closed when run has applied everything
 	full    chan struct{} // batchBytes are pending: a batch wait ends
 
-	mu    sync.Mutex
-	queue [][]byte
-	n     int    // bytes in queue
-	size  [2]int // a pending resize (cols, rows), applied by run
-	wake  chan struct{}
-	room  chan struct{} // run took a batch: a pacing producer may go on
+	mu       sync.Mutex
+	queue    [][]byte
+	n        int    // bytes in queue
+	marks    []mark // repaints asked for, at positions in queue
+	size     [2]int // a pending resize (cols, rows), applied by run
+	finished bool   // run has applied everything after Close: Repaint answers at once
+	wake     chan struct{}
+	room     chan struct{} // run took a batch: a pacing producer may go on
 	// The goroutine's own:
-	observed   uint64    // the Seq observe was last called for
-	observedAt time.Time // when
+	observed   uint64     // the Seq observe was last called for
+	observedAt time.Time  // when
+	waiting    []*waiting // repaints whose position was passed mid-sequence
 }
+
+// mark is a Repaint's position: after the first at chunks of the queue.
+type mark struct {
+	at int
+	fn func(repaint []byte, skipped int)
+}
+
+// waiting is a Repaint whose position the emulator passed while in the
+// middle of an escape sequence; it is taken once the parser settles.
+type waiting struct {
+	fn      func(repaint []byte, skipped int)
+	skipped int // chunks applied since the position
+	bytes   int // their bytes
+}
+
+// A Repaint waiting for the parser to settle is taken anyway, mid-sequence,
+// after settleMax bytes or once the stream has paused for settleWait: a
+// program that never ends its sequence (a binary blob's unterminated DCS)
+// or stops in the middle of one must not keep a subscriber from its
+// screen. Ordinary output settles within a chunk.
+const (
+	settleMax  = 1 << 20
+	settleWait = 50 * time.Millisecond
+)
 
 // NewFeeder returns a Feeder for emu. observe, if not nil, is called on
 // the Feeder's goroutine with the emulator's Seq after a batch (or resize)
@@ -174,6 +201,35 @@ func (f *Feeder) Resize(cols, rows int) {
 	signal(f.wake)
 }
 
+// Repaint asks for the emulator's screen at the current end of the pushed
+// stream, as vt.Emulator.Repaint draws it: once everything pushed before
+// the call is applied, fn is called with the repaint and skipped, the
+// number of chunks pushed after the call that were applied before it was
+// taken. That is 0 unless the stream was then in the middle of an escape
+// sequence (a repaint there cannot be exact): the Feeder then applies whole
+// chunks until the parser is settled (at most settleMax bytes, or until the
+// stream pauses for settleWait, after which the repaint is taken as it
+// stands). Chunks pushed after the call, less the first skipped, draw the
+// rest of the stream on an emulator the repaint was written to.
+//
+// The call's position in the stream is after the Pushes that returned
+// before it: a caller that needs it exact orders them, as Session does by
+// calling both under its lock. A pending resize may be applied before the
+// repaint is taken. fn runs on the Feeder's goroutine and must not block;
+// after Close, once everything is applied, it runs at once on the caller's.
+// repaint must not be modified.
+func (f *Feeder) Repaint(fn func(repaint []byte, skipped int)) {
+	f.mu.Lock()
+	if f.finished {
+		f.mu.Unlock()
+		fn(f.emu.Repaint(), 0)
+		return
+	}
+	f.marks = append(f.marks, mark{at: len(f.queue), fn: fn})
+	f.mu.Unlock()
+	signal(f.wake)
+}
+
 // Start applies what is pushed, on a goroutine of its own, until Close.
 func (f *Feeder) Start() { go f.run() }
 
@@ -190,9 +246,11 @@ func (f *Feeder) run() {
 	for {
 		select {
 		case <-f.wake:
+		case <-f.giveUp():
+			f.settle(true) // the stream paused mid-sequence
+			continue
 		case <-f.done:
-			f.drain()
-			f.changed()
+			f.finish()
 			return
 		}
 		// Apply what came at once; then, while more comes within
@@ -226,11 +284,38 @@ func (f *Feeder) run() {
 	}
 }
 
-// pending reports whether output or a resize waits to be applied.
+// pending reports whether output, a resize or a repaint waits.
 func (f *Feeder) pending() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.n > 0 || f.size[0] > 0
+	return f.n > 0 || f.size[0] > 0 || len(f.marks) > 0
+}
+
+// giveUp returns a channel that fires settleWait from now if a repaint
+// waits for the parser to settle (nil, which never fires, if none does).
+func (f *Feeder) giveUp() <-chan time.Time {
+	if len(f.waiting) == 0 {
+		return nil
+	}
+	return time.After(settleWait)
+}
+
+// finish applies what is left after Close, marks the Feeder finished (so
+// a later Repaint is answered at once, rather than queued for a goroutine
+// that is gone) and takes the repaints still waiting, as they stand.
+func (f *Feeder) finish() {
+	for {
+		f.drain()
+		f.mu.Lock()
+		f.finished = len(f.queue) == 0 && len(f.marks) == 0 && f.size[0] == 0
+		done := f.finished
+		f.mu.Unlock()
+		if done {
+			break
+		}
+	}
+	f.settle(true)
+	f.changed()
 }
 
 func signal(c chan struct{}) {
@@ -243,47 +328,98 @@ func signal(c chan struct{}) {
 // drain applies what is pending, a batch at a time, and observes the screen
 // after a batch when observeEvery has passed since the last observe: the
 // first output after a quiet spell is observed at once, and a stream that
-// never pauses is observed while it flows.
+// never pauses is observed while it flows. A batch is split at the
+// repaints asked for in it.
 func (f *Feeder) drain() {
 	for {
 		f.mu.Lock()
-		batch, size := f.queue, f.size
-		f.queue, f.n, f.size = nil, 0, [2]int{}
+		batch, marks, size := f.queue, f.marks, f.size
+		f.queue, f.marks, f.n, f.size = nil, nil, 0, [2]int{}
 		f.mu.Unlock()
 		signal(f.room)
-		if len(batch) == 0 && size[0] == 0 {
+		if len(batch) == 0 && len(marks) == 0 && size[0] == 0 {
 			return
 		}
 		acquireSlot()
 		if size[0] > 0 {
 			f.emu.Resize(size[0], size[1])
 		}
-		buf := joinBufs.Get().(*[]byte)
-		for b := joined(batch, buf); len(b) > 0; {
-			start := time.Now()
-			b = b[f.emu.WriteSome(b, writeSlice):]
-			if emuWaiting.Load() > 0 {
-				// Contention: several sessions flood at once. Pause,
-				// holding the slot, for a share of the time the slice
-				// took (see floodRest), then give the slot to a waiting
-				// feeder and queue for it again: feeders take turns a
-				// slice at a time, not a batch (up to screenPace) at a
-				// time.
-				time.Sleep(time.Duration(float64(time.Since(start)) * floodRest))
-				<-emuSlots
-				acquireSlot()
-			} else {
-				// Let waiting goroutines (keys, rendering) run between
-				// slices rather than after the scheduler's 10 ms slice.
-				runtime.Gosched()
-			}
+		from := 0
+		for _, m := range marks {
+			f.apply(batch[from:m.at])
+			from = m.at
+			f.waiting = append(f.waiting, &waiting{fn: m.fn})
+			f.settle(false)
 		}
-		joinBufs.Put(buf)
+		f.apply(batch[from:])
 		<-emuSlots
 		if time.Since(f.observedAt) >= observeEvery {
 			f.changed()
 		}
 	}
+}
+
+// apply feeds chunks to the emulator: joined into one stream (see
+// joinBufs), or, while repaints wait for the parser to settle, one at a
+// time, trying to take them after each.
+func (f *Feeder) apply(chunks [][]byte) {
+	for len(f.waiting) > 0 && len(chunks) > 0 {
+		f.write(chunks[0])
+		for _, w := range f.waiting {
+			w.skipped++
+			w.bytes += len(chunks[0])
+		}
+		chunks = chunks[1:]
+		f.settle(false)
+	}
+	if len(chunks) == 0 {
+		return
+	}
+	buf := joinBufs.Get().(*[]byte)
+	f.write(joined(chunks, buf))
+	joinBufs.Put(buf)
+}
+
+// write feeds b to the emulator a slice (writeSlice) at a time, holding
+// an emuSlots slot. Each WriteSome call ends on an exact screen (vt's dry
+// skip only leaves unwritten the cells of lines scrolled away within the
+// call), so a repaint between two is exact.
+func (f *Feeder) write(b []byte) {
+	for len(b) > 0 {
+		start := time.Now()
+		b = b[f.emu.WriteSome(b, writeSlice):]
+		if emuWaiting.Load() > 0 {
+			// Contention: several sessions flood at once. Pause,
+			// holding the slot, for a share of the time the slice
+			// took (see floodRest), then give the slot to a waiting
+			// feeder and queue for it again: feeders take turns a
+			// slice at a time, not a batch (up to screenPace) at a
+			// time.
+			time.Sleep(time.Duration(float64(time.Since(start)) * floodRest))
+			<-emuSlots
+			acquireSlot()
+		} else {
+			// Let waiting goroutines (keys, rendering) run between
+			// slices rather than after the scheduler's 10 ms slice.
+			runtime.Gosched()
+		}
+	}
+}
+
+// settle takes the repaints waiting for the parser to settle if it is, if
+// the first has waited settleMax bytes, or if force.
+func (f *Feeder) settle(force bool) {
+	if len(f.waiting) == 0 {
+		return
+	}
+	if !force && f.waiting[0].bytes < settleMax && !f.emu.Settled() {
+		return
+	}
+	r := f.emu.Repaint()
+	for _, w := range f.waiting {
+		w.fn(r, w.skipped)
+	}
+	f.waiting = nil
 }
 
 // acquireSlot takes an emuSlots slot, counting as waiting while none is

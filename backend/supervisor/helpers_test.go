@@ -168,9 +168,13 @@ func serveAgain(t testing.TB, sess *Session, queueBytes int) string {
 // STATUS_RESP: frames on one connection are handled in order, so once it
 // returns the subscription is registered and every later pty byte reaches c.
 // It returns the OUTPUT (replay) read meanwhile.
-func subscribeSync(t testing.TB, c *frame.Client) []byte {
+func subscribeSync(t testing.TB, c *frame.Client) []byte { return subscribedSync(t, c, c.Subscribe) }
+
+// subscribedSync is subscribeSync with subscribe sending the frames that
+// subscribe (SUBSCRIBE_SCREEN, or several).
+func subscribedSync(t testing.TB, c *frame.Client, subscribe func() error) []byte {
 	t.Helper()
-	if err := c.Subscribe(); err != nil {
+	if err := subscribe(); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Send(frame.Status, nil); err != nil {

@@ -68,7 +68,8 @@ func (q *outq) appendLocked(segs ...[]byte) {
 }
 
 // output delivers chunk as an OUTPUT frame. It runs on the pty reader's
-// goroutine and never blocks on the client.
+// goroutine (for SUBSCRIBE_SCREEN's repaint, on the screen feeder's; never
+// both at once) and never blocks on the client.
 func (q *outq) output(chunk []byte) {
 	hdr := frame.Header(frame.Output, len(chunk))
 	q.mu.Lock()

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -65,4 +66,56 @@ func (sc *screen) observe(uint64) {
 	if fn := sc.s.cfg.OnScreen; fn != nil {
 		fn(p.Seq)
 	}
+}
+
+// screenListener is one ListenScreen's listener: the chunks read after its
+// repaint's point wait in held until the feeder takes the repaint.
+type screenListener struct {
+	fn func([]byte)
+
+	mu      sync.Mutex // serialises fn's calls (feeder and reader)
+	ready   bool       // the repaint went to fn: chunks go straight on
+	removed bool
+	held    [][]byte // chunks read after the point, before the repaint
+	skip    int      // chunks still to drop: the repaint already shows them
+}
+
+// output takes a chunk from the pty reader.
+func (l *screenListener) output(chunk []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.removed:
+	case !l.ready:
+		l.held = append(l.held, chunk)
+	case l.skip > 0:
+		l.skip--
+	default:
+		l.fn(chunk)
+	}
+}
+
+// repaint takes the repaint from the feeder (Feeder.Repaint): fn gets it,
+// then the held chunks but the first skipped, which it shows already. The
+// reader publishes a chunk to the listeners after pushing it to the
+// feeder, so some of those may not have come yet: they are dropped as
+// they come.
+func (l *screenListener) repaint(b []byte, skipped int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.removed {
+		return
+	}
+	l.fn(b)
+	drop := min(skipped, len(l.held))
+	for _, c := range l.held[drop:] {
+		l.fn(c)
+	}
+	l.held, l.ready, l.skip = nil, true, skipped-drop
+}
+
+func (l *screenListener) remove() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.removed, l.held = true, nil
 }

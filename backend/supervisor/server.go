@@ -94,8 +94,8 @@ func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
 	c.serve()
 }
 
-// conn is one client connection. Until SUBSCRIBE only its read loop writes
-// to it; after, every write goes through its outq.
+// conn is one client connection. Until SUBSCRIBE (or SUBSCRIBE_SCREEN) only
+// its read loop writes to it; after, every write goes through its outq.
 type conn struct {
 	srv  *Server
 	nc   net.Conn
@@ -106,7 +106,7 @@ type conn struct {
 	q   *outq // set by SUBSCRIBE
 
 	// Used by the read loop only.
-	unlisten func()         // ends SUBSCRIBE's Listen
+	unlisten func()         // ends SUBSCRIBE's Listen (SUBSCRIBE_SCREEN's ListenScreen)
 	detach   func()         // ends ATTACH's TerminalAttached
 	writer   sync.WaitGroup // the subscriber's writer
 }
@@ -164,10 +164,10 @@ func (c *conn) handle(f frame.Frame) bool {
 		if _, err := sess.Write(f.Payload); err != nil {
 			c.log.Debug("input", "err", err)
 		}
-	case frame.Subscribe:
+	case frame.Subscribe, frame.SubscribeScreen:
 		c.extraPayload(f)
 		if !c.subscribed() {
-			c.subscribe()
+			c.subscribe(f.Type == frame.SubscribeScreen)
 		}
 	case frame.Status:
 		c.extraPayload(f)
@@ -219,8 +219,10 @@ func (c *conn) handle(f frame.Frame) bool {
 }
 
 // subscribe (SUBSCRIBE) attaches an outq to the session's output and starts
-// the writer that replays the scrollback and then flushes the queue.
-func (c *conn) subscribe() {
+// the writer that replays the scrollback and then flushes the queue. With
+// screen (SUBSCRIBE_SCREEN) there is no replay: the output starts with a
+// repaint of the screen (Session.ListenScreen).
+func (c *conn) subscribe(screen bool) {
 	limit := c.srv.QueueBytes
 	if limit <= 0 {
 		limit = DefaultQueueBytes
@@ -230,7 +232,11 @@ func (c *conn) subscribe() {
 	c.q = q
 	c.smu.Unlock()
 	var replay []byte
-	replay, c.unlisten = c.srv.Session.Listen(q.output)
+	if screen {
+		c.unlisten = c.srv.Session.ListenScreen(screenOutput(q))
+	} else {
+		replay, c.unlisten = c.srv.Session.Listen(q.output)
+	}
 	c.writer.Add(1)
 	go func() {
 		defer c.writer.Done()
@@ -238,8 +244,24 @@ func (c *conn) subscribe() {
 	}()
 }
 
+// screenOutput is SUBSCRIBE_SCREEN's listener: its first chunk, the
+// repaint, may be longer than a pty chunk and goes out as OUTPUT frames of
+// at most maxChunk bytes; the output after it as SUBSCRIBE's does.
+// (ListenScreen never overlaps its calls.)
+func screenOutput(q *outq) func([]byte) {
+	first := true
+	return func(chunk []byte) {
+		for first && len(chunk) > maxChunk {
+			q.output(chunk[:maxChunk])
+			chunk = chunk[maxChunk:]
+		}
+		first = false
+		q.output(chunk)
+	}
+}
+
 // extraPayload notes (at debug level) a payload on a frame whose payload is
-// empty by the protocol (SUBSCRIBE, STATUS, KILL). Such a frame is acted on
+// empty by the protocol (SUBSCRIBE, SUBSCRIBE_SCREEN, STATUS, KILL). Such a frame is acted on
 // as if it were empty, as hm does: the extra bytes are ignored.
 func (c *conn) extraPayload(f frame.Frame) {
 	if len(f.Payload) != 0 {
@@ -257,8 +279,9 @@ func (c *conn) write(t frame.Type, p []byte) error {
 	return frame.Write(c.nc, t, p)
 }
 
-// subscriber replays the scrollback, then flushes whatever the pty reader
-// could not write directly, and finally writes EXIT and closes the
+// subscriber replays the scrollback (none for SUBSCRIBE_SCREEN), then
+// flushes whatever the pty reader (or, with the repaint, the screen
+// feeder) could not write directly, and finally writes EXIT and closes the
 // connection.
 func (c *conn) subscriber(replay []byte, q *outq) {
 	sess := c.srv.Session

@@ -362,9 +362,11 @@ func (s *Session) publish(chunk []byte) {
 	for sub := range s.subs {
 		sub.push(chunk)
 	}
+	// Under the lock (Push never waits): ListenScreen's repaint position
+	// in the feeder's stream is then exactly where its listener starts.
+	s.scr.Push(chunk)
 	ls := s.listeners
 	s.mu.Unlock()
-	s.scr.Push(chunk)
 	for _, l := range ls {
 		l.fn(chunk)
 	}
@@ -614,6 +616,40 @@ func (s *Session) Listen(fn func(chunk []byte)) (replay []byte, remove func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ring.Bytes(), s.addListenerLocked(fn)
+}
+
+// ListenScreen registers fn to receive the session's screen and then its
+// output: first one chunk, a repaint of the screen (vt.Emulator.Repaint) as
+// of a point P in the output stream, then every chunk read after P, in
+// order, none missing, none repeated. Written to a fresh emulator of the
+// session's size at P, they make it show what the session's emulator shows.
+// P is where the stream stands when ListenScreen is called, or a few chunks
+// later if the emulator was then in the middle of an escape sequence (see
+// Feeder.Repaint); a resize requested before the call is in the repaint.
+// For a session whose output has ended, the repaint is of the final
+// screen.
+//
+// fn is called on the screen feeder's goroutine with the repaint (for an
+// exited session, on the caller's, before ListenScreen returns) and then on
+// the pty reader's; calls never overlap. It must return quickly, must not
+// block or call back into the session, and may keep the chunks (they are
+// never modified). Chunks read before the repaint is taken wait for it in
+// order; the reader never waits for them, and there are at most what the
+// feeder has queued and is applying, which pacing bounds (screenPace), plus
+// what a repaint waiting for the parser to settle lets pass (settleMax).
+// The returned func removes the listener.
+func (s *Session) ListenScreen(fn func(chunk []byte)) (remove func()) {
+	l := &screenListener{fn: fn}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// publish pushes to the feeder and snapshots the listeners under
+	// s.mu: the chunks fn gets are exactly those after the repaint's point.
+	unlisten := s.addListenerLocked(l.output)
+	s.scr.Repaint(l.repaint)
+	return func() {
+		unlisten()
+		l.remove()
+	}
 }
 
 // Subscription is one subscriber's bounded queue of output chunks.

@@ -271,6 +271,10 @@ func (e *Emulator) Resize(cols, rows int) {
 		s.resize(cols, rows, d)
 		s.saved.x = min(s.saved.x, cols-1)
 		s.saved.y = min(s.saved.y, rows-1)
+		// A pending wrap belongs to the right margin the resize moves:
+		// it ends for the saved cursor as for the live one (below), so a
+		// restored cursor never has one away from the margin.
+		s.saved.wrapNext = false
 	}
 	e.y -= drop
 	old := e.tabs

@@ -77,6 +77,15 @@ func (c *Client) Hangup() error { return c.Send(Hangup, nil) }
 // (scrollback first) and finally EXIT follow on Next.
 func (c *Client) Subscribe() error { return c.Send(Subscribe, nil) }
 
+// SubscribeScreen switches the connection to subscriber mode as Subscribe
+// does, but the first OUTPUT frames draw the session's current screen (a
+// repaint: written to a fresh terminal of the session's size they show the
+// screen) and the OUTPUT after them continues from exactly there
+// (SUBSCRIBE_SCREEN, an extension of this implementation). A server
+// without the extension ignores it and sends nothing: probe with Screen
+// first (with a deadline) and Subscribe to a server that does not answer.
+func (c *Client) SubscribeScreen() error { return c.Send(SubscribeScreen, nil) }
+
 // Status requests and returns the session's status. It must not be used on a
 // subscribed connection, where OUTPUT frames interleave with the reply.
 func (c *Client) Status() (StatusInfo, error) {

@@ -58,16 +58,18 @@ const (
 // not know them ignores them, as the protocol requires, so clients bound
 // their wait for the reply.
 const (
-	Screen     Type = 0x40 // [flags u8]?: request a ScreenResp; flag 0x01: with SGR colours
-	Attach     Type = 0x41 // empty: this connection is an interactive terminal
-	Hangup     Type = 0x42 // empty: hang the session up as a closing terminal does
-	ScreenResp Type = 0xC0 // JSON ScreenInfo
+	Screen          Type = 0x40 // [flags u8]?: request a ScreenResp; flag 0x01: with SGR colours
+	Attach          Type = 0x41 // empty: this connection is an interactive terminal
+	Hangup          Type = 0x42 // empty: hang the session up as a closing terminal does
+	SubscribeScreen Type = 0x43 // empty: Subscribe, starting with a repaint of the screen instead of the scrollback
+	ScreenResp      Type = 0xC0 // JSON ScreenInfo
 )
 
 // ScreenANSI is the Screen request flag asking for colours (SGR sequences).
 const ScreenANSI = 0x01
 
-var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Attach: "ATTACH", Hangup: "HANGUP"}
+var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Attach: "ATTACH",
+	Hangup: "HANGUP", SubscribeScreen: "SUBSCRIBE_SCREEN"}
 
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",

@@ -883,14 +883,20 @@ func TestNextShared(t *testing.T) {
 	}
 }
 
-// The SCREEN extension: names, not counted among the protocol's types, and
-// a JSON payload that round-trips.
-func TestScreenExtension(t *testing.T) {
-	if Screen.String() != "SCREEN" || ScreenResp.String() != "SCREEN_RESP" || Attach.String() != "ATTACH" {
-		t.Fatalf("names %q %q %q", Screen, ScreenResp, Attach)
+// The extensions: names and values, not counted among the protocol's
+// types; SCREEN_RESP's JSON payload round-trips.
+func TestExtensions(t *testing.T) {
+	if Screen.String() != "SCREEN" || ScreenResp.String() != "SCREEN_RESP" || Attach.String() != "ATTACH" ||
+		SubscribeScreen.String() != "SUBSCRIBE_SCREEN" {
+		t.Fatalf("names %q %q %q %q", Screen, ScreenResp, Attach, SubscribeScreen)
 	}
-	if Screen.Known() || ScreenResp.Known() || !Screen.Extension() || !ScreenResp.Extension() || Input.Extension() {
-		t.Fatal("extension types must not count as protocol types")
+	for _, x := range []Type{Screen, ScreenResp, Attach, SubscribeScreen} {
+		if x.Known() || !x.Extension() {
+			t.Fatalf("%s: extension types must not count as protocol types", x)
+		}
+	}
+	if Input.Extension() || byte(SubscribeScreen) != 0x43 {
+		t.Fatal("protocol types are not extensions; SUBSCRIBE_SCREEN is 0x43")
 	}
 	in := ScreenInfo{Cols: 80, Rows: 24, CursorX: 3, CursorY: 4, CursorVisible: true, Title: "✳ t", NeedsInput: true, Screen: "a\nb"}
 	b, err := in.MarshalBinary()
