@@ -30,14 +30,14 @@ const (
 	refreshEvery = 250 * time.Millisecond
 )
 
-// followed is a pty session another process serves in the directory,
-// followed over its socket.
+// followed is a pty session a supervisor process serves in the directory
+// (one this fleet launched, or any other), followed over its socket.
 //
-// Connection a is subscribed: its reader goroutine pushes OUTPUT (the
-// scrollback replay, then live output) to feed, whose emulator is only a
-// viewer (its query replies go nowhere), until EXIT or EOF. feed shares
-// the process's emulation limits with the owned sessions' screens, and
-// paces the reader (the remote session then drops what this subscriber
+// Connection a is subscribed (SUBSCRIBE_SCREEN): its reader goroutine
+// pushes OUTPUT (a repaint of the session's screen, then live output from
+// exactly there) to feed, whose emulator is only a viewer (its query
+// replies go nowhere), until EXIT or EOF. feed shares the process's
+// emulation limits with the other viewers, and paces the reader (the remote session then drops what this subscriber
 // cannot take, never waiting for it). Sends (INPUT, RESIZE, KILL) also go
 // on a. Connection b is never subscribed: it carries the STATUS and SCREEN
 // requests that refresh the session's state, since a's reader would
@@ -45,7 +45,8 @@ const (
 //
 // Timers: one, armed only after output: it refreshes the status at most
 // every refreshEvery while output flows and once after the classifier's
-// quiet period; then nothing is armed.
+// quiet period; then nothing is armed. Info's LastOutput is the
+// supervisor's (STATUS idle), so the repaint is not counted as output.
 //
 // Locking: mu guards info and the timer's fields; it is never held across
 // socket I/O or a call into the Reporter.
@@ -70,6 +71,7 @@ type followed struct {
 	mu          sync.Mutex
 	info        session.Info
 	ended       bool        // the reader is finishing: nothing is armed any more
+	lastOut     time.Time   // when OUTPUT last came (the repaint too): schedules refreshes
 	timer       *time.Timer // status refresh (see output)
 	armed       bool
 	armedQuiet  bool // armed for the quiet refresh rather than the throttle
@@ -178,7 +180,10 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 	// session's own emulator or an attached terminal does that). Dirty
 	// goes out once output or a resize is on the local screen.
 	x.feed = supervisor.NewFeeder(vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{}), r.Dirty)
-	if err := a.Subscribe(); err != nil {
+	// The subscription starts with a repaint of the session's screen (it
+	// answered SCREEN, so it is ours), then its output from exactly there:
+	// the viewer shows the session's screen at once, not a replay.
+	if err := a.SubscribeScreen(); err != nil {
 		x.closeConns()
 		return nil, err
 	}
@@ -334,7 +339,7 @@ func (x *followed) read() {
 func (x *followed) output() {
 	now := time.Now()
 	x.mu.Lock()
-	x.info.LastOutput = now
+	x.lastOut = now
 	if !x.ended && (!x.armed || x.armedQuiet) {
 		x.armed, x.armedQuiet = true, false
 		x.timer.Reset(max(0, x.lastRefresh.Add(refreshEvery).Sub(now)))
@@ -373,13 +378,14 @@ func (x *followed) refresh() {
 	x.info.PID = st.PID
 	since := now.Add(-st.StateFor)
 	ch := applyInfo(&x.info, st.State, since, si.NeedsInput, si.Title, si.Cols, si.Rows, now)
+	x.info.LastOutput = now.Add(-st.Idle) // the supervisor's: the repaint is not output
 	if x.info.Attention != si.Attention {
 		x.info.Attention, ch = si.Attention, true
 	}
 	if !x.armed {
-		quietAt := x.info.LastOutput.Add(x.idle + classify.DebounceHold + recheckMargin)
+		quietAt := x.lastOut.Add(x.idle + classify.DebounceHold + recheckMargin)
 		switch {
-		case x.info.LastOutput.After(start):
+		case x.lastOut.After(start):
 			x.armed = true
 			x.timer.Reset(refreshEvery)
 		case now.Before(quietAt):

@@ -318,3 +318,26 @@ func TestIdleFleetIsQuiet(t *testing.T) {
 		t.Fatalf("idle fleet published %v (err %v)", evs, err)
 	}
 }
+
+// A fleet that comes to a session shows its screen at once, exactly: a
+// line drawn before the last 64 KiB of output (which a scrollback replay
+// would have started after) is there, and so is what the output since drew.
+// Its idle time is the session's, not the time of connecting.
+func TestComingBackShowsTheScreen(t *testing.T) {
+	dir := shortDir(t)
+	// TOP-LINE, then ~100 KiB rewriting row 5 in place (nothing scrolls).
+	script := `printf 'TOP-LINE\n'; i=0; while [ $i -lt 2000 ]; do printf '\033[5;1Hrow five is rewritten again and again %04d' $i; i=$((i+1)); done; exec sleep 30`
+	x := startExternal(t, dir, "old", "sh", "-c", script)
+	waitFor(t, "the session's own screen", 10*time.Second, func() bool {
+		return strings.Contains(x.sess.Screen().Text(), "again 1999")
+	})
+	time.Sleep(1500 * time.Millisecond) // idle for a while
+	f := newFleet(t, dir)
+	waitFor(t, "the repaint", 10*time.Second, func() bool { return screenHas(f, "old", "again 1999") })
+	if got, want := f.Screen("old").Lines(), x.sess.Screen().Lines(); !slices.Equal(got, want) {
+		t.Fatalf("screen differs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if idle := time.Since(mustInfo(t, f, "old").LastOutput); idle < time.Second {
+		t.Fatalf("idle %v after connecting to a session quiet for 1.5 s", idle)
+	}
+}
