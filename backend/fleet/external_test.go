@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -339,5 +340,43 @@ func TestComingBackShowsTheScreen(t *testing.T) {
 	}
 	if idle := time.Since(mustInfo(t, f, "old").LastOutput); idle < time.Second {
 		t.Fatalf("idle %v after connecting to a session quiet for 1.5 s", idle)
+	}
+}
+
+// A session that ends while no fleet follows it is listed by the next one
+// as Dead with its exit code and the screen it left, from its record;
+// removing it removes the record.
+func TestEndedWhileAway(t *testing.T) {
+	dir := shortDir(t)
+	gate := filepath.Join(shortDir(t), "gate")
+	o := testOptions(t, dir, testConfig())
+	f, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := spawn(t, f, Spec{ID: "late", Argv: []string{"sh", "-c",
+		`printf 'waiting\n'; while [ ! -e "$0" ]; do sleep 0.02; done; printf 'last-words'; exit 3`, gate}})
+	waitFor(t, "waiting", 10*time.Second, func() bool { return screenHas(f, id, "waiting") })
+	f.Close()
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the record of the end", 10*time.Second, func() bool {
+		rec, err := supervisor.ReadRecord(dir, id)
+		return err == nil && rec.Ended != nil
+	})
+	g := openFleet(t, o)
+	in := mustInfo(t, g, id)
+	if in.Alive || in.State != session.Dead || in.ExitCode != 3 || !in.Owned || !in.Caps.Has(session.CapScreen|session.CapRestart) {
+		t.Fatalf("ended session %+v", in)
+	}
+	if !screenHas(g, id, "last-words") {
+		t.Fatalf("its last screen is not shown:\n%s", g.Screen(id).Text())
+	}
+	if err := g.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(supervisor.RecordPath(dir, id)); !os.IsNotExist(err) {
+		t.Fatalf("record left after Remove: %v", err)
 	}
 }

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
@@ -211,11 +213,13 @@ func specOf(id string, in session.Info, env []string) Spec {
 }
 
 // ended is a session that ended while no dashboard followed it, known from
-// its record: Dead with its exit code, restartable with what it ran.
+// its record: Dead with its exit code and the screen it left, restartable
+// with what it ran.
 type ended struct {
 	info session.Info
 	rec  supervisor.Record
 	f    *Fleet
+	emu  *vt.Emulator  // the last screen, drawn from the record
 	done chan struct{} // closed: nothing runs
 }
 
@@ -224,21 +228,33 @@ type ended struct {
 func (f *Fleet) endedMember(rec supervisor.Record, r Reporter) Member {
 	d := &ended{rec: rec, f: f, done: make(chan struct{})}
 	close(d.done)
+	cols, rows := rec.Cols, rec.Rows
+	if cols <= 0 || rows <= 0 { // a record without the screen
+		cols, rows = supervisor.DefaultCols, supervisor.DefaultRows
+	}
+	d.emu = vt.New(cols, rows, vt.Options{})
+	d.emu.Write([]byte(rec.Screen))
 	d.info = session.Info{
 		Kind: session.KindPty, Agent: rec.Agent, Classifier: rec.Classifier,
 		Argv: slices.Clone(rec.Argv), Dir: rec.Dir, Owned: rec.Dashboard, PID: rec.PID,
 		Started: rec.Started, StateSince: *rec.Ended, State: session.Dead, ExitCode: rec.ExitCode,
+		Cols: cols, Rows: rows, Title: d.emu.Snapshot().Title,
 	}
 	r.Exited(rec.ExitCode)
 	return d
 }
 
-func (d *ended) Info() session.Info        { return d.info }
-func (d *ended) Send(session.Input) error  { return errors.New("session has exited") }
-func (d *ended) Stop(bool) error           { return nil }
-func (d *ended) Hangup()                   {}
-func (d *ended) Done() <-chan struct{}     { return d.done }
-func (d *ended) record() supervisor.Record { return d.rec }
+func (d *ended) Info() session.Info          { return d.info }
+func (d *ended) Send(session.Input) error    { return errors.New("session has exited") }
+func (d *ended) Stop(bool) error             { return nil }
+func (d *ended) Hangup()                     {}
+func (d *ended) Done() <-chan struct{}       { return d.done }
+func (d *ended) record() supervisor.Record   { return d.rec }
+func (d *ended) Screen() *vt.Snapshot        { return d.emu.Snapshot() }
+func (d *ended) Resize(uint16, uint16) error { return errors.New("session has exited") }
+func (d *ended) Endpoint() (attach.Endpoint, error) {
+	return nil, errors.New("session has exited")
+}
 func (d *ended) Restart(r Reporter) (Member, error) {
 	return d.f.launch(d.rec.ID, specOf(d.rec.ID, d.info, d.rec.Env), r)
 }

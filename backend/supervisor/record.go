@@ -38,9 +38,13 @@ type Record struct {
 	Supervisor int       `json:"supervisor"` // the `run` process's pid
 	Started    time.Time `json:"started"`
 	// Ended is set once the program has exited, with its code (128+signal
-	// when a signal killed it).
-	Ended    *time.Time `json:"ended,omitempty"`
-	ExitCode int        `json:"exit_code"`
+	// when a signal killed it), and the screen it left: Screen draws it on
+	// a fresh terminal of Cols×Rows (Session.Repaint).
+	Ended      *time.Time `json:"ended,omitempty"`
+	ExitCode   int        `json:"exit_code"`
+	Cols       int        `json:"cols,omitempty"`
+	Rows       int        `json:"rows,omitempty"`
+	Screen     string     `json:"screen,omitempty"`
 }
 
 // RecordPath is the path of id's record in dir.

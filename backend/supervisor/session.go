@@ -479,6 +479,10 @@ func (s *Session) TerminalAttached() (release func()) {
 // may trail the pty by a batch).
 func (s *Session) Screen() *vt.Snapshot { return s.scr.emu.Snapshot() }
 
+// Repaint returns the session's screen as bytes that draw it on a fresh
+// terminal of its size (vt.Emulator.Repaint); after Done, the final screen.
+func (s *Session) Repaint() []byte { return s.scr.emu.Repaint() }
+
 // Title returns the window title the program last set (OSC 0/2), as of the
 // last batch the emulator applied. It is cheaper than Screen().Title.
 func (s *Session) Title() string {

@@ -161,7 +161,7 @@ func (a *app) run(o runOptions) error {
 	}
 
 	sess.Wait()
-	endRecord(dir, rec, sess.ExitCode(), !o.detach, logger)
+	endRecord(dir, rec, sess, !o.detach, logger)
 	// Finish (the child has exited: no kill, no wait) SIGKILLs what is left
 	// of the process group after a requested kill, so a grandchild that
 	// ignores SIGTERM/SIGHUP does not outlive a killed session.
@@ -218,16 +218,18 @@ func startRecord(dir string, o runOptions, classifier string, h *supervisor.Host
 	return rec
 }
 
-// endRecord records the exit, for a dashboard that was not there to see
-// it; or, when seen (the user watched it in the foreground), removes the
-// record.
-func endRecord(dir string, rec supervisor.Record, code int, seen bool, logger *slog.Logger) {
+// endRecord records how the session ended (its exit code, its last
+// screen), for a dashboard that was not there to see it; or, when seen
+// (the user watched it in the foreground), removes the record.
+func endRecord(dir string, rec supervisor.Record, sess *supervisor.Session, seen bool, logger *slog.Logger) {
 	var err error
 	if seen {
 		err = supervisor.RemoveRecord(dir, rec.ID)
 	} else {
 		now := time.Now()
-		rec.Ended, rec.ExitCode = &now, code
+		cols, rows := sess.Size()
+		rec.Ended, rec.ExitCode = &now, sess.ExitCode()
+		rec.Cols, rec.Rows, rec.Screen = int(cols), int(rows), string(sess.Repaint())
 		err = supervisor.WriteRecord(dir, rec)
 	}
 	if err != nil {
