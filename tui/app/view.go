@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"image/color"
+	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -181,15 +182,44 @@ func (m *Model) paneView(r layout.Rect, focused bool) string {
 	in, ok := m.selected()
 	if !ok {
 		body := m.st.Muted.Render(m.emptyHint() + ", " + m.keyFor(keys.Command) + " for commands")
-		return pane.Frame(m.st, "heimdall-tui", "", false, focused, false, body, r.W, r.H)
+		return pane.Frame(m.st, pane.Border{Title: "heimdall-tui", Focused: focused}, body, r.W, r.H)
 	}
 	if showsTranscript(in) {
 		body := m.transcriptView(in.ID, max(0, r.W-2), max(0, r.H-2))
-		return pane.Frame(m.st, paneTitle(in), sessions.State(in), in.NeedsInput && in.Alive, focused, false, body, r.W, r.H)
+		return pane.Frame(m.st, paneBorder(in, focused, false), body, r.W, r.H)
 	}
 	body, cropped := pane.Render(m.snaps[in.ID], max(0, r.W-2), max(0, r.H-2),
 		pane.Options{Color: !m.opt.NoColor, Cursor: focused && in.Alive, ANSI: m.ansi()})
-	return pane.Frame(m.st, paneTitle(in), sessions.State(in), in.NeedsInput && in.Alive, focused, cropped, body, r.W, r.H)
+	return pane.Frame(m.st, paneBorder(in, focused, cropped), body, r.W, r.H)
+}
+
+// paneBorder is the border of in's pane: its title and state on top, its
+// working directory (~ for the home directory) and classifier below.
+func paneBorder(in session.Info, focused, cropped bool) pane.Border {
+	var info []string
+	if in.Dir != "" {
+		info = append(info, homeRel(in.Dir))
+	}
+	if in.Classifier != "" {
+		info = append(info, in.Classifier)
+	}
+	return pane.Border{Title: paneTitle(in), State: sessions.State(in), NeedsInput: in.NeedsInput && in.Alive,
+		Focused: focused, Cropped: cropped, Info: strings.Join(info, " · ")}
+}
+
+// homeRel shows dir under the home directory as ~/….
+func homeRel(dir string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return dir
+	}
+	if dir == home {
+		return "~"
+	}
+	if rest, ok := strings.CutPrefix(dir, home+"/"); ok {
+		return "~/" + rest
+	}
+	return dir
 }
 
 // ansi is the theme's remap of the 16 basic colours, if it has one.

@@ -60,7 +60,7 @@ func View(st *themes.Styles, panes []Pane, rects []layout.Rect, w, h int, color 
 		}
 		blocks = append(blocks, layout.Block{
 			Rect:    r,
-			Content: pane.Frame(st, title, p.State, p.NeedsInput, p.Focused, cropped, body, r.W, r.H),
+			Content: pane.Frame(st, pane.Border{Title: title, State: p.State, NeedsInput: p.NeedsInput, Focused: p.Focused, Cropped: cropped}, body, r.W, r.H),
 		})
 	}
 	return layout.Compose(w, h, blocks...)

@@ -174,7 +174,7 @@ func TestDashboardShape(t *testing.T) {
 					}
 					r := l.Preview
 					body, cropped := pane.Render(screens[0], r.W-2, r.H-2, pane.Options{Color: true, Cursor: true})
-					blocks = append(blocks, layout.Block{Rect: r, Content: pane.Frame(st, "claude-1", "Thinking", false, true, cropped, body, r.W, r.H)})
+					blocks = append(blocks, layout.Block{Rect: r, Content: pane.Frame(st, pane.Border{Title: "claude-1", State: "Thinking", Focused: true, Cropped: cropped}, body, r.W, r.H)})
 				}
 				if !l.TooSmall {
 					blocks = append(blocks,

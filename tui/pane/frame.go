@@ -15,15 +15,28 @@ import (
 // CroppedLabel is shown in the bottom border of a cropped pane.
 const CroppedLabel = "cropped"
 
+// Border is what a pane's border says and how it is drawn.
+type Border struct {
+	Title, State string // the top border: "Title · State"
+	NeedsInput   bool   // "needs input" in place of the state
+	Focused      bool   // st.PaneFocus instead of st.Pane
+	Cropped      bool   // the bottom border says CroppedLabel
+	// Info is the bottom border's left part, muted (the session's working
+	// directory and classifier); it is cut ("…") to leave room for the
+	// cropped label, and dropped when not even one cell of it fits.
+	Info string
+}
+
 // Frame draws a border of exactly w×h cells around body, which should be
 // (w-2)×(h-2) (as Render returns): missing lines are blank, short lines
 // padded, long ones cut. The top border carries the title as
 // "name · State", the state in its badge colour ("needs input" instead of
-// the state when needsInput); the name is shortened with "…" before the
-// state is dropped. A cropped pane says so in the bottom border. The
-// focused pane uses st.PaneFocus, others st.Pane. Below 2×2 there is no
-// room for a border and Frame returns blanks of the right size.
-func Frame(st *themes.Styles, title, state string, needsInput, focused, cropped bool, body string, w, h int) string {
+// the state when bd.NeedsInput); the name is shortened with "…" before the
+// state is dropped. The bottom border carries bd.Info and says whether the
+// pane is cropped. The focused pane uses st.PaneFocus, others st.Pane.
+// Below 2×2 there is no room for a border and Frame returns blanks of the
+// right size.
+func Frame(st *themes.Styles, bd Border, body string, w, h int) string {
 	if w <= 0 || h <= 0 {
 		return strings.Repeat("\n", max(h-1, 0))
 	}
@@ -38,7 +51,7 @@ func Frame(st *themes.Styles, title, state string, needsInput, focused, cropped 
 		return b.String()
 	}
 	bs := st.Pane
-	if focused {
+	if bd.Focused {
 		bs = st.PaneFocus
 	}
 	border := bs.GetBorderStyle()
@@ -56,7 +69,7 @@ func Frame(st *themes.Styles, title, state string, needsInput, focused, cropped 
 	bline := func(n int) string { return strings.Repeat(border.Bottom, max(n, 0)) }
 
 	// Top border: ╭─ name · State ───╮
-	if t, tw := titleText(st, title, state, needsInput, focused, inner-3); tw > 0 {
+	if t, tw := titleText(st, bd.Title, bd.State, bd.NeedsInput, bd.Focused, inner-3); tw > 0 {
 		b.WriteString(paint.Render(border.TopLeft + hline(1) + " "))
 		b.WriteString(t)
 		b.WriteString(paint.Render(" " + hline(inner-3-tw) + border.TopRight))
@@ -79,15 +92,29 @@ func Frame(st *themes.Styles, title, state string, needsInput, focused, cropped 
 		b.WriteString(right)
 	}
 
-	// Bottom border: ╰──── cropped ─╯
+	// Bottom border: ╰─ info ──── cropped ─╯ (runs of border are painted
+	// whole: the labels interrupt them).
 	b.WriteByte('\n')
-	if lw := len(CroppedLabel); cropped && inner >= lw+3 {
-		b.WriteString(paint.Render(border.BottomLeft + bline(inner-lw-3) + " "))
-		b.WriteString(st.Warning.Render(CroppedLabel))
-		b.WriteString(paint.Render(" " + bline(1) + border.BottomRight))
-	} else {
-		b.WriteString(paint.Render(border.BottomLeft + bline(inner) + border.BottomRight))
+	lw := len(CroppedLabel)
+	cropped := bd.Cropped && inner >= lw+3
+	rest := inner // border cells between the info and the cropped label
+	if cropped {
+		rest -= lw + 3
 	}
+	run := border.BottomLeft
+	if avail := rest - 4; bd.Info != "" && avail >= 1 {
+		text, tw := cellwidth.CutN(cellwidth.Sanitize(bd.Info), avail, "…")
+		b.WriteString(paint.Render(run + bline(1) + " "))
+		b.WriteString(st.Muted.Render(text))
+		run, rest = " ", rest-tw-3
+	}
+	run += bline(rest)
+	if cropped {
+		b.WriteString(paint.Render(run + " "))
+		b.WriteString(st.Warning.Render(CroppedLabel))
+		run = " " + bline(1)
+	}
+	b.WriteString(paint.Render(run + border.BottomRight))
 	return b.String()
 }
 

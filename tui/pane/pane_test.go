@@ -277,7 +277,7 @@ func TestFrameGolden(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", th.name, w), func(t *testing.T) {
 				h := 16
 				body, cropped := Render(s, w-2, h-2, Options{Color: true, Cursor: true})
-				out := Frame(th.st, "claude-1", "Thinking", false, true, cropped, body, w, h)
+				out := Frame(th.st, Border{Title: "claude-1", State: "Thinking", Focused: true, Cropped: cropped, Info: "~/src/app · claude"}, body, w, h)
 				shapetest.Check(t, out, w, h)
 				if cropped != (w-2 < 80 || h-2 < 24) || !strings.Contains(out, CroppedLabel) {
 					t.Errorf("cropped = %v and label shown = %v", cropped, strings.Contains(out, CroppedLabel))
@@ -288,7 +288,7 @@ func TestFrameGolden(t *testing.T) {
 	}
 	t.Run("needs-input-unfocused", func(t *testing.T) {
 		body, _ := Render(snap(30, 4, "Allow edit? (y/n)"), 30, 4, Options{Color: true})
-		out := Frame(dark, "aider-2", "Idle", true, false, false, body, 32, 6)
+		out := Frame(dark, Border{Title: "aider-2", State: "Idle", NeedsInput: true}, body, 32, 6)
 		shapetest.Check(t, out, 32, 6)
 		if !strings.Contains(ansi.Strip(out), "aider-2 · needs input") || strings.Contains(out, CroppedLabel) {
 			t.Errorf("title/cropped wrong:\n%s", ansi.Strip(out))
@@ -297,7 +297,7 @@ func TestFrameGolden(t *testing.T) {
 	})
 	t.Run("monochrome", func(t *testing.T) {
 		body, cropped := Render(s, 58, 14, Options{Color: false, Cursor: true})
-		out := Frame(mono, "claude-1", "ToolUse", false, true, cropped, body, 60, 16)
+		out := Frame(mono, Border{Title: "claude-1", State: "ToolUse", Focused: true, Cropped: cropped}, body, 60, 16)
 		shapetest.Check(t, out, 60, 16)
 		if colourSGR.MatchString(out) || strings.Contains(out, "38;2") || strings.Contains(out, "48;2") {
 			t.Error("monochrome frame has colours")
@@ -319,7 +319,7 @@ func TestFrameTitle(t *testing.T) {
 		{2, "claude-1", "╭╮"},
 	}
 	for _, c := range cases {
-		out := Frame(dark, c.name, "Streaming", false, false, false, "", c.w, 3)
+		out := Frame(dark, Border{Title: c.name, State: "Streaming"}, "", c.w, 3)
 		top := ansi.Strip(strings.Split(out, "\n")[0])
 		if top != c.want {
 			t.Errorf("w=%d: top %q, want %q", c.w, top, c.want)
@@ -334,7 +334,7 @@ func TestFrameShape(t *testing.T) {
 		for w := 0; w <= 50; w++ {
 			for h := 0; h <= 8; h++ {
 				for _, title := range []string{"", "x", "claude-1", "日本語の名前", "bad\x1b[31mname\n"} {
-					out := Frame(st, title, "ToolUse", w%2 == 0, h%2 == 0, w%3 == 0, body, w, h)
+					out := Frame(st, Border{Title: title, State: "ToolUse", NeedsInput: w%2 == 0, Focused: h%2 == 0, Cropped: w%3 == 0, Info: "/a/long/working/dir · claude"}, body, w, h)
 					if strings.Contains(ansi.Strip(out), "\x1b") || strings.Count(out, "\n") != max(h-1, 0) {
 						t.Fatalf("w=%d h=%d title %q: escape leaked or wrong line count: %q", w, h, title, out)
 					}
@@ -369,7 +369,7 @@ func BenchmarkRenderFrameGrid16(b *testing.B) {
 	for b.Loop() {
 		for range 16 {
 			body, cropped := Render(s, 48, 10, Options{Color: true})
-			Frame(dark, "claude-1", "Thinking", false, false, cropped, body, 50, 12)
+			Frame(dark, Border{Title: "claude-1", State: "Thinking", Cropped: cropped}, body, 50, 12)
 		}
 	}
 }
