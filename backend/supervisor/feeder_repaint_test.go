@@ -45,7 +45,20 @@ type repaintAt struct {
 	after   [][]byte
 }
 
-func newRepaintAt() *repaintAt { return &repaintAt{taken: make(chan struct{})} }
+// repaintHere asks f for a repaint at the end of what was pushed so far.
+func repaintHere(f *Feeder) *repaintAt {
+	r := &repaintAt{taken: make(chan struct{})}
+	f.Repaint(r.take)
+	return r
+}
+
+// startFeeder starts a Feeder of a fresh cols x rows emulator.
+func startFeeder(cols, rows int) (*vt.Emulator, *Feeder) {
+	emu := vt.New(cols, rows, vt.Options{})
+	f := NewFeeder(emu, nil)
+	f.Start()
+	return emu, f
+}
 
 func (r *repaintAt) take(b []byte, skipped int) {
 	r.mu.Lock()
@@ -74,12 +87,9 @@ func (r *repaintAt) shown(t testing.TB, cols, rows int) *vt.Emulator {
 // A repaint is taken where it was asked for: a fresh emulator given it
 // and the chunks pushed after it ends up as the Feeder's.
 func TestFeederRepaintAtItsPosition(t *testing.T) {
-	emu := vt.New(20, 3, vt.Options{})
-	f := NewFeeder(emu, nil)
-	f.Start()
+	emu, f := startFeeder(20, 3)
 	f.Push([]byte("one\r\n\x1b[1;31mred "))
-	r := newRepaintAt()
-	f.Repaint(r.take)
+	r := repaintHere(f)
 	r.after = [][]byte{[]byte("two\x1b[m\r\nthree")}
 	f.Push(r.after[0])
 	f.Close()
@@ -92,12 +102,9 @@ func TestFeederRepaintAtItsPosition(t *testing.T) {
 // Asked for in the middle of an escape sequence, the repaint is taken
 // after the chunk that ends it, and that chunk is counted as skipped.
 func TestFeederRepaintWaitsForSettled(t *testing.T) {
-	emu := vt.New(20, 3, vt.Options{})
-	f := NewFeeder(emu, nil)
-	f.Start()
+	emu, f := startFeeder(20, 3)
 	f.Push([]byte("a\x1b[3"))
-	r := newRepaintAt()
-	f.Repaint(r.take)
+	r := repaintHere(f)
 	r.after = [][]byte{[]byte("1mb"), []byte("c\x1b[0md")}
 	for _, c := range r.after {
 		f.Push(c)
@@ -113,13 +120,10 @@ func TestFeederRepaintWaitsForSettled(t *testing.T) {
 // A stream that stops mid-sequence does not keep the repaint back: it is
 // taken as it stands once the stream has paused.
 func TestFeederRepaintAfterPauseMidSequence(t *testing.T) {
-	emu := vt.New(20, 3, vt.Options{})
-	f := NewFeeder(emu, nil)
-	f.Start()
+	_, f := startFeeder(20, 3)
 	defer f.Close()
 	f.Push([]byte("x\x1b]0;a title that never ends"))
-	r := newRepaintAt()
-	f.Repaint(r.take)
+	r := repaintHere(f)
 	if v := r.shown(t, 20, 3); v.Snapshot().Text() != "x" || r.skipped != 0 {
 		t.Fatalf("skipped %d, shown %q", r.skipped, v.Snapshot().Text())
 	}
@@ -127,13 +131,10 @@ func TestFeederRepaintAfterPauseMidSequence(t *testing.T) {
 
 // After Close a repaint is answered at once with the final screen.
 func TestFeederRepaintAfterClose(t *testing.T) {
-	emu := vt.New(10, 2, vt.Options{})
-	f := NewFeeder(emu, nil)
-	f.Start()
+	emu, f := startFeeder(10, 2)
 	f.Push([]byte("last\x1b[?25l"))
 	f.Close()
-	r := newRepaintAt()
-	f.Repaint(r.take)
+	r := repaintHere(f)
 	select {
 	case <-r.taken:
 	default:
@@ -158,9 +159,7 @@ func TestFeederRepaintsRecordings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		emu := vt.New(80, 24, vt.Options{})
-		f := NewFeeder(emu, nil)
-		f.Start()
+		emu, f := startFeeder(80, 24)
 		var rs []*repaintAt
 		for len(data) > 0 {
 			n := min(len(data), 1+r.Intn(400))
@@ -171,8 +170,7 @@ func TestFeederRepaintsRecordings(t *testing.T) {
 				ra.after = append(ra.after, chunk)
 			}
 			if r.Intn(4) == 0 {
-				ra := newRepaintAt()
-				f.Repaint(ra.take)
+				ra := repaintHere(f)
 				rs = append(rs, ra)
 			}
 		}

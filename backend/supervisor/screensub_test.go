@@ -183,9 +183,15 @@ func TestScreenOutputSplitsTheRepaint(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	q := newOutq(a, 64<<20) // net.Pipe has no raw conn: everything is queued
-	out := screenOutput(q)
+	painted := make(chan struct{})
+	out := screenOutput(q, painted)
 	repaint := bytes.Repeat([]byte("0123456789abcdef"), (2*maxChunk+100)/16)
 	out(repaint)
+	select {
+	case <-painted:
+	default:
+		t.Fatal("painted not closed after the repaint")
+	}
 	out([]byte("live"))
 	var got [][]byte
 	r := frame.NewReader(bytes.NewReader(bytes.Join(q.take(), nil)))
@@ -201,5 +207,33 @@ func TestScreenOutputSplitsTheRepaint(t *testing.T) {
 	}
 	if len(got) != 4 || !bytes.Equal(bytes.Join(got[:3], nil), repaint) || string(got[3]) != "live" {
 		t.Fatalf("%d frames; repaint whole: %v", len(got), len(got) == 4 && bytes.Equal(bytes.Join(got[:3], nil), repaint))
+	}
+}
+
+// The repaint is the first frame after SUBSCRIBE_SCREEN, even when the
+// feeder takes it late (no slot is free for a while): a STATUS sent right
+// after is answered after it. (A server that ignores SUBSCRIBE_SCREEN
+// answers STATUS first: that is how a client tells.)
+func TestSubscribeScreenRepaintFirst(t *testing.T) {
+	srv := startServed(t, Config{Argv: []string{"sh", "-c", "echo ready; exec sleep 30"}})
+	waitFor(t, "ready", 10*time.Second, func() bool { return strings.Contains(srv.sess.Screen().Text(), "ready") })
+	c := dial(t, srv.sock)
+	release := holdSlots(t, cap(emuSlots)) // the feeder cannot take the repaint yet
+	if err := c.SubscribeScreen(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(frame.Status, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(100*time.Millisecond, release)
+	c.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	f, err := c.Next()
+	if err != nil || f.Type != frame.Output || !bytes.HasPrefix(f.Payload, []byte("\x1bc")) {
+		t.Fatalf("first frame %s %q, %v; want the repaint", f.Type, f.Payload, err)
+	}
+	for f.Type != frame.StatusResp {
+		if f, err = c.Next(); err != nil {
+			t.Fatalf("no STATUS_RESP after the repaint: %v", err)
+		}
 	}
 }

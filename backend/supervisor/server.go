@@ -232,9 +232,11 @@ func (c *conn) subscribe(screen bool) {
 	c.q = q
 	c.smu.Unlock()
 	var replay []byte
+	painted := make(chan struct{})
 	if screen {
-		c.unlisten = c.srv.Session.ListenScreen(screenOutput(q))
+		c.unlisten = c.srv.Session.ListenScreen(screenOutput(q, painted))
 	} else {
+		close(painted)
 		replay, c.unlisten = c.srv.Session.Listen(q.output)
 	}
 	c.writer.Add(1)
@@ -242,21 +244,32 @@ func (c *conn) subscribe(screen bool) {
 		defer c.writer.Done()
 		c.subscriber(replay, q)
 	}()
+	// The repaint is the first frame after SUBSCRIBE_SCREEN: replies to
+	// the frames after it queue behind it, so a client that sends STATUS
+	// next tells a server that ignored SUBSCRIBE_SCREEN (STATUS_RESP
+	// first) from one that did not. The feeder takes it within its
+	// backlog (pacing bounds it) and a pause (see Feeder.Repaint).
+	<-painted
 }
 
 // screenOutput is SUBSCRIBE_SCREEN's listener: its first chunk, the
 // repaint, may be longer than a pty chunk and goes out as OUTPUT frames of
-// at most maxChunk bytes; the output after it as SUBSCRIBE's does.
-// (ListenScreen never overlaps its calls.)
-func screenOutput(q *outq) func([]byte) {
+// at most maxChunk bytes, after which painted is closed; the output after
+// it goes out as SUBSCRIBE's does. (ListenScreen never overlaps its calls.)
+func screenOutput(q *outq, painted chan struct{}) func([]byte) {
 	first := true
 	return func(chunk []byte) {
-		for first && len(chunk) > maxChunk {
+		if !first {
+			q.output(chunk)
+			return
+		}
+		for len(chunk) > maxChunk {
 			q.output(chunk[:maxChunk])
 			chunk = chunk[maxChunk:]
 		}
-		first = false
 		q.output(chunk)
+		first = false
+		close(painted)
 	}
 }
 

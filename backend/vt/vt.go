@@ -4,9 +4,11 @@
 // cells.
 //
 // An Emulator is fed by one goroutine (Write) and read by any number of
-// others through Snapshot and Seq. It answers the queries programs send at
-// start-up (DA1, DA2, DSR/CPR, DECRQM, XTVERSION, OSC 10/11) through
-// Options.Reply, so they never hang waiting when no terminal is attached.
+// others through Snapshot and Seq, and Repaint, which draws its state onto
+// another emulator (a subscriber's, joining mid-stream). It answers the
+// queries programs send at start-up (DA1, DA2, DSR/CPR, DECRQM, XTVERSION,
+// OSC 10/11) through Options.Reply, so they never hang waiting when no
+// terminal is attached.
 package vt
 
 import (

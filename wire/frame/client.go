@@ -81,9 +81,11 @@ func (c *Client) Subscribe() error { return c.Send(Subscribe, nil) }
 // does, but the first OUTPUT frames draw the session's current screen (a
 // repaint: written to a fresh terminal of the session's size they show the
 // screen) and the OUTPUT after them continues from exactly there
-// (SUBSCRIBE_SCREEN, an extension of this implementation). A server
-// without the extension ignores it and sends nothing: probe with Screen
-// first (with a deadline) and Subscribe to a server that does not answer.
+// (SUBSCRIBE_SCREEN, an extension of this implementation). The repaint is
+// the first frame the server sends after it. A server without the extension
+// (hm, an older heimdall-tui) ignores it and sends nothing: send STATUS
+// right after it, and if STATUS_RESP comes before any OUTPUT, Subscribe
+// (see PROTOCOL.md).
 func (c *Client) SubscribeScreen() error { return c.Send(SubscribeScreen, nil) }
 
 // Status requests and returns the session's status. It must not be used on a
