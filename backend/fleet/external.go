@@ -62,6 +62,7 @@ type followed struct {
 	feed *supervisor.Feeder
 	done chan struct{} // closed once the reader has returned and no refresh runs
 
+	primed     bool              // the repaint's first frame is in feed already (see read)
 	rec        supervisor.Record // the session's record, if it has one
 	supervisor *proc.Process     // the session's supervisor, if this process launched it
 
@@ -180,10 +181,7 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 	// session's own emulator or an attached terminal does that). Dirty
 	// goes out once output or a resize is on the local screen.
 	x.feed = supervisor.NewFeeder(vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{}), r.Dirty)
-	// The subscription starts with a repaint of the session's screen (it
-	// answered SCREEN, so it is ours), then its output from exactly there:
-	// the viewer shows the session's screen at once, not a replay.
-	if err := a.SubscribeScreen(); err != nil {
+	if x.primed, err = subscribeScreen(a, x.feed); err != nil {
 		x.closeConns()
 		return nil, err
 	}
@@ -204,6 +202,36 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 	x.timer = time.AfterFunc(time.Hour, x.refresh)
 	x.timer.Stop()
 	return x, nil
+}
+
+// subscribeScreen subscribes a so that its output starts with a repaint
+// of the session's screen (SUBSCRIBE_SCREEN), then goes on from exactly
+// there: the viewer shows the session's screen at once, not a replay. The
+// repaint is always the first frame, so a STATUS sent after it is
+// answered after it; a server that answers STATUS first ignored
+// SUBSCRIBE_SCREEN (hm, or an older heimdall-tui) and gets SUBSCRIBE, its
+// scrollback replay, instead. The repaint's first frame, read here, goes
+// to feed (pushed reports it).
+func subscribeScreen(a *frame.Client, feed *supervisor.Feeder) (pushed bool, err error) {
+	if err := a.SubscribeScreen(); err != nil {
+		return false, err
+	}
+	if err := a.Send(frame.Status, nil); err != nil {
+		return false, err
+	}
+	a.Conn().SetReadDeadline(time.Now().Add(dialTimeout))
+	defer a.Conn().SetReadDeadline(time.Time{})
+	fr, err := a.Next() // its payload is ours: feed keeps it
+	switch {
+	case err != nil:
+		return false, err
+	case fr.Type == frame.StatusResp:
+		return false, a.Subscribe()
+	case fr.Type == frame.Output:
+		feed.Push(fr.Payload)
+		return true, nil
+	}
+	return false, fmt.Errorf("subscribe: unexpected %v first", fr.Type)
 }
 
 // procInfo reads a process's argv and working directory, when readable.
@@ -297,6 +325,9 @@ func (x *followed) start() { go x.read() }
 // is reported, and Done closed, once all output is on the screen.
 func (x *followed) read() {
 	x.feed.Start()
+	if x.primed {
+		x.output()
+	}
 	exited, code := false, 0
 	for {
 		x.feed.Pace()

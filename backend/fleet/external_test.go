@@ -14,6 +14,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 // A session another process starts in the directory after New appears:
@@ -378,5 +379,51 @@ func TestEndedWhileAway(t *testing.T) {
 	}
 	if _, err := os.Stat(supervisor.RecordPath(dir, id)); !os.IsNotExist(err) {
 		t.Fatalf("record left after Remove: %v", err)
+	}
+}
+
+// A server that ignores SUBSCRIBE_SCREEN (hm, or a heimdall-tui from
+// before it) is followed with SUBSCRIBE: its scrollback replay.
+func TestFollowOlderServer(t *testing.T) {
+	dir := shortDir(t)
+	l, err := net.Listen("unix", supervisor.SocketPath(dir, "older"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go serveOlder(c)
+		}
+	}()
+	f := newFleet(t, dir)
+	waitFor(t, "the replay on the screen", 10*time.Second, func() bool { return screenHas(f, "older", "replayed-text") })
+}
+
+// serveOlder answers as a server without SUBSCRIBE_SCREEN: STATUS, SCREEN,
+// and SUBSCRIBE with a replay; anything else is ignored.
+func serveOlder(c net.Conn) {
+	defer c.Close()
+	c.Write([]byte{0}) // binary mode
+	r := frame.NewReader(c)
+	for {
+		fr, err := r.Next()
+		if err != nil {
+			return
+		}
+		switch fr.Type {
+		case frame.Status:
+			b, _ := frame.StatusInfo{Alive: true}.MarshalBinary()
+			frame.Write(c, frame.StatusResp, b)
+		case frame.Screen:
+			b, _ := frame.ScreenInfo{Cols: 80, Rows: 24}.MarshalBinary()
+			frame.Write(c, frame.ScreenResp, b)
+		case frame.Subscribe:
+			frame.Write(c, frame.Output, []byte("replayed-text"))
+		}
 	}
 }
