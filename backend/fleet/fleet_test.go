@@ -486,3 +486,40 @@ func TestAgentName(t *testing.T) {
 		}
 	}
 }
+
+// A session a closed fleet spawned is restarted by the next fleet as it
+// was spawned — agent, classifier, working dir, environment (its record) —
+// and stays one a dashboard started.
+func TestRestartAfterComingBack(t *testing.T) {
+	cfg := testConfig()
+	cfg.Agents = []config.Agent{{Name: "envy", Command: []string{"sh"}, Classifier: "claude", Env: []config.EnvVar{{Name: "HF_PRESET", Value: "p"}}}}
+	dir, wd := shortDir(t), shortDir(t)
+	o := testOptions(t, dir, cfg)
+	f, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := []string{"sh", "-c", `echo "[$HF_PRESET$HF_SPEC:$(pwd)]"; exec sleep 30`}
+	id := spawn(t, f, Spec{Agent: "envy", Argv: argv, Dir: wd, Env: []string{"HF_SPEC=s"}})
+	want := "[ps:" + wd + "]"
+	waitFor(t, "env", 10*time.Second, func() bool { return screenHas(f, id, want) })
+	old := mustInfo(t, f, id).PID
+	f.Close()
+
+	g := openFleet(t, o)
+	r := record(t, g)
+	if err := g.Restart(id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the restarted session", 15*time.Second, func() bool {
+		in, ok := info(g, id)
+		return ok && in.Alive && in.PID != old && screenHas(g, id, want)
+	})
+	in := mustInfo(t, g, id)
+	if in.Agent != "envy" || in.Classifier != "claude" || in.Dir != wd || !in.Owned || !slices.Equal(in.Argv, argv) {
+		t.Fatalf("restarted %+v", in)
+	}
+	if r.Has(session.Failed, id) {
+		t.Fatal("the restart reported a failure")
+	}
+}
