@@ -16,6 +16,9 @@ type Client struct {
 	wmu  sync.Mutex
 }
 
+// clientBuffer is a Client's read buffer.
+const clientBuffer = 8 << 10
+
 // Dial connects to the session socket at path and checks the mode byte.
 // timeout bounds the connect and the mode byte read (0 means no limit).
 func Dial(path string, timeout time.Duration) (*Client, error) {
@@ -37,7 +40,10 @@ func Dial(path string, timeout time.Duration) (*Client, error) {
 	// would let a broken or foreign process on the socket make the client
 	// allocate up to that much from one 5-byte header. Servers send OUTPUT
 	// in chunks far below 1 MiB.
-	return &Client{conn: conn, r: NewReader(conn)}, nil
+	// An 8 KiB buffer, not NewReader's 64 KiB: a client may hold a
+	// connection per session for hours (the dashboard holds two), and
+	// OUTPUT payloads larger than the buffer are read straight into place.
+	return &Client{conn: conn, r: NewReaderSize(conn, clientBuffer)}, nil
 }
 
 // Conn returns the underlying connection (for deadlines).
