@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,6 +64,8 @@ type followed struct {
 	done chan struct{} // closed once the reader has returned and no refresh runs
 
 	primed     bool              // the repaint's first frame is in feed already (see read)
+	probed     bool              // the first SCREEN was sent (bmu)
+	noScreen   bool              // the server does not answer SCREEN (hm): set by the first query
 	rec        supervisor.Record // the session's record, if it has one
 	supervisor *proc.Process     // the session's supervisor, if this process launched it
 
@@ -99,7 +102,14 @@ func (x *followed) closeConns() {
 	})
 }
 
-// query asks b for the session's status and screen (plain text).
+// screenProbe bounds the wait for the first SCREEN reply: a server that
+// does not know the extension (hm) ignores it.
+const screenProbe = 500 * time.Millisecond
+
+// query asks b for the session's status and, unless the server does not
+// know SCREEN, its screen (plain text). The first query finds that out: a
+// SCREEN unanswered within screenProbe marks the server noScreen (its
+// size, title and needs-input are then unknown).
 func (x *followed) query() (session.Status, frame.ScreenInfo, error) {
 	x.bmu.Lock()
 	defer x.bmu.Unlock()
@@ -107,14 +117,27 @@ func (x *followed) query() (session.Status, frame.ScreenInfo, error) {
 	defer x.b.Conn().SetDeadline(time.Time{})
 	ws, err := x.b.Status()
 	st := supervisor.StatusFromWire(ws)
-	if err != nil {
-		return st, frame.ScreenInfo{}, fmt.Errorf("status: %w", err)
+	if err != nil || x.noScreen {
+		return st, frame.ScreenInfo{}, wrapErr("status", err)
+	}
+	if !x.probed {
+		x.b.Conn().SetDeadline(time.Now().Add(screenProbe))
 	}
 	si, err := x.b.Screen(false)
-	if err != nil {
-		return st, si, fmt.Errorf("screen: %w", err)
+	var ne net.Error
+	if !x.probed && errors.As(err, &ne) && ne.Timeout() {
+		x.noScreen, err = true, nil
 	}
-	return st, si, nil
+	x.probed = true
+	return st, si, wrapErr("screen", err)
+}
+
+// wrapErr is err with what failed, or nil.
+func wrapErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // adopt dials the socket of id and, if a live session answers, lists it as
@@ -180,8 +203,17 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 	// A viewer: no Reply, so queries in the output are not answered (the
 	// session's own emulator or an attached terminal does that). Dirty
 	// goes out once output or a resize is on the local screen.
-	x.feed = supervisor.NewFeeder(vt.New(max(si.Cols, 1), max(si.Rows, 1), vt.Options{}), r.Dirty)
-	if x.primed, err = subscribeScreen(a, x.feed); err != nil {
+	cols, rows := si.Cols, si.Rows
+	if cols <= 0 || rows <= 0 { // unknown (no SCREEN): the supervisors' default
+		cols, rows = supervisor.DefaultCols, supervisor.DefaultRows
+	}
+	x.feed = supervisor.NewFeeder(vt.New(cols, rows, vt.Options{}), r.Dirty)
+	if x.noScreen {
+		err = a.Subscribe() // its scrollback replay: all it has
+	} else {
+		x.primed, err = subscribeScreen(a, x.feed)
+	}
+	if err != nil {
 		x.closeConns()
 		return nil, err
 	}
@@ -195,8 +227,8 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 		StateSince: now.Add(-st.StateFor),
 		LastOutput: now.Add(-st.Idle),
 		Alive:      true, // EXIT on a says otherwise
-		Cols:       si.Cols,
-		Rows:       si.Rows,
+		Cols:       cols,
+		Rows:       rows,
 		Title:      si.Title,
 	}
 	x.timer = time.AfterFunc(time.Hour, x.refresh)

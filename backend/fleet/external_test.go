@@ -382,31 +382,38 @@ func TestEndedWhileAway(t *testing.T) {
 	}
 }
 
-// A server that ignores SUBSCRIBE_SCREEN (hm, or a heimdall-tui from
-// before it) is followed with SUBSCRIBE: its scrollback replay.
+// A server that ignores SUBSCRIBE_SCREEN (a heimdall-tui from before it),
+// or SCREEN too (hm), is followed with SUBSCRIBE: its scrollback replay.
 func TestFollowOlderServer(t *testing.T) {
 	dir := shortDir(t)
-	l, err := net.Listen("unix", supervisor.SocketPath(dir, "older"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go serveOlder(c)
+	for _, id := range []string{"older", "hm"} {
+		l, err := net.Listen("unix", supervisor.SocketPath(dir, id))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
+		defer l.Close()
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				go serveOlder(c, id == "older")
+			}
+		}()
+	}
 	f := newFleet(t, dir)
-	waitFor(t, "the replay on the screen", 10*time.Second, func() bool { return screenHas(f, "older", "replayed-text") })
+	for _, id := range []string{"older", "hm"} {
+		waitFor(t, id+"'s replay on the screen", 10*time.Second, func() bool { return screenHas(f, id, "replayed-text") })
+		if in := mustInfo(t, f, id); !in.Alive || in.Cols != 80 || in.Rows != 24 {
+			t.Fatalf("%s: %+v", id, in)
+		}
+	}
 }
 
-// serveOlder answers as a server without SUBSCRIBE_SCREEN: STATUS, SCREEN,
-// and SUBSCRIBE with a replay; anything else is ignored.
-func serveOlder(c net.Conn) {
+// serveOlder answers as a server without SUBSCRIBE_SCREEN: STATUS, SCREEN
+// (if screen) and SUBSCRIBE with a replay; anything else is ignored.
+func serveOlder(c net.Conn, screen bool) {
 	defer c.Close()
 	c.Write([]byte{0}) // binary mode
 	r := frame.NewReader(c)
@@ -420,6 +427,9 @@ func serveOlder(c net.Conn) {
 			b, _ := frame.StatusInfo{Alive: true}.MarshalBinary()
 			frame.Write(c, frame.StatusResp, b)
 		case frame.Screen:
+			if !screen {
+				continue
+			}
 			b, _ := frame.ScreenInfo{Cols: 80, Rows: 24}.MarshalBinary()
 			frame.Write(c, frame.ScreenResp, b)
 		case frame.Subscribe:

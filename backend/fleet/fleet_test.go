@@ -1,8 +1,10 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"slices"
@@ -343,6 +345,15 @@ func TestPresetEnvReachesProgram(t *testing.T) {
 		t.Fatal(id)
 	}
 	waitFor(t, "env", 10*time.Second, func() bool { return screenHas(f, id, "[cps:envy-1]") })
+	// Not on the supervisor's command line, which every user can read.
+	rec, err := supervisor.ReadRecord(f.dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", rec.Supervisor))
+	if err != nil || bytes.Contains(cmdline, []byte("HF_")) {
+		t.Fatalf("supervisor command line %q (%v)", cmdline, err)
+	}
 }
 
 // The dashboard's spawn passes the preset's env in the spec, and a restart

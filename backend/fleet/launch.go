@@ -1,11 +1,13 @@
 package fleet
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +47,7 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 	if len(f.supervisor) == 0 {
 		return nil, fmt.Errorf("spawn %s: no supervisor command configured", id)
 	}
-	args, err := f.runArgs(id, spec)
+	args, envVar, err := f.runArgs(id, spec)
 	if err != nil {
 		return nil, fmt.Errorf("spawn %s: %w", id, err)
 	}
@@ -56,6 +58,8 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 	}
 	cmd := exec.Command(f.supervisor[0], args...)
 	cmd.Args[0] = "heimdall-tui" // not /proc/self/exe in ps
+	cmd.Env = append(os.Environ(), envVar)
+	cmd.Dir = "/" // a supervisor lives for hours: it keeps no directory busy
 	rd, wr, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("spawn %s: %w", id, err)
@@ -95,10 +99,17 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 	return nil, fmt.Errorf("spawn %s: %s", id, msg)
 }
 
-// runArgs are the supervisor's arguments for spec under id: the preset's
-// classifier and environment (then the spec's), the working directory
-// made absolute.
-func (f *Fleet) runArgs(id string, spec Spec) ([]string, error) {
+// SpawnEnvVar carries the environment a spawn adds (the preset's, then the
+// spec's) from the dashboard to its supervisor, as a JSON array of
+// NAME=value: not as `run --env` arguments, which any user can read in
+// the process list for as long as the supervisor lives (API keys…).
+// `run --dashboard` takes it out of its own environment.
+const SpawnEnvVar = "HEIMDALL_SPAWN_ENV"
+
+// runArgs are the supervisor's arguments for spec under id (the preset's
+// classifier, the working directory made absolute), and the SpawnEnvVar
+// entry of its environment.
+func (f *Fleet) runArgs(id string, spec Spec) (args []string, envVar string, err error) {
 	cls := spec.Classifier
 	var env []string
 	if p, ok := f.preset(spec.Agent); ok {
@@ -112,26 +123,27 @@ func (f *Fleet) runArgs(id string, spec Spec) ([]string, error) {
 		cls = f.cfg.Classifier
 	}
 	if cls != "" && !slices.Contains(classify.Names(), cls) {
-		return nil, fmt.Errorf("unknown classifier %q (one of %s)", cls, strings.Join(classify.Names(), ", "))
+		return nil, "", fmt.Errorf("unknown classifier %q (one of %s)", cls, strings.Join(classify.Names(), ", "))
 	}
-	dir := spec.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
+	dir, err := filepath.Abs(spec.Dir) // "" is this process's directory
+	if err != nil {
+		return nil, "", err
 	}
-	args := append(slices.Clone(f.supervisor[1:]), "run", "--dashboard", "--id", id, "--workdir", dir)
+	args = append(slices.Clone(f.supervisor[1:]), "run", "--dashboard", "--id", id, "--workdir", dir)
 	if cls != "" {
 		args = append(args, "--classifier", cls)
 	}
 	if spec.Agent != "" {
 		args = append(args, "--agent", spec.Agent)
 	}
-	for _, e := range withoutRepeats(env) {
-		args = append(args, "--env", e)
-	}
 	if spec.Cols > 0 && spec.Rows > 0 {
 		args = append(args, "--cols", strconv.Itoa(int(spec.Cols)), "--rows", strconv.Itoa(int(spec.Rows)))
 	}
-	return append(append(args, "--"), spec.Argv...), nil
+	js, err := json.Marshal(withoutRepeats(env))
+	if err != nil {
+		return nil, "", err
+	}
+	return append(append(args, "--"), spec.Argv...), SpawnEnvVar + "=" + string(js), nil
 }
 
 // withoutRepeats drops each entry of env that a later entry repeats

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/notify"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
@@ -49,6 +51,13 @@ func newRunCmd(a *app) *cobra.Command {
 			}
 			if classifier == "" {
 				classifier = a.cfg.Classifier
+			}
+			if dash {
+				spawned, err := spawnEnv()
+				if err != nil {
+					return err
+				}
+				env = append(env, spawned...)
 			}
 			for _, e := range env {
 				if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
@@ -175,6 +184,22 @@ func (a *app) run(o runOptions) error {
 		fmt.Fprintf(a.stderr, "session exited (code %d)\n", code)
 	}
 	return exitCode(code)
+}
+
+// spawnEnv takes the environment a dashboard's spawn adds to the program
+// out of run's own environment (fleet.SpawnEnvVar: not on the command
+// line, which other users can read).
+func spawnEnv() ([]string, error) {
+	v, ok := os.LookupEnv(fleet.SpawnEnvVar)
+	if !ok {
+		return nil, nil
+	}
+	os.Unsetenv(fleet.SpawnEnvVar)
+	var env []string
+	if err := json.Unmarshal([]byte(v), &env); err != nil {
+		return nil, fmt.Errorf("%s: %w", fleet.SpawnEnvVar, err)
+	}
+	return env, nil
 }
 
 // stopOnSignals makes SIGINT/SIGTERM stop the session (a second one
