@@ -160,7 +160,7 @@ func (f *Fleet) adopt(id string, retry bool) {
 	var m Member
 	var err error
 	for try := 0; ; try++ {
-		m, _, err = f.follow(id, f.reporter(e), retry)
+		m, err = f.follow(id, f.reporter(e), retry, nil)
 		if err == nil || !retry || try >= 5 || !errors.Is(err, syscall.ECONNREFUSED) {
 			break
 		}

@@ -500,21 +500,27 @@ func (f *Fleet) Interrupt(id string) error {
 }
 
 // Remove forgets a session whose program has exited; it refuses a live one.
+// The session's record goes too: the user has seen it end.
 func (f *Fleet) Remove(id string) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	e := f.sessions[id]
+	var err error
 	switch {
 	case f.closed:
-		return ErrClosed
+		err = ErrClosed
 	case e == nil:
-		return fmt.Errorf("no session %q", id)
+		err = fmt.Errorf("no session %q", id)
 	case !e.exited:
-		return fmt.Errorf("remove %s: session is still running (kill it first)", id)
+		err = fmt.Errorf("remove %s: session is still running (kill it first)", id)
+	default:
+		delete(f.sessions, id)
+		f.publish(session.Removed, id, nil)
 	}
-	delete(f.sessions, id)
-	f.publish(session.Removed, id, nil)
-	f.forgetRecord(e) // the user has seen it end
+	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	f.forgetRecord(e) // file I/O: outside the lock
 	return nil
 }
 
@@ -672,6 +678,16 @@ func (f *Fleet) StopOwned(ctx context.Context) (int, error) {
 		select {
 		case <-s.e.m.Done():
 		case <-wait.Done():
+			if s.err == nil && ctx.Err() != nil {
+				// Not ended by the grace (its supervisor ignored HANGUP:
+				// an older one): SIGKILL, and a last moment to end.
+				s.e.m.Stop(true)
+				select {
+				case <-s.e.m.Done():
+					continue
+				case <-time.After(time.Second):
+				}
+			}
 			err := s.err
 			if err == nil {
 				err = errors.New("still running")

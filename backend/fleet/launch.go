@@ -13,12 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
-	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
@@ -74,18 +72,31 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 	rd.SetReadDeadline(time.Now().Add(launchWait))
 	said, _ := io.ReadAll(io.LimitReader(rd, 64<<10))
 	rd.Close()
-	m, x, err := f.follow(id, r, false)
+	m, err := f.follow(id, r, false, p)
 	if err == nil {
-		x.supervisor = p
 		return m, nil
 	}
+	return f.launchFailure(id, p, said, err, r)
+}
+
+// exitWait bounds how long a spawn that cannot follow its session waits
+// for the supervisor to exit (a program that ends at once: run records it
+// and finishes within a second).
+const exitWait = 3 * time.Second
+
+// launchFailure is launch's result when the session could not be followed
+// (dialErr): the program ended at once (a Dead session, from its record),
+// or the supervisor failed (what it said), or it runs without serving
+// (then it is told to stop: SIGTERM, and it stops its session and cleans
+// up, as run does).
+func (f *Fleet) launchFailure(id string, p *proc.Process, said []byte, dialErr error, r Reporter) (Member, error) {
 	select {
 	case <-p.Done():
-	case <-time.After(time.Second):
-		p.ForceKill() // alive but not serving: nothing to follow
-		return nil, fmt.Errorf("spawn %s: its supervisor does not answer: %w", id, err)
+	case <-time.After(exitWait):
+		p.Stop()
+		return nil, fmt.Errorf("spawn %s: its supervisor does not answer: %w", id, dialErr)
 	}
-	if rec, rerr := supervisor.ReadRecord(f.dir, id); rerr == nil && rec.Ended != nil && rec.Supervisor == p.PID() {
+	if rec, err := supervisor.ReadRecord(f.dir, id); err == nil && rec.Ended != nil && rec.Supervisor == p.PID() {
 		return f.endedMember(rec, r), nil
 	}
 	msg := strings.TrimSpace(string(said))
@@ -165,15 +176,16 @@ func withoutRepeats(env []string) []string {
 // followed member reporting to r, described by its record (agent,
 // classifier, working dir, command, start, who started it) or, without
 // one, by /proc. With wait (its socket was just created) it gives the
-// supervisor recordWait to write the record. A session whose command is
-// known can be restarted: launched again under the same ID.
-func (f *Fleet) follow(id string, r Reporter, wait bool) (Member, *followed, error) {
+// supervisor recordWait to write the record. sup is the supervisor if this
+// process launched it. A session whose command is known can be restarted:
+// launched again under the same ID.
+func (f *Fleet) follow(id string, r Reporter, wait bool, sup *proc.Process) (Member, error) {
 	sock := supervisor.SocketPath(f.dir, id)
 	x, err := dialFollowed(sock, r)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	x.log, x.idle = f.log, f.idle
+	x.log, x.idle, x.supervisor = f.log, f.idle, sup
 	x.info.ID = id
 	rec, ok := f.recordOf(id, x.info.PID, wait)
 	if ok {
@@ -194,18 +206,19 @@ func (f *Fleet) follow(id string, r Reporter, wait bool) (Member, *followed, err
 	restartable, spec := len(x.info.Argv) > 0, specOf(id, x.info, rec.Env)
 	x.start()
 	if !restartable {
-		return x, x, nil
+		return x, nil
 	}
-	return restartableFollowed{followed: x, f: f, spec: spec}, x, nil
+	return restartableFollowed{followed: x, f: f, spec: spec}, nil
 }
 
-// recordOf reads id's record if it describes the session whose program is
-// pid (a record left by an earlier session under the ID does not).
+// recordOf reads id's record if it describes the live session whose
+// program is pid (a record an earlier session under the ID left has ended,
+// or names another pid).
 func (f *Fleet) recordOf(id string, pid int, wait bool) (supervisor.Record, bool) {
 	deadline := time.Now().Add(recordWait)
 	for {
 		rec, err := supervisor.ReadRecord(f.dir, id)
-		if err == nil && rec.PID == pid {
+		if err == nil && rec.PID == pid && rec.Ended == nil {
 			return rec, true
 		}
 		if !wait || time.Now().After(deadline) {
@@ -222,103 +235,4 @@ func (f *Fleet) recordOf(id string, pid int, wait bool) (supervisor.Record, bool
 func specOf(id string, in session.Info, env []string) Spec {
 	return Spec{ID: id, Agent: in.Agent, Argv: slices.Clone(in.Argv), Dir: in.Dir,
 		Classifier: in.Classifier, Env: slices.Clone(env), Cols: uint16(in.Cols), Rows: uint16(in.Rows)}
-}
-
-// ended is a session that ended while no dashboard followed it, known from
-// its record: Dead with its exit code and the screen it left, restartable
-// with what it ran.
-type ended struct {
-	info session.Info
-	rec  supervisor.Record
-	f    *Fleet
-	emu  *vt.Emulator  // the last screen, drawn from the record
-	done chan struct{} // closed: nothing runs
-}
-
-// endedMember lists rec as a Dead session: its Exited is reported now (and
-// published right after its Added).
-func (f *Fleet) endedMember(rec supervisor.Record, r Reporter) Member {
-	d := &ended{rec: rec, f: f, done: make(chan struct{})}
-	close(d.done)
-	cols, rows := rec.Cols, rec.Rows
-	if cols <= 0 || rows <= 0 { // a record without the screen
-		cols, rows = supervisor.DefaultCols, supervisor.DefaultRows
-	}
-	d.emu = vt.New(cols, rows, vt.Options{})
-	d.emu.Write([]byte(rec.Screen))
-	d.info = session.Info{
-		Kind: session.KindPty, Agent: rec.Agent, Classifier: rec.Classifier,
-		Argv: slices.Clone(rec.Argv), Dir: rec.Dir, Owned: rec.Dashboard, PID: rec.PID,
-		Started: rec.Started, StateSince: *rec.Ended, State: session.Dead, ExitCode: rec.ExitCode,
-		Cols: cols, Rows: rows, Title: d.emu.Snapshot().Title,
-	}
-	r.Exited(rec.ExitCode)
-	return d
-}
-
-func (d *ended) Info() session.Info          { return d.info }
-func (d *ended) Send(session.Input) error    { return errors.New("session has exited") }
-func (d *ended) Stop(bool) error             { return nil }
-func (d *ended) Hangup()                     {}
-func (d *ended) Done() <-chan struct{}       { return d.done }
-func (d *ended) record() supervisor.Record   { return d.rec }
-func (d *ended) Screen() *vt.Snapshot        { return d.emu.Snapshot() }
-func (d *ended) Resize(uint16, uint16) error { return errors.New("session has exited") }
-func (d *ended) Endpoint() (attach.Endpoint, error) {
-	return nil, errors.New("session has exited")
-}
-func (d *ended) Restart(r Reporter) (Member, error) {
-	return d.f.launch(d.rec.ID, specOf(d.rec.ID, d.info, d.rec.Env), r)
-}
-
-// recorded is a member described by a session record (supervisor.Record).
-type recorded interface{ record() supervisor.Record }
-
-// forgetRecord removes the record of e's session once the user has seen it
-// end (removed it, or quit a dashboard that showed it Dead): only if it is
-// still that session's record, ended.
-func (f *Fleet) forgetRecord(e *entry) {
-	rd, ok := e.m.(recorded)
-	if !ok {
-		return
-	}
-	was := rd.record()
-	if was.ID == "" {
-		return
-	}
-	rec, err := supervisor.ReadRecord(f.dir, e.id)
-	if err != nil || rec.Ended == nil || rec.Supervisor != was.Supervisor {
-		return
-	}
-	if err := supervisor.RemoveRecord(f.dir, e.id); err != nil {
-		f.log.Warn("session record", "id", e.id, "err", err)
-	}
-}
-
-// Hanger is a member whose program has a terminal that can be hung up as
-// a closing terminal is (pty sessions): SIGHUP, SIGTERM a second later if
-// anything is left, SIGKILL after the kill grace. StopOwned uses it; other
-// members are stopped with Stop(false).
-type Hanger interface {
-	HangupTerminal() error
-}
-
-// adoptEnded lists the sessions of the socket dir that ended while no
-// dashboard followed them (their records say so) as Dead.
-func (f *Fleet) adoptEnded() {
-	recs, err := supervisor.EndedRecords(f.dir)
-	if err != nil {
-		f.log.Warn("session records", "err", err)
-		return
-	}
-	for _, rec := range recs {
-		if _, err := f.reserve("adopt", Spec{ID: rec.ID}); err != nil {
-			continue // listed meanwhile
-		}
-		e := &entry{id: rec.ID, adopted: true}
-		if err := f.register(e, f.endedMember(rec, f.reporter(e)), nil); err != nil {
-			f.log.Info("ended session not listed", "id", rec.ID, "err", err)
-		}
-		f.unreserve(rec.ID)
-	}
 }

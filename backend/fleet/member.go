@@ -73,6 +73,14 @@ type Screener interface {
 	Resize(cols, rows uint16) error
 }
 
+// Hanger is a member whose program has a terminal that can be hung up as
+// a closing terminal is (pty sessions): SIGHUP, SIGTERM a second later if
+// anything is left, SIGKILL after the kill grace. StopOwned uses it; other
+// members are stopped with Stop(false).
+type Hanger interface {
+	HangupTerminal() error
+}
+
 // Attacher is a member that can be attached to interactively
 // (session.CapAttach).
 type Attacher interface {

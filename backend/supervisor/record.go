@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
 // Record is what a session's supervisor (`heimdall-tui run`) leaves in the
@@ -40,11 +43,11 @@ type Record struct {
 	// Ended is set once the program has exited, with its code (128+signal
 	// when a signal killed it), and the screen it left: Screen draws it on
 	// a fresh terminal of Cols×Rows (Session.Repaint).
-	Ended      *time.Time `json:"ended,omitempty"`
-	ExitCode   int        `json:"exit_code"`
-	Cols       int        `json:"cols,omitempty"`
-	Rows       int        `json:"rows,omitempty"`
-	Screen     string     `json:"screen,omitempty"`
+	Ended    *time.Time `json:"ended,omitempty"`
+	ExitCode int        `json:"exit_code"`
+	Cols     int        `json:"cols,omitempty"`
+	Rows     int        `json:"rows,omitempty"`
+	Screen   string     `json:"screen,omitempty"`
 }
 
 // RecordPath is the path of id's record in dir.
@@ -77,13 +80,26 @@ func WriteRecord(dir string, r Record) error {
 	return nil
 }
 
+// maxRecord bounds a record file (its screen is the largest part: tens of
+// KiB for a big terminal); a larger one is refused, not read.
+const maxRecord = 4 << 20
+
 // ReadRecord reads id's record in dir. A missing one is an error satisfying
-// errors.Is(err, os.ErrNotExist).
+// errors.Is(err, os.ErrNotExist); one over 4 MiB, or that does not parse, is
+// refused.
 func ReadRecord(dir, id string) (Record, error) {
 	var r Record
-	b, err := os.ReadFile(RecordPath(dir, id))
+	f, err := os.Open(RecordPath(dir, id))
 	if err != nil {
 		return r, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
+	if err != nil {
+		return r, err
+	}
+	if len(b) > maxRecord {
+		return r, fmt.Errorf("session record %s: over %d bytes", RecordPath(dir, id), maxRecord)
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("session record %s: %w", RecordPath(dir, id), err)
@@ -103,8 +119,8 @@ func RemoveRecord(dir, id string) error {
 }
 
 // EndedRecords returns the records in dir of sessions that have ended and
-// whose ID no socket serves now (a later session under the same ID
-// replaced the record anyway). Unreadable records are skipped: they are
+// whose ID no live socket serves now (a stale one may be left by a
+// supervisor killed between recording the end and removing its socket). Unreadable records are skipped: they are
 // reported by nothing but `clean`.
 func EndedRecords(dir string) ([]Record, error) {
 	ents, err := os.ReadDir(dir)
@@ -121,8 +137,8 @@ func EndedRecords(dir string) ([]Record, error) {
 		if err != nil || r.Ended == nil {
 			continue
 		}
-		if _, err := os.Lstat(SocketPath(dir, id)); err == nil {
-			continue
+		if st, _ := unixsock.Inspect(SocketPath(dir, id)); st == unixsock.Live {
+			continue // served again (a later session under the ID)
 		}
 		out = append(out, r)
 	}
