@@ -39,7 +39,7 @@ const (
 // exactly there) to feed, whose emulator is only a viewer (its query
 // replies go nowhere), until EXIT or EOF. feed shares the process's
 // emulation limits with the other viewers, and paces the reader (the remote session then drops what this subscriber
-// cannot take, never waiting for it). Sends (INPUT, RESIZE, KILL) also go
+// cannot take, never waiting for it). Sends (INPUT, RESIZE, KILL, HANGUP) also go
 // on a. Connection b is never subscribed: it carries the STATUS and SCREEN
 // requests that refresh the session's state, since a's reader would
 // swallow their replies.

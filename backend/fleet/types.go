@@ -1,11 +1,11 @@
 // Package fleet is the dashboard's view of every session: one list of
-// members (Member), each a session of some kind. Pty sessions are two
-// kinds of member: the ones this process starts and owns (supervisor
-// sessions served on DIR/ID.sock, exactly as `heimdall-tui run` serves
-// them) and the ones other processes serve in the same socket directory
-// (discovered by watching the directory, followed over their sockets with a
-// local emulator). Members of other kinds started in this process join
-// with Add. What only some kinds can do (a screen, attach, a transcript,
+// members (Member), each a session of some kind. Every pty session is
+// served by a supervisor process of its own on DIR/ID.sock — one this
+// process launched (Spawn, Restart: `heimdall-tui run --dashboard`) or any
+// other found by watching the directory — and followed over its socket
+// with a local emulator, so it outlives this process; sessions that ended
+// while no fleet followed them are listed from their records. Members of
+// other kinds started in this process join with Add. What only some kinds can do (a screen, attach, a transcript,
 // interrupt, restart) is found by type assertion and listed in Info.Caps.
 // It is plain Go: the tui reaches it through an interface of its own.
 //

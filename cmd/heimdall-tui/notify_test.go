@@ -74,6 +74,14 @@ notify_command = "echo \"$HEIMDALL_NOTIFY_EVENT $HEIMDALL_SESSION_ID $HEIMDALL_A
 	if _, err := c.readOutputUntil("proceed"); err != nil {
 		t.Fatal(err)
 	}
+	// It needs input — while watched — before the other one even starts:
+	// had it notified, its notification would come first in the terminal
+	// (each notification writes the terminal, then runs the hook).
+	if !poll(10*time.Second, func() bool {
+		return strings.Contains(hmIn(t, dir, "status", "watched").stdout, "needs_input: true")
+	}) {
+		t.Fatal("the watched session never needed input")
+	}
 
 	startRun(t, dir, "away-1", global, []string{"--classifier", "claude", "--agent", "claude", "--cols", "120", "--rows", "40"}, prompt...)
 	var seq []byte
@@ -96,7 +104,6 @@ notify_command = "echo \"$HEIMDALL_NOTIFY_EVENT $HEIMDALL_SESSION_ID $HEIMDALL_A
 		b, _ := os.ReadFile(hookOut)
 		t.Fatalf("hook output %q", b)
 	}
-	time.Sleep(500 * time.Millisecond) // the watched one had as long to notify
 	if b, _ := os.ReadFile(hookOut); strings.Contains(string(b), "watched") || bytes.Contains(seq, []byte("watched")) {
 		t.Fatalf("the watched session notified: hook %q, terminal %q", b, seq)
 	}

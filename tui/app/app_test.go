@@ -695,6 +695,9 @@ func TestComingBackShowsAttentionFirst(t *testing.T) {
 	}
 	b = newStub()
 	b.infos[2].Attention = true // claude-2, needing input
+	// Needing input too, but it started while watched (started earlier,
+	// so it would sort first by start time).
+	b.infos[0].NeedsInput, b.infos[0].State = true, session.Idle
 	m = newModel(t, b, 120, 35, themes.Dark())
 	m.Init()
 	if m.list.Order() != sessions.SortAttention || m.list.SelectedID() != "claude-2" {

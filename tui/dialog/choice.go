@@ -23,9 +23,8 @@ type Option struct {
 
 // Choice asks the user to pick one of several options (Quit: leave the
 // sessions running, stop them, or cancel). The default option is selected
-// when it opens; esc is the last option when that one closes (Cancel),
-// else it closes. Keys: left/right/tab/shift+tab move, enter activates the
-// selected option, an option's Key activates it directly.
+// when it opens. Keys: left/right/tab/shift+tab move, enter activates the
+// selected option, an option's Key activates it directly, esc closes.
 type Choice struct {
 	title, body string
 	opts        []Option

@@ -16,7 +16,7 @@ type SortOrder uint8
 const (
 	SortStarted   SortOrder = iota // oldest first (spawn order)
 	SortName                       // by ID
-	SortAttention                  // needs input first, then busy, idle, dead
+	SortAttention                  // needs input first (asked while nobody watched, then others), then busy, idle, dead
 	numSorts
 )
 
@@ -207,13 +207,15 @@ func sortInfos(v []session.Info, order SortOrder) {
 	rank := func(in session.Info) int {
 		switch {
 		case !in.Alive:
-			return 3
-		case in.NeedsInput:
+			return 4
+		case in.Attention: // needs input since nobody watched
 			return 0
+		case in.NeedsInput:
+			return 1
 		case State(in) == "Idle":
-			return 2
+			return 3
 		}
-		return 1
+		return 2
 	}
 	slices.SortStableFunc(v, func(a, b session.Info) int {
 		switch order {
