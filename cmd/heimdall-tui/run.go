@@ -155,7 +155,7 @@ func (a *app) run(o runOptions) error {
 		// garbage of starting up (package inits, config, flags) goes back
 		// to the kernel now instead of waiting for the heap to grow.
 		debug.FreeOSMemory()
-		releaseStdio(logger)
+		releaseStdio(logger, supervisor.LogPath(dir, o.id))
 	} else if o.detach {
 		fmt.Fprintf(a.stderr, "heimdall-tui: session %q running (pid %d), socket %s\n",
 			o.id, sess.PID(), supervisor.SocketPath(dir, o.id))
@@ -262,18 +262,24 @@ func endRecord(dir string, rec supervisor.Record, sess *supervisor.Session, seen
 	}
 }
 
-// releaseStdio points run's stdin, stdout and stderr at /dev/null: the
-// dashboard that started it (--dashboard) reads its stderr until EOF to
-// learn that it started, and no later write may block on that pipe or fail.
-func releaseStdio(logger *slog.Logger) {
+// releaseStdio points run's stdin and stdout at /dev/null and its stderr
+// at the session's log (a panic's trace lands there): the dashboard that
+// started it (--dashboard) reads its stderr until EOF to learn that it
+// started, and no later write may block on that pipe or fail.
+func releaseStdio(logger *slog.Logger, logPath string) {
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		logger.Warn("stdio not released", "err", err)
 		return
 	}
 	defer null.Close()
-	for fd := range 3 {
-		if err := unix.Dup2(int(null.Fd()), fd); err != nil {
+	errTo := null
+	if f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		defer f.Close()
+		errTo = f
+	}
+	for fd, to := range []*os.File{null, null, errTo} {
+		if err := unix.Dup2(int(to.Fd()), fd); err != nil {
 			logger.Warn("stdio not released", "fd", fd, "err", err)
 		}
 	}
