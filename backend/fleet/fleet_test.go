@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -532,5 +533,27 @@ func TestRestartAfterComingBack(t *testing.T) {
 	}
 	if r.Has(session.Failed, id) {
 		t.Fatal("the restart reported a failure")
+	}
+}
+
+// An automatic ID another process claims meanwhile (a second dashboard
+// spawning at the same moment) is skipped for the next one, not an error.
+func TestAutoIDTakenMeanwhile(t *testing.T) {
+	dir := shortDir(t)
+	f := newFleet(t, dir)
+	// Another process holds sh-1's claim (its pid file's lock) but has no
+	// socket yet: the pick of sh-1 cannot see it.
+	lock, err := os.OpenFile(supervisor.PidPath(dir, "sh-1"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(lock, "%d\n", os.Getpid())
+	id, err := f.Spawn(Spec{Argv: []string{"sh", "-c", "exec sleep 30"}})
+	if err != nil || id != "sh-2" {
+		t.Fatalf("Spawn = %q, %v; want sh-2", id, err)
 	}
 }

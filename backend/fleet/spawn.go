@@ -16,7 +16,8 @@ import (
 // DIR/ID.sock, and follows it; the session outlives this process. It
 // returns the session's ID. An empty spec.ID becomes the agent's name (or
 // argv[0]'s base name) plus the lowest "-N" no known session or socket file
-// uses. A program that cannot start is an error, and nothing is left in the
+// uses (and, if another process takes that ID meanwhile, the next one). A
+// program that cannot start is an error, and nothing is left in the
 // directory. It may be called from any goroutine; it blocks while the
 // program starts.
 func (f *Fleet) Spawn(spec Spec) (string, error) {
@@ -25,21 +26,29 @@ func (f *Fleet) Spawn(spec Spec) (string, error) {
 	}
 	spec.Argv = slices.Clone(spec.Argv)
 	spec.Env = slices.Clone(spec.Env)
-	id, err := f.reserve("spawn", spec)
-	if err != nil {
-		return "", err
+	for tries := 0; ; tries++ {
+		id, err := f.reserve("spawn", spec)
+		if err != nil {
+			return "", err
+		}
+		e := &entry{id: id}
+		m, err := f.launch(id, spec, f.reporter(e))
+		if spec.ID == "" && errors.Is(err, supervisor.ErrAlreadyRunning) && tries < 10 {
+			// Another process (a second dashboard) took the ID this one
+			// picked: keep it reserved, so the next pick skips it.
+			defer f.unreserve(id)
+			continue
+		}
+		defer f.unreserve(id)
+		if err != nil {
+			return "", err
+		}
+		if err := f.register(e, m, nil); err != nil {
+			return "", err
+		}
+		f.log.Info("session spawned", "id", id, "pid", m.Info().PID, "argv", spec.Argv)
+		return id, nil
 	}
-	defer f.unreserve(id)
-	e := &entry{id: id}
-	m, err := f.launch(id, spec, f.reporter(e))
-	if err != nil {
-		return "", err
-	}
-	if err := f.register(e, m, nil); err != nil {
-		return "", err
-	}
-	f.log.Info("session spawned", "id", id, "pid", m.Info().PID, "argv", spec.Argv)
-	return id, nil
 }
 
 // StartFunc starts a member of some kind under id, reporting to r (see
