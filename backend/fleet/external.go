@@ -511,3 +511,24 @@ func (x *followed) supervisorDone() <-chan struct{} {
 	}
 	return x.supervisor.Done()
 }
+
+// Interrupt types the agent's interrupt key (session.CapInterrupt): Esc
+// for claude and codex, whose UIs say "esc to interrupt" (Ctrl-C at
+// Claude Code's prompt starts its exit), Ctrl-C — SIGINT to the foreground
+// job — for aider, shells and programs whose agent is not known.
+func (x *followed) Interrupt() error {
+	x.mu.Lock()
+	cls := x.info.Classifier
+	x.mu.Unlock()
+	return x.a.Input(interruptKey(cls))
+}
+
+// interruptKey is the key that interrupts a turn of an agent read by the
+// named classifier.
+func interruptKey(classifier string) []byte {
+	switch classifier {
+	case "claude", "codex":
+		return []byte{0x1b}
+	}
+	return []byte{0x03}
+}

@@ -557,3 +557,22 @@ func TestAutoIDTakenMeanwhile(t *testing.T) {
 		t.Fatalf("Spawn = %q, %v; want sh-2", id, err)
 	}
 }
+
+// Interrupt types the agent's interrupt key: Esc for claude (and codex),
+// Ctrl-C for others.
+func TestInterruptKey(t *testing.T) {
+	f := newFleet(t, "")
+	// Raw mode: the key arrives as a byte, printed in hex.
+	argv := []string{"sh", "-c", `stty raw -echo; printf 'ready\r\n'; od -An -tx1 -N1; exec sleep 30`}
+	for cls, want := range map[string]string{"claude": "1b", "simple": "03"} {
+		id := spawn(t, f, Spec{ID: "int-" + cls, Argv: argv, Classifier: cls})
+		waitFor(t, "ready", 10*time.Second, func() bool { return screenHas(f, id, "ready") })
+		if in := mustInfo(t, f, id); !in.Caps.Has(session.CapInterrupt) {
+			t.Fatalf("caps %v", in.Caps)
+		}
+		if err := f.Interrupt(id); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, cls+"'s interrupt key", 10*time.Second, func() bool { return screenHas(f, id, " "+want) })
+	}
+}

@@ -48,6 +48,10 @@ type Restart struct {
 	Confirmed bool
 }
 
+// Interrupt stops the session's current turn without ending the session
+// (session.CapInterrupt): the agent's interrupt key for a pty session.
+type Interrupt struct{ ID string }
+
 // Spawn starts a new session. A zero size is the focused pane's.
 type Spawn struct{ Spec fleet.Spec }
 
@@ -136,6 +140,7 @@ func (Error) action()         {}
 func (Kill) action()          {}
 func (Remove) action()        {}
 func (Restart) action()       {}
+func (Interrupt) action()     {}
 func (Spawn) action()         {}
 func (Send) action()          {}
 func (Resize) action()        {}
@@ -163,6 +168,8 @@ func Target(a Action) string {
 		return a.ID
 	case Restart:
 		return a.ID
+	case Interrupt:
+		return a.ID
 	case Send:
 		return a.ID
 	case Resize:
@@ -189,6 +196,8 @@ func Verb(a Action) string {
 		return "remove"
 	case Restart:
 		return "restart"
+	case Interrupt:
+		return "interrupt"
 	case Send, OpenSend:
 		return "send"
 	case Resize, OpenResize:

@@ -11,9 +11,11 @@ import (
 // the user sees; the footer shows the keys of refused actions as
 // unavailable. The rules:
 //
-//   - attach needs CapAttach, resize needs CapScreen, restart CapRestart:
+//   - attach needs CapAttach, resize needs CapScreen, restart CapRestart,
+//     interrupt CapInterrupt:
 //     "attach: t-1 is a headless session: it has no terminal";
-//   - a dead session cannot be attached to, sent to, resized or killed;
+//   - a dead session cannot be attached to, sent to, interrupted, resized
+//     or killed;
 //   - a running one cannot be removed.
 //
 // Liveness is checked before capabilities: a dead session's refusal says
@@ -44,6 +46,11 @@ func Check(a Action, in session.Info) error {
 		}
 	case Restart:
 		return need(a, in, session.CapRestart)
+	case Interrupt:
+		if !in.Alive {
+			return fmt.Errorf("%s has exited (code %d)", in.ID, in.ExitCode)
+		}
+		return need(a, in, session.CapInterrupt)
 	}
 	return nil
 }

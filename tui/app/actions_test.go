@@ -43,6 +43,7 @@ func TestBackendCallsOffEventLoop(t *testing.T) {
 		{"i", "type:hi", "enter"}, // send
 		{"r", "enter"},            // resize to the pane
 		{"R", "y"},                // restart
+		{"I"},                     // interrupt
 		{"enter"},                 // attach: Endpoint
 		{"G", "d"},                // remove
 	} {
@@ -247,5 +248,30 @@ func TestEventCmdPullsShownDirtyTranscripts(t *testing.T) {
 	}
 	if es := m.transcripts["fake-1"].entries; len(es) != 3 || es[2].Text != "three" {
 		t.Fatalf("entries %v", es)
+	}
+}
+
+// I interrupts the selected session's turn, through the Backend, and the
+// status line says so; :interrupt NAME is the same action. A session
+// without the capability is refused with the reason, before any call.
+func TestInterrupt(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "I")
+	drain(m)
+	press(m, ":", "type:interrupt shell-1", "enter")
+	drain(m)
+	wantCalls(t, b, "interrupt claude-1", "interrupt shell-1")
+	if !strings.Contains(m.status, "interrupted shell-1") {
+		t.Fatalf("status %q", m.status)
+	}
+	b = newStub()
+	b.infos[0].Caps &^= session.CapInterrupt
+	m = newModel(t, b, 120, 35, themes.Dark())
+	press(m, "I")
+	drain(m)
+	wantCalls(t, b)
+	if !strings.Contains(m.status, "interrupt: claude-1") {
+		t.Fatalf("refusal %q", m.status)
 	}
 }

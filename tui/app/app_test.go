@@ -68,7 +68,7 @@ func newStub() *stub {
 }
 
 // ptyCaps are what the fleet's pty sessions can do.
-const ptyCaps = session.CapScreen | session.CapAttach | session.CapRestart
+const ptyCaps = session.CapScreen | session.CapAttach | session.CapRestart | session.CapInterrupt
 
 // blocking notes a call that may block; made inside Update, it is a
 // violation. s.mu must be held.
@@ -172,6 +172,7 @@ func (s *stub) Resize(id string, c, r uint16) error {
 }
 func (s *stub) Kill(id string, force bool) error { return s.record("kill %s force=%v", id, force) }
 func (s *stub) Restart(id string) error          { return s.record("restart %s", id) }
+func (s *stub) Interrupt(id string) error        { return s.record("interrupt %s", id) }
 func (s *stub) Endpoint(id string) (attach.Endpoint, error) {
 	return nil, s.record("endpoint %s", id)
 }

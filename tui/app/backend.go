@@ -54,6 +54,9 @@ type Backend interface {
 	Kill(id string, force bool) error
 	// Remove forgets a dead session.
 	Remove(id string) error
+	// Interrupt stops the session's current turn without ending it
+	// (session.CapInterrupt).
+	Interrupt(id string) error
 	// Restart starts a session again with the same spec and ID (killing it
 	// first if it is alive; session.CapRestart).
 	Restart(id string) error

@@ -168,6 +168,8 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 			return nil
 		}
 		return m.op(id, "restarting "+id, func(b Backend) error { return b.Restart(id) })
+	case action.Interrupt:
+		return m.op(id, "interrupted "+id, func(b Backend) error { return b.Interrupt(id) })
 	default:
 		return m.report(fmt.Errorf("unhandled action %T", act))
 	}

@@ -201,13 +201,14 @@ var plainKeys = map[keys.Action]action.Action{
 
 // sessionKeys are the key-map actions on the selected session.
 var sessionKeys = map[keys.Action]func(id string) action.Action{
-	keys.Attach:  func(id string) action.Action { return action.Attach{ID: id} },
-	keys.Send:    func(id string) action.Action { return action.OpenSend{ID: id} },
-	keys.Kill:    func(id string) action.Action { return action.Kill{ID: id} },
-	keys.KillNow: func(id string) action.Action { return action.Kill{ID: id, Force: true} },
-	keys.Remove:  func(id string) action.Action { return action.Remove{ID: id} },
-	keys.Restart: func(id string) action.Action { return action.Restart{ID: id} },
-	keys.Resize:  func(id string) action.Action { return action.OpenResize{ID: id} },
+	keys.Attach:    func(id string) action.Action { return action.Attach{ID: id} },
+	keys.Send:      func(id string) action.Action { return action.OpenSend{ID: id} },
+	keys.Kill:      func(id string) action.Action { return action.Kill{ID: id} },
+	keys.KillNow:   func(id string) action.Action { return action.Kill{ID: id, Force: true} },
+	keys.Remove:    func(id string) action.Action { return action.Remove{ID: id} },
+	keys.Restart:   func(id string) action.Action { return action.Restart{ID: id} },
+	keys.Interrupt: func(id string) action.Action { return action.Interrupt{ID: id} },
+	keys.Resize:    func(id string) action.Action { return action.OpenResize{ID: id} },
 }
 
 // unavailable reports whether the key's action is refused for the

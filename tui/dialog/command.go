@@ -51,6 +51,8 @@ var commands = []command{
 		onSession(func(id string) Action { return Remove{ID: id} })},
 	{"restart", "restart NAME", "start a session again", []argKind{argSession}, 1, 1,
 		onSession(func(id string) Action { return Restart{ID: id} })},
+	{"interrupt", "interrupt NAME", "interrupt its current turn (the agent's interrupt key)", []argKind{argSession}, 1, 1,
+		onSession(func(id string) Action { return Interrupt{ID: id} })},
 	{"attach", "attach NAME", "attach to a session", []argKind{argSession}, 1, 1,
 		onSession(func(id string) Action { return Attach{ID: id} })},
 	{"send", "send NAME TEXT…", "type TEXT and Enter into a session", []argKind{argSession, argText}, 1, -1, parseSend},

@@ -48,20 +48,21 @@ type Dialog interface {
 // The names below are that package's, so dialogs and their tests read as
 // before.
 type (
-	Action  = action.Action
-	Close   = action.Close
-	Kill    = action.Kill
-	Remove  = action.Remove
-	Restart = action.Restart
-	Spawn   = action.Spawn
-	Send    = action.Send
-	Fit     = action.Fit
-	Resize  = action.Resize
-	Theme   = action.Theme
-	Quit    = action.Quit
-	Attach  = action.Attach
-	Mode    = action.Mode
-	Error   = action.Error
+	Action    = action.Action
+	Close     = action.Close
+	Kill      = action.Kill
+	Remove    = action.Remove
+	Restart   = action.Restart
+	Interrupt = action.Interrupt
+	Spawn     = action.Spawn
+	Send      = action.Send
+	Fit       = action.Fit
+	Resize    = action.Resize
+	Theme     = action.Theme
+	Quit      = action.Quit
+	Attach    = action.Attach
+	Mode      = action.Mode
+	Error     = action.Error
 )
 
 // What a Resize fits the session to.

@@ -46,13 +46,14 @@ const (
 	Capsules      Action = "capsules"
 
 	// Session (the selected session).
-	Attach  Action = "attach"
-	Send    Action = "send"
-	Kill    Action = "kill"
-	KillNow Action = "kill-now"
-	Remove  Action = "remove"
-	Restart Action = "restart"
-	Resize  Action = "resize"
+	Attach    Action = "attach"
+	Send      Action = "send"
+	Kill      Action = "kill"
+	KillNow   Action = "kill-now"
+	Remove    Action = "remove"
+	Restart   Action = "restart"
+	Resize    Action = "resize"
+	Interrupt Action = "interrupt"
 
 	// Movement and ordering (list and grid).
 	Up       Action = "up"
@@ -99,13 +100,14 @@ var descs = map[Action]string{
 	Blackboard:    "blackboard",
 	Capsules:      "capsules",
 
-	Attach:  "attach",
-	Send:    "send line",
-	Kill:    "kill",
-	KillNow: "kill now (SIGKILL)",
-	Remove:  "remove dead",
-	Restart: "restart",
-	Resize:  "resize",
+	Attach:    "attach",
+	Send:      "send line",
+	Kill:      "kill",
+	KillNow:   "kill now (SIGKILL)",
+	Remove:    "remove dead",
+	Restart:   "restart",
+	Resize:    "resize",
+	Interrupt: "interrupt the turn",
 
 	Up:       "up",
 	Down:     "down",
@@ -300,6 +302,7 @@ func Default() KeyMap {
 		bind(Remove, false, "d"),
 		bind(Restart, false, "R"),
 		bind(Resize, false, "r"),
+		bind(Interrupt, false, "I"),
 	}
 	km.ctx[CtxList] = []Binding{
 		bind(Up, false, "up", "k"),
