@@ -37,7 +37,7 @@ type child struct {
 
 const tailLines = 20
 
-func (c *child) expect()       { c.exp.Store(true) }
+func (c *child) expect()      { c.exp.Store(true) }
 func (c *child) exited() bool { return isDone(c.p.Done()) }
 
 func isDone(ch <-chan struct{}) bool {
