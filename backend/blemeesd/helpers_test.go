@@ -31,6 +31,7 @@ type env struct {
 	cfg    Config
 	d      *Daemon
 	served chan error
+	down   bool
 }
 
 func newEnv(t *testing.T, mod ...func(*Config)) *env {
@@ -67,13 +68,17 @@ func (e *env) start() {
 	if err := e.d.Listen(); err != nil {
 		e.t.Fatal(err)
 	}
-	e.served = make(chan error, 1)
+	e.served, e.down = make(chan error, 1), false
 	d := e.d
 	go func() { e.served <- d.Serve() }()
 	e.t.Cleanup(e.stop)
 }
 
 func (e *env) stop() {
+	if e.down {
+		return
+	}
+	e.down = true
 	e.d.Shutdown()
 	select {
 	case err := <-e.served:

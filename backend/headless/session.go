@@ -91,7 +91,10 @@ func (s *Session) start(spec Spec, a Attach) error {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	if err := s.spawn(spec.Resume); err != nil {
-		s.closeLog()
+		if s.log != nil {
+			s.log.close()
+			s.log = nil
+		}
 		return err
 	}
 	s.m.log.Info("session open", "session_id", s.id, "resume", spec.Resume, "cwd", s.dir, "replayed_from_log", s.seq)
@@ -107,6 +110,7 @@ func (s *Session) start(spec Spec, a Attach) error {
 func (s *Session) reattach(spec Spec, a Attach) error {
 	s.ctl.Lock()
 	defer s.ctl.Unlock()
+	s.settleChild()
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.mu.Lock()
@@ -283,9 +287,15 @@ func (s *Session) Send(from Sink, message json.RawMessage) error {
 	if err == nil && s.turn {
 		err = ErrBusy
 	}
-	oauth, c := s.oauth, s.child
 	s.mu.Unlock()
-	if err == nil && (c == nil || c.exited()) {
+	var c *child
+	if err == nil {
+		c = s.settleChild()
+	}
+	s.mu.Lock()
+	oauth := s.oauth
+	s.mu.Unlock()
+	if err == nil && c == nil {
 		err = s.spawn(true)
 	}
 	if err == nil && oauth {
@@ -324,6 +334,21 @@ func (s *Session) checkOwnerLocked(from Sink) error {
 		return fmt.Errorf("%w: %s", ErrNotOwner, s.id)
 	}
 	return nil
+}
+
+// settleChild waits for a child being stopped (or already gone) to be
+// done and returns the session's child, nil if none runs (ctl held).
+func (s *Session) settleChild() *child {
+	s.mu.Lock()
+	c := s.child
+	s.mu.Unlock()
+	if c != nil && (c.exp.Load() || c.exited()) {
+		<-c.done
+		s.mu.Lock()
+		c = s.child
+		s.mu.Unlock()
+	}
+	return c
 }
 
 // Interrupt ends the turn in flight: SIGTERM to claude, SIGKILL after the

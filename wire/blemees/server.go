@@ -138,6 +138,10 @@ func (srv *Server) Start() { srv.init() }
 // finalFlush bounds the flush of the last frames of a closing connection.
 const finalFlush = time.Second
 
+// slowNotice is how long a slow consumer has to take its slow_consumer
+// frame (it reaches a client that resumes reading meanwhile).
+const slowNotice = 2 * time.Second
+
 // conn is one client connection.
 type conn struct {
 	srv     *Server
@@ -176,9 +180,6 @@ func (srv *Server) ServeConn(ctx context.Context, nc net.Conn) {
 	defer srv.conns.Add(-1)
 	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), q: make(chan []byte, srv.QueueSize),
 		quit: make(chan struct{}), done: make(chan struct{})}
-	if srv.Logger != nil && c.log == nil {
-		c.log = srv.Logger
-	}
 	if cred, err := unixsock.PeerCred(nc); err == nil {
 		c.peerPID = int(cred.PID)
 	}
@@ -258,7 +259,7 @@ func (c *conn) writer() {
 			if n > 0 && n < len(buf) {
 				tail = append(tail, '\n')
 			}
-			c.nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+			c.nc.SetWriteDeadline(time.Now().Add(slowNotice))
 			c.nc.Write(append(append(tail, f...), '\n'))
 		}
 		c.nc.Close() // the reader stops too
