@@ -112,7 +112,7 @@ func (d *Daemon) Shutdown() {
 		if d.ln != nil {
 			d.ln.Close()
 		}
-		d.Log.Info("daemon stopped", "took", time.Since(start).Round(time.Millisecond))
+		d.Log.Info("daemon stopped", "took_ms", time.Since(start).Milliseconds())
 	})
 }
 

@@ -184,6 +184,7 @@ func delta(sid, s string) {
 
 func turn(sid, msg string, n int) {
 	cmd, arg, _ := strings.Cut(msg, ":")
+	arg, _, _ = strings.Cut(arg, " ") // words after the argument are free text
 	answer := "echo: " + msg
 	emit(map[string]any{"type": "stream_event", "session_id": sid, "event": map[string]any{"type": "message_start"}})
 	switch cmd {
