@@ -97,14 +97,14 @@ func TestTurnsAndUsage(t *testing.T) {
 		t.Fatalf("first event %+v", init)
 	}
 	for i := range 2 {
-		if err := s.Send(k, userMsg("hello")); err != nil {
+		if err := s.Send(k, userMsg("slow:100 hello")); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Send(k, userMsg("again")); err != ErrBusy {
 			t.Fatalf("second send during a turn: %v", err)
 		}
 		evs := k.until(t, isType("result"))
-		if !strings.Contains(string(evs[len(evs)-1].Raw), "echo: hello") {
+		if !strings.Contains(string(evs[len(evs)-1].Raw), "slow done") {
 			t.Fatalf("turn %d: %s", i, evs[len(evs)-1].Raw)
 		}
 	}
