@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 // env is one test's daemon world: a short temp dir holding the socket, a
 // fake $HOME and the fake claude's log.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string
 	home   string
 	sock   string
@@ -34,7 +34,9 @@ type env struct {
 	down   bool
 }
 
-func newEnv(t *testing.T, mod ...func(*Config)) *env {
+func newEnv(t *testing.T, mod ...func(*Config)) *env { return newEnvTB(t, mod...) }
+
+func newEnvTB(t testing.TB, mod ...func(*Config)) *env {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "bd")
 	if err != nil {

@@ -68,23 +68,25 @@ type Event struct {
 	First uint64 `json:"-"`
 }
 
-// ring keeps the last n events (consecutive seqs).
+// ring keeps the last size events (consecutive seqs). It grows as events
+// come, so an idle session costs little.
 type ring struct {
 	buf   []Event
-	start int // index of the oldest
+	size  int
+	start int // index of the oldest once full
 	n     int
 }
 
-func newRing(size int) ring { return ring{buf: make([]Event, size)} }
+func newRing(size int) ring { return ring{size: size} }
 
 func (r *ring) push(ev Event) {
-	if r.n < len(r.buf) {
-		r.buf[(r.start+r.n)%len(r.buf)] = ev
+	if r.n < r.size {
+		r.buf = append(r.buf, ev)
 		r.n++
 		return
 	}
 	r.buf[r.start] = ev
-	r.start = (r.start + 1) % len(r.buf)
+	r.start = (r.start + 1) % r.size
 }
 
 // first is the oldest seq kept (0 if none).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,5 +177,51 @@ func TestBlemeesdUnitAndVersion(t *testing.T) {
 	}
 	if r := hm(t, "blemeesd", "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "blemeesd 0.1.0") {
 		t.Fatalf("version: %v", r)
+	}
+}
+
+// The daemon's resident memory with 64 idle sessions (the fake claude
+// children not counted).
+func BenchmarkBlemeesdIdleRSS(b *testing.B) {
+	for b.Loop() {
+		dir, err := os.MkdirTemp("", "bdr")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		sock := filepath.Join(dir, "r.sock")
+		cmd := exec.Command(binPath, "blemeesd", "--socket", sock, "--claude", headlesstest.FakeClaude(b), "--log-level", "error")
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		poll(10*time.Second, func() bool { _, err := os.Stat(sock); return err == nil })
+		rss := func() int64 {
+			s, _ := os.ReadFile(filepath.Join("/proc", fmt.Sprint(cmd.Process.Pid), "status"))
+			for _, l := range strings.Split(string(s), "\n") {
+				if strings.HasPrefix(l, "VmRSS:") {
+					var kb int64
+					fmt.Sscan(strings.TrimPrefix(l, "VmRSS:"), &kb)
+					return kb
+				}
+			}
+			return 0
+		}
+		before := rss()
+		conns := []*blemeestest.Conn{blemeestest.Connect(b, sock), blemeestest.Connect(b, sock)}
+		for i := range 64 {
+			c := conns[i%2]
+			c.NoCheck = true
+			if f := c.Request(map[string]any{"type": "blemeesd.open", "session_id": fmt.Sprint("s", i)}, "blemeesd.opened"); f.Type() != "blemeesd.opened" {
+				b.Fatal(f)
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+		after := rss()
+		b.ReportMetric(float64(before)/1024, "MiB-rss-0-sessions")
+		b.ReportMetric(float64(after)/1024, "MiB-rss-64-idle")
+		b.ReportMetric(float64(after-before)/64, "KiB/session")
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
 	}
 }
