@@ -9,16 +9,10 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/headless/headlesstest"
-	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/wire/blemees/blemeestest"
 )
 
-func TestMain(m *testing.M) {
-	proc.EnableSubreaper(nil)
-	code := m.Run()
-	headlesstest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(headlesstest.Main(m)) }
 
 // env is one test's daemon world: a short temp dir holding the socket, a
 // fake $HOME and the fake claude's log.

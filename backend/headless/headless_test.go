@@ -10,15 +10,9 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/headless/headlesstest"
-	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
 
-func TestMain(m *testing.M) {
-	proc.EnableSubreaper(nil)
-	code := m.Run()
-	headlesstest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(headlesstest.Main(m)) }
 
 // sink collects what a session delivers.
 type sink struct {

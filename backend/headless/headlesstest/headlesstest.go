@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
 
 var build struct {
@@ -38,6 +40,16 @@ func FakeClaude(tb testing.TB) string {
 		tb.Fatalf("build fake claude: %v\n%s", build.err, build.out)
 	}
 	return build.path
+}
+
+// Main runs a test binary's tests as a process that starts claude
+// children: it is their subreaper (what they orphan is reaped), and the
+// fake is removed at the end. Call os.Exit(headlesstest.Main(m)) from
+// TestMain.
+func Main(m *testing.M) int {
+	proc.EnableSubreaper(nil)
+	defer Cleanup()
+	return m.Run()
 }
 
 // Cleanup removes the built fake.
