@@ -124,7 +124,7 @@ func SessionTakenFrame(session string, byPID int) []byte {
 // "session_id" and "seq" set (replacing claude's own session_id), every
 // other member passed through byte for byte in its order. raw must be a
 // valid JSON object (the session parsed it); if it is not, or it has no
-// string "type", the frame has type "claude.unknown".
+// non-empty string "type", the frame has type "claude.unknown".
 func ClaudeFrame(session string, seq uint64, raw []byte) []byte {
 	out := make([]byte, 0, len(raw)+len(session)+48)
 	out = append(out, `{"type":"claude.`...)
