@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/headless/headlesstest"
 	hmproc "github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
 
@@ -72,5 +73,6 @@ func testMain(m *testing.M) int {
 			return 1
 		}
 	}
+	defer headlesstest.Cleanup()
 	return m.Run()
 }
