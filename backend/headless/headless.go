@@ -175,6 +175,7 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	closing  bool
+	onOpen   []func(*Session)
 	wg       sync.WaitGroup // children not yet finished (Session.childDone)
 }
 
@@ -241,7 +242,25 @@ func (m *Manager) Open(spec Spec, a Attach) (*Session, error) {
 		m.forget(s)
 		return nil, err
 	}
+	m.mu.Lock()
+	hooks := slices.Clone(m.onOpen)
+	m.mu.Unlock()
+	for _, fn := range hooks {
+		fn(s)
+	}
 	return s, nil
+}
+
+// OnOpen calls fn with every session this Manager opens from now on (a new
+// session, not a reattached one), after Open has started it and before Open
+// returns, on Open's goroutine: it must not block for long. fn is how a
+// dashboard lists the sessions socket clients open beside its own; it
+// learns of those already open with Sessions, and of a session's end with
+// Session.Done.
+func (m *Manager) OnOpen(fn func(*Session)) {
+	m.mu.Lock()
+	m.onOpen = append(m.onOpen, fn)
+	m.mu.Unlock()
 }
 
 // Session returns the session with id, if the Manager has it.

@@ -197,3 +197,43 @@ func TestReplayAndGap(t *testing.T) {
 		t.Fatal("the old owner can still send")
 	}
 }
+
+// TestOnOpenAndDone: the hook sees new sessions (not reattached ones) and
+// Done closes with Close.
+func TestOnOpenAndDone(t *testing.T) {
+	m, home := newManager(t, Config{})
+	var mu sync.Mutex
+	var opened []string
+	m.OnOpen(func(s *Session) {
+		mu.Lock()
+		opened = append(opened, s.ID())
+		mu.Unlock()
+	})
+	k := newSink()
+	s, err := m.Open(Spec{ID: "h1", Dir: home}, Attach{Sink: k, LastSeen: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Open(Spec{ID: "h1", Dir: home, Resume: true}, Attach{Sink: k, LastSeen: -1}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	got := append([]string(nil), opened...)
+	mu.Unlock()
+	if len(got) != 1 || got[0] != "h1" {
+		t.Fatalf("OnOpen saw %q, want [h1]", got)
+	}
+	select {
+	case <-s.Done():
+		t.Fatal("Done closed before Close")
+	default:
+	}
+	if err := s.Close(k, false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done not closed after Close")
+	}
+}

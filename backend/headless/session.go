@@ -40,6 +40,7 @@ type Session struct {
 	turn       bool // a user message was sent and its result has not come
 	finishing  bool // stop the child after the turn's result (detached)
 	closed     bool
+	done       chan struct{} // closed by Close
 	state      session.State
 	model      string
 	usage      Usage
@@ -54,7 +55,7 @@ type Session struct {
 
 func newSession(m *Manager, spec Spec) *Session {
 	now := time.Now()
-	return &Session{m: m, id: spec.ID, dir: spec.Dir, args: slices.Clone(spec.Args),
+	return &Session{m: m, id: spec.ID, dir: spec.Dir, args: slices.Clone(spec.Args), done: make(chan struct{}),
 		ring: newRing(m.cfg.RingSize), started: now, lastActive: now}
 }
 
@@ -400,6 +401,7 @@ func (s *Session) Close(from Sink, del bool) error {
 		<-c.done
 	}
 	s.closeLog()
+	close(s.done)
 	if del {
 		if dir == "" {
 			dir, _ = os.Getwd()
@@ -416,6 +418,11 @@ func (s *Session) Close(from Sink, del bool) error {
 	s.m.log.Info("session closed", "session_id", s.id, "delete", del)
 	return nil
 }
+
+// Done is closed once the session has been closed (Close, or reaped after
+// its idle timeout) and its child has gone. A Manager's Shutdown stops
+// children but closes no session.
+func (s *Session) Done() <-chan struct{} { return s.done }
 
 // safeID reports whether id can name a file in a directory.
 func safeID(id string) bool {
