@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/headless/headlesstest"
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
@@ -22,6 +23,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
+	defer headlesstest.Cleanup() // the fake claude of headless_test.go
 	if supervisorBin, err = proctest.BuildHeimdall(tmp); err != nil {
 		fmt.Fprintln(os.Stderr, "TestMain:", err)
 		return 1

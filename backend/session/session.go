@@ -41,6 +41,10 @@ type Kind string
 // supervisor (this process's or another's).
 const KindPty Kind = "pty"
 
+// KindHeadless is a `claude -p` stream-json session (backend/headless)
+// driven in process: a transcript of events, no terminal.
+const KindHeadless Kind = "headless"
+
 // Caps are the optional things a session can do beyond the basics every
 // session has (info, send, stop, hang up, done). A fleet finds them on its
 // members by type assertion and lists them here, so a UI can say why an
@@ -176,6 +180,9 @@ type Entry struct {
 // Describe names a session of kind with its article: "a pty session", "an
 // aider session" ("an unknown session" for "").
 func (k Kind) Describe() string {
+	if k == KindHeadless {
+		return "a headless Claude session"
+	}
 	name := string(k)
 	if name == "" {
 		name = "unknown"

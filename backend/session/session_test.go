@@ -3,7 +3,7 @@ package session
 import "testing"
 
 func TestDescribeAndLacks(t *testing.T) {
-	for k, want := range map[Kind]string{"pty": "a pty session", "aider": "an aider session", "": "an unknown session"} {
+	for k, want := range map[Kind]string{"pty": "a pty session", "aider": "an aider session", "": "an unknown session", KindHeadless: "a headless Claude session"} {
 		if got := k.Describe(); got != want {
 			t.Errorf("%q.Describe() = %q, want %q", k, got, want)
 		}

@@ -1,0 +1,578 @@
+package fleet
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/headless"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+)
+
+// Headless lists the sessions of a headless.Manager in a fleet, as members
+// of kind session.KindHeadless: those the dashboard opens (Open; the
+// member owns the session) and those others open on the same Manager (a
+// blemeesd socket client: the member watches). It lives here rather than in
+// a package of its own because a member is the fleet's seam (Member,
+// Reporter) and the kind is small; backend/headless knows nothing of the
+// fleet.
+//
+// A headless member lives in this process: when the fleet closes (Hangup)
+// a session the dashboard owns is closed with it, and one it watches is
+// left to its owner (the member just goes). Its fleet ID is "claude-" and
+// the first 8 characters of the session's id (its full id if that one is
+// taken).
+type Headless struct {
+	f *Fleet
+	m *headless.Manager
+	// OnTurn, if set before the first session is listed, is called after
+	// each turn's result with the member's fleet ID and the session's
+	// usage so far (headless.Usage, accumulated). It is called from the
+	// member's goroutine.
+	OnTurn func(id string, u headless.Usage)
+
+	mu      sync.Mutex
+	tracked map[string]bool // headless ids listed or being listed
+}
+
+// HeadlessSpec is a headless Claude session the dashboard opens.
+type HeadlessSpec struct {
+	// ID is the fleet ID ("": "claude-" and the session id's first 8
+	// characters).
+	ID             string
+	Dir            string // working directory ("": the dashboard's)
+	Model          string // --model ("": claude's default)
+	PermissionMode string // --permission-mode ("": claude's default)
+	SystemPrompt   string // --system-prompt ("": none)
+}
+
+// NewHeadless lists m's sessions in f, now and as they are opened
+// (headless.Manager.OnOpen).
+func NewHeadless(f *Fleet, m *headless.Manager) *Headless {
+	h := &Headless{f: f, m: m, tracked: map[string]bool{}}
+	m.OnOpen(func(s *headless.Session) { go h.watch(s) })
+	for _, s := range m.Sessions() {
+		go h.watch(s)
+	}
+	return h
+}
+
+// track marks headless id as listed; it reports false if it already was.
+func (h *Headless) track(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.tracked[id] {
+		return false
+	}
+	h.tracked[id] = true
+	return true
+}
+
+func (h *Headless) untrack(id string) {
+	h.mu.Lock()
+	delete(h.tracked, id)
+	h.mu.Unlock()
+}
+
+// fleetID is the fleet ID of headless session sid.
+func fleetID(sid string) string {
+	if len(sid) > 8 {
+		sid = sid[:8]
+	}
+	return "claude-" + sid
+}
+
+// watch lists s, opened by someone else, as a member watching it.
+func (h *Headless) watch(s *headless.Session) {
+	if !h.track(s.ID()) {
+		return
+	}
+	start := func(id string, r Reporter) (Member, error) {
+		hm := newHeadlessMember(h, id, s.ID(), r, false)
+		hm.s = s
+		if err := s.Watch(hm, -1, nil); err != nil {
+			return nil, err
+		}
+		hm.run()
+		return hm, nil
+	}
+	err := h.f.Add(fleetID(s.ID()), start)
+	if err != nil && !errors.Is(err, ErrClosed) {
+		err = h.f.Add(s.ID(), start)
+	}
+	if err != nil {
+		h.untrack(s.ID())
+		h.f.log.Info("headless session not listed", "session_id", s.ID(), "err", err)
+	}
+}
+
+// Open starts a headless Claude session through the Manager, owned by its
+// member, and lists it; it returns its fleet ID. It blocks while claude
+// starts.
+func (h *Headless) Open(spec HeadlessSpec) (string, error) {
+	sid := newUUID()
+	id := spec.ID
+	if id == "" {
+		id = fleetID(sid)
+	}
+	args := []string{"--include-partial-messages"}
+	for _, a := range [][2]string{{"--model", spec.Model}, {"--permission-mode", spec.PermissionMode}, {"--system-prompt", spec.SystemPrompt}} {
+		if a[1] != "" {
+			args = append(args, a[0], a[1])
+		}
+	}
+	h.track(sid)
+	err := h.f.Add(id, func(id string, r Reporter) (Member, error) {
+		hm := newHeadlessMember(h, id, sid, r, true)
+		s, err := h.m.Open(headless.Spec{ID: sid, Dir: spec.Dir, Args: args}, headless.Attach{Sink: hm, LastSeen: -1})
+		if err != nil {
+			return nil, err
+		}
+		hm.s = s
+		hm.run()
+		return hm, nil
+	})
+	if err != nil {
+		h.untrack(sid)
+		return "", err
+	}
+	return id, nil
+}
+
+// newUUID returns a random (version 4) UUID: claude's --session-id.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// headlessMember is a headless session in a fleet. It is the session's
+// Sink: Deliver queues events (it never blocks: the session holds its
+// emit lock meanwhile) and the member's goroutine turns them into
+// transcript entries and state reports.
+//
+// Transcript entries are numbered by the member, from 1: a user turn sent
+// from the dashboard (a socket client's turns are not in claude's output,
+// so they are not shown); each completed assistant message's text; each
+// tool call (name and JSON arguments) and tool result; the session's
+// notices (start, stderr, crash, interrupt, a failed or denied turn). An
+// assistant message is entered once it is complete, as entries are read by
+// Seq and cannot change; while it streams its tail is shown in the title
+// (a Changed report), so the list shows the answer as it comes.
+type headlessMember struct {
+	h   *Headless
+	id  string // the fleet's
+	sid string // the session's
+	r   Reporter
+	own bool // the dashboard opened it: the member is its owner
+	s   *headless.Session
+
+	wake     chan struct{} // capacity 1: events queued or taken
+	stop     chan struct{} // closed by Hangup of a watched session
+	stopOnce sync.Once
+	done     chan struct{}
+
+	mu         sync.Mutex
+	queue      []headless.Event
+	taken      bool // the owner's session was taken over: watch it instead
+	lastSeq    uint64
+	entries    []session.Entry
+	state      session.State
+	stateSince time.Time
+	lastOutput time.Time
+	partial    strings.Builder // the streaming assistant message's text
+	problem    string          // the last turn's failure, shown in the title
+	inits      int
+	model      string
+}
+
+func newHeadlessMember(h *Headless, id, sid string, r Reporter, own bool) *headlessMember {
+	return &headlessMember{h: h, id: id, sid: sid, r: r, own: own, wake: make(chan struct{}, 1),
+		stop: make(chan struct{}), done: make(chan struct{}), stateSince: time.Now()}
+}
+
+func (hm *headlessMember) signal() {
+	select {
+	case hm.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Deliver implements headless.Sink.
+func (hm *headlessMember) Deliver(ev headless.Event) {
+	hm.mu.Lock()
+	hm.queue = append(hm.queue, ev)
+	hm.mu.Unlock()
+	hm.signal()
+}
+
+// Taken implements headless.Sink: a socket client took the session over;
+// the member keeps showing it as a watcher.
+func (hm *headlessMember) Taken(string, int) {
+	hm.mu.Lock()
+	hm.taken = true
+	hm.mu.Unlock()
+	hm.signal()
+}
+
+// from is the Sink the member acts as: itself if it owns the session, else
+// nil (the dashboard's user acts on a session a socket client owns).
+func (hm *headlessMember) from() headless.Sink {
+	hm.mu.Lock()
+	defer hm.mu.Unlock()
+	if hm.own && !hm.taken {
+		return hm
+	}
+	return nil
+}
+
+func (hm *headlessMember) run() { go hm.loop() }
+
+func (hm *headlessMember) loop() {
+	defer close(hm.done)
+	defer hm.h.untrack(hm.sid)
+	for {
+		select {
+		case <-hm.wake:
+		case <-hm.s.Done():
+			hm.drain()
+			hm.r.Exited(0)
+			return
+		case <-hm.stop:
+			hm.s.Unwatch(hm)
+			return
+		}
+		hm.drain()
+	}
+}
+
+// drain handles the queued events and a takeover.
+func (hm *headlessMember) drain() {
+	hm.mu.Lock()
+	evs, taken := hm.queue, hm.taken
+	hm.queue = nil
+	if taken {
+		hm.taken, hm.own = false, false
+	}
+	last := hm.lastSeq
+	hm.mu.Unlock()
+	if taken {
+		hm.s.Watch(hm, int64(last), nil)
+	}
+	dirty, changed := false, false
+	var fails []error
+	turnDone := false
+	for _, ev := range evs {
+		d, c, err, done := hm.handle(ev)
+		dirty, changed, turnDone = dirty || d, changed || c, turnDone || done
+		if err != nil {
+			fails = append(fails, err)
+		}
+	}
+	if hm.setState(hm.s.Info().State) {
+		changed = true
+	}
+	hm.mu.Lock()
+	seq := uint64(len(hm.entries))
+	hm.mu.Unlock()
+	for _, err := range fails {
+		hm.r.Failed(err)
+	}
+	if dirty {
+		hm.r.Dirty(seq)
+	}
+	if changed {
+		hm.r.Changed()
+	}
+	if turnDone && hm.h.OnTurn != nil {
+		hm.h.OnTurn(hm.id, hm.s.Info().Usage)
+	}
+}
+
+// setState records st; it reports a change.
+func (hm *headlessMember) setState(st session.State) bool {
+	hm.mu.Lock()
+	defer hm.mu.Unlock()
+	if hm.state == st {
+		return false
+	}
+	hm.state, hm.stateSince = st, time.Now()
+	return true
+}
+
+// addLocked appends an entry (hm.mu held).
+func (hm *headlessMember) addLocked(role session.Role, text string) {
+	now := time.Now()
+	hm.entries = append(hm.entries, session.Entry{Seq: uint64(len(hm.entries) + 1), Time: now, Role: role, Text: text})
+	hm.lastOutput = now
+}
+
+// claudeEvent is what the member reads of a claude event.
+type claudeEvent struct {
+	Type    string `json:"type"`
+	Subtype string `json:"subtype"`
+	Model   string `json:"model"`
+	IsError bool   `json:"is_error"`
+	Result  string `json:"result"`
+	Message struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+	Event *struct {
+		Type  string `json:"type"`
+		Delta struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"delta"`
+	} `json:"event"`
+	PermissionDenials []struct {
+		ToolName string `json:"tool_name"`
+	} `json:"permission_denials"`
+}
+
+// block is a message content block.
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	ToolUseID string          `json:"tool_use_id"`
+}
+
+// handle turns one event into entries. It reports whether entries were
+// added (dirty), the title changed, an error the user should see, and
+// whether a turn ended.
+func (hm *headlessMember) handle(ev headless.Event) (dirty, changed bool, fail error, turnDone bool) {
+	hm.mu.Lock()
+	defer hm.mu.Unlock()
+	if ev.Seq != 0 {
+		if ev.Seq <= hm.lastSeq {
+			return // a replay of what the member has
+		}
+		hm.lastSeq = ev.Seq
+	}
+	n := len(hm.entries)
+	defer func() { dirty = dirty || len(hm.entries) > n }()
+	switch ev.Kind {
+	case headless.EventStderr:
+		hm.addLocked(session.RoleSystem, "stderr: "+ev.Text)
+	case headless.EventCrashed:
+		hm.addLocked(session.RoleSystem, "claude crashed: "+ev.Text)
+		hm.problem, hm.partial = "claude crashed", strings.Builder{}
+		return dirty, true, fmt.Errorf("%s: claude crashed: %s", hm.sid, ev.Text), false
+	case headless.EventOAuthExpired:
+		hm.addLocked(session.RoleSystem, headless.ErrOAuthExpired.Error())
+		hm.problem = "OAuth token expired"
+		return dirty, true, headless.ErrOAuthExpired, false
+	case headless.EventInterrupted:
+		if !ev.WasIdle {
+			hm.addLocked(session.RoleSystem, "interrupted")
+		}
+		hm.partial = strings.Builder{}
+		return dirty, true, nil, false
+	case headless.EventReplayGap:
+		hm.addLocked(session.RoleSystem, fmt.Sprintf("events %d to %d are no longer kept", ev.Since+1, ev.First-1))
+	case headless.EventClaude:
+		return hm.claudeLocked(ev.Raw)
+	}
+	return
+}
+
+// claudeLocked handles a claude event (hm.mu held).
+func (hm *headlessMember) claudeLocked(raw json.RawMessage) (dirty, changed bool, fail error, turnDone bool) {
+	var ce claudeEvent
+	if json.Unmarshal(raw, &ce) != nil {
+		return
+	}
+	switch ce.Type {
+	case "system":
+		if ce.Subtype != "init" {
+			break
+		}
+		hm.inits++
+		if ce.Model != "" && ce.Model != hm.model {
+			hm.model, changed = ce.Model, true
+		}
+		if hm.inits == 1 {
+			hm.addLocked(session.RoleSystem, "claude started · "+hm.model)
+		}
+	case "stream_event":
+		if ce.Event == nil {
+			break
+		}
+		switch {
+		case ce.Event.Type == "message_start":
+			hm.partial.Reset()
+			hm.problem = ""
+			changed = true
+		case ce.Event.Type == "content_block_delta" && ce.Event.Delta.Type == "text_delta":
+			hm.partial.WriteString(ce.Event.Delta.Text)
+			changed = true
+		}
+	case "assistant":
+		var blocks []block
+		json.Unmarshal(ce.Message.Content, &blocks)
+		for _, b := range blocks {
+			switch b.Type {
+			case "text":
+				if b.Text != "" {
+					hm.addLocked(session.RoleAssistant, b.Text)
+				}
+			case "tool_use", "server_tool_use":
+				hm.addLocked(session.RoleTool, b.Name+" "+compactJSON(b.Input))
+			}
+		}
+		hm.partial.Reset()
+		changed = true
+	case "user": // tool results claude reports
+		var blocks []block
+		json.Unmarshal(ce.Message.Content, &blocks)
+		for _, b := range blocks {
+			if b.Type != "tool_result" {
+				continue
+			}
+			prefix := "→ "
+			if b.IsError {
+				prefix = "→ error: "
+			}
+			hm.addLocked(session.RoleTool, prefix+contentText(b.Content))
+		}
+	case "result":
+		turnDone = true
+		hm.partial.Reset()
+		changed = true
+		var denied []string
+		for _, d := range ce.PermissionDenials {
+			denied = append(denied, d.ToolName)
+		}
+		switch {
+		case ce.IsError || (ce.Subtype != "" && ce.Subtype != "success"):
+			msg := "turn failed: " + ce.Subtype
+			if ce.Result != "" {
+				msg += ": " + ce.Result
+			}
+			hm.addLocked(session.RoleSystem, msg)
+			hm.problem = "turn failed"
+			fail = fmt.Errorf("%s: %s", hm.sid, msg)
+		case len(denied) > 0:
+			msg := "permission denied: " + strings.Join(denied, ", ")
+			hm.addLocked(session.RoleSystem, msg)
+			hm.problem = msg
+			fail = fmt.Errorf("%s: %s", hm.sid, msg)
+		}
+	}
+	return
+}
+
+// compactJSON is a tool call's arguments on one line.
+func compactJSON(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// contentText is a tool result's content: a string, or its text blocks.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []block
+	json.Unmarshal(raw, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// titleTail is how much of a streaming answer the title shows.
+const titleTail = 60
+
+// Info implements Member.
+func (hm *headlessMember) Info() session.Info {
+	hi := hm.s.Info()
+	hm.mu.Lock()
+	defer hm.mu.Unlock()
+	title := hm.model
+	if title == "" {
+		title = hi.Model
+	}
+	switch {
+	case hm.partial.Len() > 0:
+		tail := []rune(strings.Join(strings.Fields(hm.partial.String()), " "))
+		if len(tail) > titleTail {
+			tail = append([]rune("…"), tail[len(tail)-titleTail:]...)
+		}
+		title += " · " + string(tail)
+	case hm.problem != "":
+		title += " · " + hm.problem
+	}
+	argv := []string{"claude", "-p"}
+	return session.Info{Kind: session.KindHeadless, Agent: "claude", Argv: argv, Dir: hi.Dir, Owned: hm.own,
+		PID: hi.PID, State: hm.state, StateSince: hm.stateSince, LastOutput: hm.lastOutput,
+		Started: hi.Started, Alive: true, Title: title}
+}
+
+// Send implements Member: the input is a user turn's text.
+func (hm *headlessMember) Send(in session.Input) error {
+	text := strings.TrimRight(string(in.Data), "\r\n")
+	msg, _ := json.Marshal(map[string]string{"role": "user", "content": text})
+	if err := hm.s.Send(hm.from(), msg); err != nil {
+		return err
+	}
+	hm.mu.Lock()
+	hm.addLocked(session.RoleUser, text)
+	hm.problem = ""
+	seq := uint64(len(hm.entries))
+	hm.mu.Unlock()
+	hm.r.Dirty(seq)
+	if hm.setState(hm.s.Info().State) {
+		hm.r.Changed()
+	}
+	return nil
+}
+
+// Stop implements Member: the session is closed (claude gets SIGTERM,
+// SIGKILL after the interrupt grace, either way).
+func (hm *headlessMember) Stop(bool) error { return hm.s.Close(hm.from(), false) }
+
+// Interrupt implements Interrupter: the turn in flight ends, claude is
+// started again with --resume.
+func (hm *headlessMember) Interrupt() error { return hm.s.Interrupt(hm.from()) }
+
+// Hangup implements Member: a session the dashboard owns ends with it; a
+// watched one is left to its owner.
+func (hm *headlessMember) Hangup() {
+	if hm.from() != nil {
+		if err := hm.s.Close(hm, false); err == nil {
+			return
+		}
+	}
+	hm.stopOnce.Do(func() { close(hm.stop) })
+}
+
+// Done implements Member.
+func (hm *headlessMember) Done() <-chan struct{} { return hm.done }
+
+// Transcript implements Transcripter.
+func (hm *headlessMember) Transcript(after uint64) []session.Entry {
+	hm.mu.Lock()
+	defer hm.mu.Unlock()
+	if after >= uint64(len(hm.entries)) {
+		return nil
+	}
+	return append([]session.Entry(nil), hm.entries[after:]...)
+}
