@@ -38,6 +38,10 @@
 //	                                            # through the dashboard's terminal when away
 //	notify_command     = ""                     # run with /bin/sh -c when a session needs input
 //
+//	[blemeesd]                                  # headless Claude sessions in the dashboard
+//	enabled = false                             # run blemeesd in the dashboard (or follow one running)
+//	socket  = ""                                # "" = blemeesd's default socket (§5.1); absolute path
+//
 //	[keys]                                      # dashboard key overrides by action name
 //	kill = ["x", "ctrl+k"]                      # (names and keys checked by the dashboard)
 //
@@ -111,7 +115,16 @@ type Config struct {
 	NotifyCommand    string              // "" = none
 	Keys             map[string][]string // action name → keys
 	Agents           []Agent
+	Blemeesd         Blemeesd
 	Path             string // file loaded; "" if built-in defaults
+}
+
+// Blemeesd is the [blemeesd] table: whether the dashboard runs the
+// headless Claude daemon in process (or follows one already answering on
+// its socket), and on which socket.
+type Blemeesd struct {
+	Enabled bool   `toml:"enabled"`
+	Socket  string `toml:"socket"` // "" = blemeesd's default resolution
 }
 
 // Default returns the built-in configuration used when no file is loaded.
@@ -190,6 +203,7 @@ type fileConfig struct {
 	NotifyCommand    string              `toml:"notify_command"`
 	Keys             map[string][]string `toml:"keys"`
 	Agents           []Agent             `toml:"agent"`
+	Blemeesd         Blemeesd            `toml:"blemeesd"`
 }
 
 // Load reads the config file at path and returns the effective
@@ -289,7 +303,14 @@ func parse(path, data string) (Config, []string, error) {
 		NotifyCommand:    fc.NotifyCommand,
 		Keys:             fc.Keys,
 		Agents:           fc.Agents,
+		Blemeesd:         fc.Blemeesd,
 		Path:             path,
+	}
+	if p := c.Blemeesd.Socket; p != "" && !filepath.IsAbs(p) {
+		return fail("blemeesd.socket", "must be an absolute path, got %q", p)
+	}
+	if len(c.Blemeesd.Socket) >= 108 {
+		return fail("blemeesd.socket", "too long for a Unix socket (%d bytes, < 108)", len(c.Blemeesd.Socket))
 	}
 	if c.ScrollbackBytes <= 0 {
 		return fail("scrollback_bytes", "must be > 0, got %d", c.ScrollbackBytes)

@@ -361,6 +361,9 @@ func TestInvalidValues(t *testing.T) {
 		{"bad notify", `notify = "osc9;bell"`, []string{`notify: unknown notification "osc9;bell"`, `"", "off", "osc9" or "osc777"`}},
 		{"notify on", `notify = "on"`, []string{`notify: unknown notification "on"`}},
 		{"wrong type notify", `notify = true`, []string{"line 1", "notify", "incompatible types"}},
+		{"relative blemeesd socket", "[blemeesd]\nsocket = \"b.sock\"", []string{`blemeesd.socket: must be an absolute path, got "b.sock"`}},
+		{"long blemeesd socket", "[blemeesd]\nsocket = \"/" + strings.Repeat("s", 120) + "\"", []string{"blemeesd.socket: too long for a Unix socket"}},
+		{"wrong type blemeesd enabled", "[blemeesd]\nenabled = \"yes\"", []string{"blemeesd.enabled", "incompatible types"}},
 		{"wrong type notify_command", `notify_command = ["notify-send", "x"]`, []string{"line 1", "notify_command", "incompatible types"}},
 	}
 	for _, tt := range tests {
@@ -371,6 +374,19 @@ func TestInvalidValues(t *testing.T) {
 				t.Errorf("error %T is not *config.Error", err)
 			}
 		})
+	}
+}
+
+func TestBlemeesd(t *testing.T) {
+	c, w, err := Load(writeConfig(t, "[blemeesd]\nenabled = true\nsocket = \"/run/user/1/b.sock\"\n"), true)
+	if err != nil || len(w) != 0 {
+		t.Fatalf("Load = %v, %q", err, w)
+	}
+	if !c.Blemeesd.Enabled || c.Blemeesd.Socket != "/run/user/1/b.sock" {
+		t.Fatalf("[blemeesd] = %+v", c.Blemeesd)
+	}
+	if d := Default().Blemeesd; d.Enabled || d.Socket != "" {
+		t.Fatalf("default [blemeesd] = %+v", d)
 	}
 }
 
