@@ -72,12 +72,13 @@ func New(cfg Config, log *slog.Logger, claudeVersion *string) *Daemon {
 }
 
 // Listen claims the socket (0600; a stale one replaced, a live one or one
-// of another user refused, §7 and §9.6).
+// of another user refused, §7 and §9.6). A live one is an error wrapping
+// unixsock.ErrInUse.
 func (d *Daemon) Listen() error {
 	ln, err := unixsock.Listen(d.Cfg.SocketPath)
 	if err != nil {
 		if errors.Is(err, unixsock.ErrInUse) {
-			return fmt.Errorf("another daemon is running on %s", d.Cfg.SocketPath)
+			return fmt.Errorf("another daemon is running on %s: %w", d.Cfg.SocketPath, err)
 		}
 		return err
 	}

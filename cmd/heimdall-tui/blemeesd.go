@@ -81,16 +81,8 @@ func (a *app) blemeesd(o blemeesdOptions) error {
 		fmt.Fprintf(a.stdout, "blemeesd %s (heimdall-tui), protocol blemees/1\n", blemeesd.Version)
 		return nil
 	}
-	cfg := blemeesd.Default()
-	path := o.config
-	if path == "" {
-		path = blemeesd.DefaultConfigPath()
-	}
-	warnings, err := cfg.LoadFile(path, o.config != "")
+	cfg, warnings, err := loadBlemeesdConfig(o.config)
 	if err != nil {
-		return err
-	}
-	if err := cfg.ApplyEnv(os.Getenv); err != nil {
 		return err
 	}
 	for _, kv := range []struct{ flag, dst *string }{{&o.socket, &cfg.SocketPath}, {&o.claude, &cfg.ClaudeBin},
@@ -150,4 +142,20 @@ func (a *app) blemeesd(o blemeesdOptions) error {
 	<-stopped
 	log.Info("daemon stop", "pid", os.Getpid())
 	return nil
+}
+
+// loadBlemeesdConfig is blemeesd's configuration before the command line:
+// defaults, the file (path, else ~/.config/blemeesd/config.toml if
+// present), the BLEMEESD_* environment.
+func loadBlemeesdConfig(path string) (blemeesd.Config, []string, error) {
+	cfg := blemeesd.Default()
+	explicit := path != ""
+	if path == "" {
+		path = blemeesd.DefaultConfigPath()
+	}
+	warnings, err := cfg.LoadFile(path, explicit)
+	if err != nil {
+		return cfg, warnings, err
+	}
+	return cfg, warnings, cfg.ApplyEnv(os.Getenv)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -25,8 +26,9 @@ import (
 
 // dashboardOptions are the root command's own flags.
 type dashboardOptions struct {
-	theme   string
-	logPath string
+	theme    string
+	logPath  string
+	blemeesd bool // run blemeesd in the dashboard (as config [blemeesd] enabled)
 }
 
 // defaultLogPath is the dashboard's log: $XDG_STATE_HOME/heimdall/dashboard.log
@@ -97,6 +99,20 @@ func (a *app) dashboard(o dashboardOptions) error {
 		return err
 	}
 	defer f.Close()
+	var daemon *dashDaemon
+	if o.blemeesd || a.cfg.Blemeesd.Enabled {
+		daemon, err = startDashDaemon(a.cfg.Blemeesd.Socket, f, logger)
+		switch {
+		case errors.Is(err, errDaemonRunning):
+			// Following a standalone daemon over its socket is not
+			// built yet: its sessions are not listed.
+			logger.Warn("blemeesd not started in the dashboard", "err", err)
+		case err != nil:
+			return err
+		default:
+			defer daemon.Shutdown()
+		}
+	}
 	// Sessions that need input while no dashboard runs notify the user in
 	// the terminal the last dashboard ran in (config notify).
 	if t, ok := notify.CurrentTerminal(); ok {

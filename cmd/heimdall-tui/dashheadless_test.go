@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/headless"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+)
+
+type nopSink struct{}
+
+func (nopSink) Deliver(headless.Event) {}
+func (nopSink) Taken(string, int)      {}
+
+// The dashboard's blemeesd: its sessions (here one a socket client would
+// open) are listed in the fleet; a second one on the same socket is not
+// started.
+func TestDashDaemon(t *testing.T) {
+	dir, env := daemonEnv(t)
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); k == "HOME" || k == "XDG_CONFIG_HOME" || k == "BLEMEESD_CLAUDE" {
+			t.Setenv(k, v)
+		}
+	}
+	f, err := fleet.New(fleet.Options{Dir: filepath.Join(dir, "s"), Config: config.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sock := filepath.Join(dir, "b.sock")
+	dd, err := startDashDaemon(sock, f, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Shutdown()
+	if _, err := startDashDaemon(sock, f, slog.New(slog.DiscardHandler)); !errors.Is(err, errDaemonRunning) {
+		t.Fatalf("a second daemon on the socket: %v", err)
+	}
+	if _, err := dd.d.Manager.Open(headless.Spec{ID: "abcdef0123", Dir: dir}, headless.Attach{Sink: nopSink{}, LastSeen: -1}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := dd.headless.Open(fleet.HeadlessSpec{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		kinds := map[string]session.Kind{}
+		for _, in := range f.Sessions() {
+			kinds[in.ID] = in.Kind
+		}
+		if kinds["claude-abcdef01"] == session.KindHeadless && kinds[id] == session.KindHeadless {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sessions %v", kinds)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
