@@ -27,13 +27,9 @@ import (
 // the first 8 characters of the session's id (its full id if that one is
 // taken).
 type Headless struct {
-	f *Fleet
-	m *headless.Manager
-	// OnTurn, if set before the first session is listed, is called after
-	// each turn's result with the member's fleet ID and the session's
-	// usage so far (headless.Usage, accumulated). It is called from the
-	// member's goroutine.
-	OnTurn func(id string, u headless.Usage)
+	f      *Fleet
+	m      *headless.Manager
+	onTurn func(id string, u headless.Usage)
 
 	mu      sync.Mutex
 	tracked map[string]bool // headless ids listed or being listed
@@ -51,9 +47,12 @@ type HeadlessSpec struct {
 }
 
 // NewHeadless lists m's sessions in f, now and as they are opened
-// (headless.Manager.OnOpen).
-func NewHeadless(f *Fleet, m *headless.Manager) *Headless {
-	h := &Headless{f: f, m: m, tracked: map[string]bool{}}
+// (headless.Manager.OnOpen). onTurn, if not nil, is called after each
+// turn's result with the member's fleet ID and the session's usage
+// (headless.Usage: LastTurn and the accumulated Total), from the member's
+// goroutine: the dashboard puts it in the token ledger.
+func NewHeadless(f *Fleet, m *headless.Manager, onTurn func(id string, u headless.Usage)) *Headless {
+	h := &Headless{f: f, m: m, onTurn: onTurn, tracked: map[string]bool{}}
 	m.OnOpen(func(s *headless.Session) { go h.watch(s) })
 	for _, s := range m.Sessions() {
 		go h.watch(s)
@@ -290,8 +289,8 @@ func (hm *headlessMember) drain() {
 	if changed {
 		hm.r.Changed()
 	}
-	if turnDone && hm.h.OnTurn != nil {
-		hm.h.OnTurn(hm.id, hm.s.Info().Usage)
+	if turnDone && hm.h.onTurn != nil {
+		hm.h.onTurn(hm.id, hm.s.Info().Usage)
 	}
 }
 

@@ -14,13 +14,13 @@ import (
 )
 
 // newHeadless is a fleet with a headless Manager running the fake claude.
-func newHeadless(t *testing.T) (*fleet.Fleet, *headless.Manager, *fleet.Headless, string) {
+func newHeadless(t *testing.T, onTurn func(string, headless.Usage)) (*fleet.Fleet, *headless.Manager, *fleet.Headless, string) {
 	t.Helper()
 	f := openFleet(t)
 	home := t.TempDir()
 	m := headless.NewManager(headless.Config{Claude: headlesstest.FakeClaude(t), Home: home, InterruptGrace: 200 * time.Millisecond})
 	t.Cleanup(func() { m.Shutdown(0, 5*time.Second) })
-	return f, m, fleet.NewHeadless(f, m), home
+	return f, m, fleet.NewHeadless(f, m, onTurn), home
 }
 
 // roles is a transcript as "role: text" lines.
@@ -44,9 +44,8 @@ func waitTranscript(t *testing.T, f *fleet.Fleet, id, want string) {
 // transcript, the state back to Idle, usage reported after the turn;
 // attach refused with the reason; interrupt; Kill closes it (Dead).
 func TestHeadlessMember(t *testing.T) {
-	f, _, h, home := newHeadless(t)
 	turns := make(chan headless.Usage, 8)
-	h.OnTurn = func(id string, u headless.Usage) { turns <- u }
+	f, _, h, home := newHeadless(t, func(id string, u headless.Usage) { turns <- u })
 	r := sessiontest.Record(t, f)
 	id, err := h.Open(fleet.HeadlessSpec{ID: "h-1", Dir: home, Model: "opus"})
 	if err != nil {
@@ -105,7 +104,7 @@ func TestHeadlessMember(t *testing.T) {
 // fleet, watched: its events make the transcript; a crash is a Failed
 // report; when its owner closes it the member exits.
 func TestHeadlessWatched(t *testing.T) {
-	f, m, _, home := newHeadless(t)
+	f, m, _, home := newHeadless(t, nil)
 	r := sessiontest.Record(t, f)
 	k := &chanSink{}
 	s, err := m.Open(headless.Spec{ID: "0123456789abcdef", Dir: home}, headless.Attach{Sink: k, LastSeen: -1})
@@ -136,7 +135,7 @@ func TestHeadlessWatched(t *testing.T) {
 // Closing the fleet closes the sessions the dashboard owns and leaves the
 // ones it watches to their owners.
 func TestHeadlessHangup(t *testing.T) {
-	f, m, h, home := newHeadless(t)
+	f, m, h, home := newHeadless(t, nil)
 	id, err := h.Open(fleet.HeadlessSpec{Dir: home})
 	if err != nil {
 		t.Fatal(err)

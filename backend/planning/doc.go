@@ -15,7 +15,7 @@
 //	ROOT/blackboard.json              {"version":"2.0.0","facts":{key:value}}
 //	ROOT/protocol/symbols.json        {"version":"2.0.0","symbols":{id:value}}
 //	ROOT/protocol/baselines.json      {"version":"2.0.0","baselines":{role:int}}
-//	ROOT/protocol/ledger.jsonl        {"ts","role","kind","tokens"[,"msg_id"]} a line
+//	ROOT/protocol/ledger.jsonl        {"ts","role","kind","tokens"[,"msg_id"][,"usage"]} a line
 //	ROOT/protocol/message-schema.json the message contract (draft-07), by Init
 //	ROOT/protocol/capsules/<id>.md    ≤10-line capsules
 //

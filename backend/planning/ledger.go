@@ -14,14 +14,28 @@ import (
 )
 
 // LedgerEntry is one line of protocol/ledger.jsonl: the token cost of one
-// message or spawn, by role.
+// message or spawn, by role. Tokens were counted by a tokenizer, unless
+// the entry has Usage: then they are the provider's own count (a headless
+// Claude session's turn, kind "turn"), Tokens their sum.
 type LedgerEntry struct {
 	TS     string `json:"ts"`
 	Role   string `json:"role"`
 	Kind   string `json:"kind"`
 	Tokens int64  `json:"tokens"`
 	MsgID  string `json:"msg_id,omitempty"`
+	Usage  *Usage `json:"usage,omitempty"`
 }
+
+// Usage is a turn's token usage as the provider reported it.
+type Usage struct {
+	Input         int64 `json:"input_tokens"`
+	Output        int64 `json:"output_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens,omitempty"`
+	CacheCreation int64 `json:"cache_creation_input_tokens,omitempty"`
+}
+
+// Sum is every token of the usage: input, output and both cache counts.
+func (u Usage) Sum() int64 { return u.Input + u.Output + u.CacheRead + u.CacheCreation }
 
 // Ledger is the token ledger: ledger.jsonl (measured costs) and
 // baselines.json (the v1 numbers to beat).
@@ -45,6 +59,9 @@ func (l Ledger) Log(e LedgerEntry) error {
 	}
 	if e.Tokens < 0 {
 		return invalidf("negative token count %d", e.Tokens)
+	}
+	if u := e.Usage; u != nil && (u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheCreation < 0) {
+		return invalidf("negative usage %+v", *u)
 	}
 	if e.TS == "" {
 		e.TS = l.s.timestamp()

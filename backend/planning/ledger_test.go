@@ -272,3 +272,26 @@ func TestLedgerLongLine(t *testing.T) {
 		t.Errorf("report: %d entries, total %d, latest %d", r.Entries, r.Total, len(r.Latest))
 	}
 }
+
+// An entry counted by the provider carries its usage, read back by Report;
+// a negative count is refused.
+func TestLedgerUsage(t *testing.T) {
+	s := newStore(t)
+	l := s.Ledger()
+	u := &Usage{Input: 10, Output: 5, CacheRead: 100, CacheCreation: 7}
+	must(t, l.Log(LedgerEntry{Role: "claude-1", Kind: "turn", Tokens: u.Sum(), Usage: u}))
+	b, err := os.ReadFile(s.LedgerPath())
+	must(t, err)
+	want := `{"ts":"2026-06-11T12:07:27Z","role":"claude-1","kind":"turn","tokens":122,"usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":7}}` + "\n"
+	if string(b) != want {
+		t.Errorf("ledger.jsonl =\n%s\nwant\n%s", b, want)
+	}
+	r, err := l.Report(1)
+	must(t, err)
+	if r.Total != 122 || len(r.Latest) != 1 || r.Latest[0].Usage == nil || *r.Latest[0].Usage != *u {
+		t.Fatalf("Report = %+v", r)
+	}
+	if err := l.Log(LedgerEntry{Role: "r", Kind: "turn", Usage: &Usage{Input: -1}}); err == nil {
+		t.Error("negative usage logged")
+	}
+}

@@ -101,7 +101,8 @@ func (a *app) dashboard(o dashboardOptions) error {
 	defer f.Close()
 	var daemon *dashDaemon
 	if o.blemeesd || a.cfg.Blemeesd.Enabled {
-		daemon, err = startDashDaemon(a.cfg.Blemeesd.Socket, f, logger)
+		turns := ledgerTurns(planning.Open(planning.DefaultRoot()), logger)
+		daemon, err = startDashDaemon(a.cfg.Blemeesd.Socket, f, turns, logger)
 		switch {
 		case errors.Is(err, errDaemonRunning):
 			// Following a standalone daemon over its socket is not

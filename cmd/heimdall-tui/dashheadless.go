@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/blemeesd"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/headless"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
@@ -28,7 +31,7 @@ var errDaemonRunning = errors.New("a blemeesd already answers on the socket")
 // Manager's sessions listed in f. It logs to logger, never to the
 // terminal. claude --version is not run (hello_ack says it is unknown):
 // that would hold the dashboard's start.
-func startDashDaemon(socket string, f *fleet.Fleet, logger *slog.Logger) (*dashDaemon, error) {
+func startDashDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless.Usage), logger *slog.Logger) (*dashDaemon, error) {
 	cfg, warnings, err := loadBlemeesdConfig("")
 	if err != nil {
 		return nil, fmt.Errorf("blemeesd: %w", err)
@@ -50,7 +53,7 @@ func startDashDaemon(socket string, f *fleet.Fleet, logger *slog.Logger) (*dashD
 		}
 		return nil, fmt.Errorf("blemeesd: %w", err)
 	}
-	dd := &dashDaemon{d: d, headless: fleet.NewHeadless(f, d.Manager), served: make(chan struct{})}
+	dd := &dashDaemon{d: d, headless: fleet.NewHeadless(f, d.Manager, onTurn), served: make(chan struct{})}
 	go func() {
 		defer close(dd.served)
 		if err := d.Serve(); err != nil {
@@ -67,4 +70,22 @@ func startDashDaemon(socket string, f *fleet.Fleet, logger *slog.Logger) (*dashD
 func (dd *dashDaemon) Shutdown() {
 	dd.d.Shutdown()
 	<-dd.served
+}
+
+// ledgerTurns is the OnTurn of the dashboard's headless sessions: each
+// turn's usage, as claude reported it, is a ledger entry (role = the
+// session's name, kind = turn) in store, if its root exists (the dashboard
+// does not create a .planning directory for it).
+func ledgerTurns(store *planning.Store, logger *slog.Logger) func(string, headless.Usage) {
+	return func(id string, u headless.Usage) {
+		if _, err := os.Stat(store.Root()); err != nil {
+			return
+		}
+		t := u.LastTurn
+		pu := &planning.Usage{Input: t["input_tokens"], Output: t["output_tokens"],
+			CacheRead: t["cache_read_input_tokens"], CacheCreation: t["cache_creation_input_tokens"]}
+		if err := store.Ledger().Log(planning.LedgerEntry{Role: id, Kind: "turn", Tokens: pu.Sum(), Usage: pu}); err != nil {
+			logger.Warn("ledger: headless turn not logged", "id", id, "err", err)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
@@ -35,12 +37,12 @@ func TestDashDaemon(t *testing.T) {
 	}
 	defer f.Close()
 	sock := filepath.Join(dir, "b.sock")
-	dd, err := startDashDaemon(sock, f, slog.New(slog.DiscardHandler))
+	dd, err := startDashDaemon(sock, f, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dd.Shutdown()
-	if _, err := startDashDaemon(sock, f, slog.New(slog.DiscardHandler)); !errors.Is(err, errDaemonRunning) {
+	if _, err := startDashDaemon(sock, f, nil, slog.New(slog.DiscardHandler)); !errors.Is(err, errDaemonRunning) {
 		t.Fatalf("a second daemon on the socket: %v", err)
 	}
 	if _, err := dd.d.Manager.Open(headless.Spec{ID: "abcdef0123", Dir: dir}, headless.Attach{Sink: nopSink{}, LastSeen: -1}); err != nil {
@@ -63,5 +65,29 @@ func TestDashDaemon(t *testing.T) {
 			t.Fatalf("sessions %v", kinds)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A headless turn's usage is a ledger entry, by the provider; without a
+// planning root nothing is created.
+func TestLedgerTurns(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".planning")
+	store := planning.Open(root)
+	u := headless.Usage{LastTurn: map[string]int64{"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 100}}
+	ledgerTurns(store, slog.New(slog.DiscardHandler))("claude-1", u)
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Fatalf("the planning root was created: %v", err)
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ledgerTurns(store, slog.New(slog.DiscardHandler))("claude-1", u)
+	r, err := store.Ledger().Report(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Total != 115 || len(r.Latest) != 1 || r.Latest[0].Role != "claude-1" || r.Latest[0].Kind != "turn" ||
+		r.Latest[0].Usage == nil || r.Latest[0].Usage.CacheRead != 100 {
+		t.Fatalf("report %+v", r)
 	}
 }

@@ -6,6 +6,7 @@ package ledger
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,14 +108,21 @@ func View(st *themes.Styles, r planning.LedgerReport, root string, w, h int) str
 
 	if room := h - len(lines) - 2; room > 0 && len(r.Latest) > 0 {
 		add("")
-		add(st.Title.Render("Latest"))
 		latest := r.Latest
 		if len(latest) > room {
 			latest = latest[len(latest)-room:] // newest last, oldest cut
 		}
+		title := st.Title.Render("Latest")
+		if slices.ContainsFunc(latest, func(e planning.LedgerEntry) bool { return e.Usage != nil }) {
+			title += st.Muted.Render("  (usage: the provider's count; the others by tokenizer)")
+		}
+		add(title)
 		for _, e := range latest {
 			row := st.Muted.Render(clock(e.TS)) + "  " + st.Base.Render(cell(e.Role, roleW, false)) + "  " +
 				st.Muted.Render(cell(e.Kind, 14, false)) + " " + st.Base.Render(cell(group(e.Tokens), numW, true))
+			if u := e.Usage; u != nil {
+				row += "  " + st.Subtle.Render(fmt.Sprintf("usage in %s out %s cache %s", group(u.Input), group(u.Output), group(u.CacheRead+u.CacheCreation)))
+			}
 			if e.MsgID != "" {
 				row += "  " + st.Subtle.Render(cellwidth.Sanitize(e.MsgID))
 			}

@@ -32,11 +32,23 @@ func report() planning.LedgerReport {
 	return r
 }
 
+// usageReport is report with its last two entries a headless session's
+// turns, counted by the provider.
+func usageReport() planning.LedgerReport {
+	r := report()
+	for i := range 2 {
+		u := &planning.Usage{Input: 10, Output: 5, CacheRead: 100, CacheCreation: 7}
+		r.Latest = append(r.Latest[1:], planning.LedgerEntry{TS: fmt.Sprintf("2026-11-22T12:2%d:07Z", i), Role: "claude-3f2a",
+			Kind: "turn", Tokens: u.Sum(), Usage: u})
+	}
+	return r
+}
+
 func TestGolden(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		r    planning.LedgerReport
-	}{{"report", report()}, {"empty", planning.LedgerReport{}}} {
+	}{{"report", report()}, {"empty", planning.LedgerReport{}}, {"usage", usageReport()}} {
 		for _, p := range []themes.Palette{themes.Dark(), themes.Light()} {
 			for _, w := range []int{60, 80, 120, 200} {
 				t.Run(fmt.Sprintf("%s/%s/w%d", c.name, p.Name, w), func(t *testing.T) {
@@ -65,6 +77,20 @@ func TestContent(t *testing.T) {
 	small := ansi.Strip(View(themes.Build(themes.Dark(), false), report(), ".planning", 120, 12))
 	if !strings.Contains(small, "m11") || strings.Contains(small, "m0 ") {
 		t.Errorf("a short view should keep the newest entries:\n%s", small)
+	}
+}
+
+// Rows the provider counted say so, with their usage; the title says what
+// the others are.
+func TestUsageRows(t *testing.T) {
+	out := ansi.Strip(View(themes.Build(themes.Dark(), false), usageReport(), ".planning", 120, 30))
+	for _, want := range []string{"Latest  (usage: the provider's count; the others by tokenizer)", "claude-3f2a", "usage in 10 out 5 cache 107"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("view lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(ansi.Strip(View(themes.Build(themes.Dark(), false), report(), ".planning", 120, 30)), "by tokenizer") {
+		t.Error("a ledger without provider rows explains them")
 	}
 }
 
