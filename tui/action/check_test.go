@@ -11,7 +11,7 @@ func TestCheck(t *testing.T) {
 		Caps: session.CapScreen | session.CapAttach | session.CapRestart}
 	dead := pty
 	dead.ID, dead.Alive, dead.ExitCode = "build", false, 2
-	headless := session.Info{ID: "transcript-1", Kind: "headless", Alive: true, Caps: session.CapTranscript | session.CapInterrupt}
+	headless := session.Info{ID: "transcript-1", Kind: session.KindHeadless, Alive: true, Caps: session.CapTranscript | session.CapInterrupt}
 	external := pty
 	external.ID, external.Caps = "ext", session.CapScreen|session.CapAttach // argv unknown: no restart
 	screenOnly := pty
@@ -29,10 +29,10 @@ func TestCheck(t *testing.T) {
 		{Send{ID: "claude-1"}, pty, ""},
 		{Remove{ID: "claude-1"}, pty, "claude-1 is running; kill it first (x)"},
 
-		{Attach{ID: "transcript-1"}, headless, "attach: transcript-1 is a headless session: it has no terminal"},
-		{Resize{ID: "transcript-1"}, headless, "resize: transcript-1 is a headless session: it has no terminal"},
-		{OpenResize{ID: "transcript-1"}, headless, "resize: transcript-1 is a headless session: it has no terminal"},
-		{Restart{ID: "transcript-1"}, headless, "restart: transcript-1 is a headless session: it cannot be restarted"},
+		{Attach{ID: "transcript-1"}, headless, "attach: transcript-1 is a headless Claude session: it has no terminal"},
+		{Resize{ID: "transcript-1"}, headless, "resize: transcript-1 is a headless Claude session: it has no terminal"},
+		{OpenResize{ID: "transcript-1"}, headless, "resize: transcript-1 is a headless Claude session: it has no terminal"},
+		{Restart{ID: "transcript-1"}, headless, "restart: transcript-1 is a headless Claude session: it cannot be restarted"},
 		{OpenSend{ID: "transcript-1"}, headless, ""},
 		{Kill{ID: "transcript-1", Force: true}, headless, ""},
 
