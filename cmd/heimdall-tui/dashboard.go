@@ -121,6 +121,12 @@ func (a *app) dashboard(o dashboardOptions) error {
 			logger.Warn("terminal for notifications not saved", "err", err)
 		}
 	}
+	// The spawn dialog offers headless Claude sessions when they can be
+	// opened: through the daemon the dashboard runs.
+	var opener tuiapp.HeadlessOpener
+	if daemon != nil {
+		opener = daemon.headless
+	}
 	cwd, _ := os.Getwd()
 	// The planning views read .planning/ ($HEIMDALL_PLANNING_DIR) of the
 	// directory the dashboard runs in, watched with fsnotify.
@@ -134,6 +140,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		Keys:        km,
 		KillGrace:   a.cfg.KillGrace,
 		Bell:        a.cfg.Bell,
+		Headless:    opener,
 		DefaultDir:  cwd,
 		Classifiers: classify.Names(),
 		Logger:      logger,
