@@ -69,7 +69,11 @@ func (m *Model) exec(act action.Action) tea.Cmd {
 		}
 		return m.pushForPresets(d)
 	case action.OpenCommand:
-		return m.pushForPresets(dialog.NewCommandPending(m.ids()))
+		d := dialog.NewCommandPending(m.ids())
+		if m.opt.Headless != nil {
+			d.OfferHeadless()
+		}
+		return m.pushForPresets(d)
 	case action.Page:
 		return m.openPage(pageKeys[keys.Action(a.Name)])
 	}

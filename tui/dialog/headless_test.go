@@ -164,3 +164,35 @@ func TestSpawnHeadlessPending(t *testing.T) {
 		t.Errorf("after SetPresets: %+v, %v", s, err)
 	}
 }
+
+// ":spawn claude-headless [NAME]" opens a headless session with claude's
+// defaults; tab offers it only when the app can open one.
+func TestCommandSpawnHeadless(t *testing.T) {
+	for line, want := range map[string]Action{
+		"spawn claude-headless":        SpawnHeadless{},
+		":spawn claude-headless rev-1": SpawnHeadless{Spec: fleet.HeadlessSpec{ID: "rev-1"}},
+	} {
+		got, err := ParseCommand(line, testIDs, testPresets...)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q → %#v, %v; want %#v", line, got, err, want)
+		}
+	}
+	for line, want := range map[string]string{
+		"spawn claude-headless " + testIDs[0]: "exists",
+		"spawn claude-headless a/b":           "no '/'",
+	} {
+		if _, err := ParseCommand(line, testIDs, testPresets...); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", line, err, want)
+		}
+	}
+	d := NewCommand(testIDs, testPresets...)
+	feed(t, d, "type:spawn c", "tab")
+	if d.Value() != "spawn claude " {
+		t.Errorf("without OfferHeadless: %q", d.Value())
+	}
+	d = NewCommand(testIDs, testPresets...).OfferHeadless()
+	feed(t, d, "type:spawn c", "tab")
+	if d.Value() != "spawn claude" || !slices.Contains(d.cands, HeadlessPreset) {
+		t.Errorf("with OfferHeadless: %q, candidates %q", d.Value(), d.cands)
+	}
+}
