@@ -121,12 +121,6 @@ func (a *app) dashboard(o dashboardOptions) error {
 			logger.Warn("terminal for notifications not saved", "err", err)
 		}
 	}
-	// The spawn dialog offers headless Claude sessions when they can be
-	// opened: through the daemon the dashboard runs.
-	var opener tuiapp.HeadlessOpener
-	if daemon != nil {
-		opener = daemon.headless
-	}
 	cwd, _ := os.Getwd()
 	// The planning views read .planning/ ($HEIMDALL_PLANNING_DIR) of the
 	// directory the dashboard runs in, watched with fsnotify.
@@ -140,7 +134,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		Keys:        km,
 		KillGrace:   a.cfg.KillGrace,
 		Bell:        a.cfg.Bell,
-		Headless:    opener,
+		Headless:    headlessOpener(daemon),
 		DefaultDir:  cwd,
 		Classifiers: classify.Names(),
 		Logger:      logger,
@@ -173,6 +167,16 @@ func (a *app) dashboard(o dashboardOptions) error {
 		return fmt.Errorf("dashboard: %w", runErr)
 	}
 	return nil
+}
+
+// headlessOpener opens the headless Claude sessions the spawn dialog
+// offers: through the daemon the dashboard runs; nil (none offered)
+// without one.
+func headlessOpener(dd *dashDaemon) tuiapp.HeadlessOpener {
+	if dd == nil {
+		return nil
+	}
+	return dd.headless
 }
 
 // supervisorCommand is how the dashboard starts a session's supervisor:
