@@ -28,6 +28,16 @@ func (s *stub) Open(spec fleet.HeadlessSpec) (string, error) {
 	return id, nil
 }
 
+// newHeadlessModel is a dashboard over a stub that is its HeadlessOpener
+// too (as if it ran blemeesd).
+func newHeadlessModel(t *testing.T) (*stub, *Model) {
+	t.Helper()
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	m.opt.Headless = b
+	return b, m
+}
+
 // Without an opener (no blemeesd in the dashboard) the spawn form offers
 // no headless entry, and a SpawnHeadless says why it cannot be done.
 func TestSpawnHeadlessUnavailable(t *testing.T) {
@@ -49,9 +59,7 @@ func TestSpawnHeadlessUnavailable(t *testing.T) {
 // The headless entry's form reaches the opener off the event loop; the new
 // session is selected, and an error is reported on the status line.
 func TestSpawnHeadless(t *testing.T) {
-	b := newStub()
-	m := newModel(t, b, 120, 35, themes.Dark())
-	m.opt.Headless = b
+	b, m := newHeadlessModel(t)
 	lookUp(t, m, press(m, "n"))
 	// Entries: shell, claude (headless), custom command.
 	press(m, "up", "up")
@@ -80,9 +88,7 @@ func TestSpawnHeadless(t *testing.T) {
 
 // ":spawn claude-headless NAME" reaches the opener as the form does.
 func TestCommandSpawnHeadless(t *testing.T) {
-	b := newStub()
-	m := newModel(t, b, 120, 35, themes.Dark())
-	m.opt.Headless = b
+	b, m := newHeadlessModel(t)
 	lookUp(t, m, press(m, ":"))
 	press(m, "type:spawn claude-headless h2", "enter")
 	wantCalls(t, b, `open headless "h2" dir= model= perm= prompt=""`)

@@ -299,21 +299,9 @@ func (d *SpawnDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 			d.selectPreset((d.sel + 1) % d.entries())
 		}
 	case fClassifier:
-		n := len(d.classifiers)
-		switch s {
-		case "left", "up", "h", "k", "shift+space":
-			d.cls = (d.cls + n - 1) % n
-		case "right", "down", "l", "j", "space":
-			d.cls = (d.cls + 1) % n
-		}
+		d.cls = cycle(s, d.cls, len(d.classifiers))
 	case fPerm:
-		n := len(permissionModes)
-		switch s {
-		case "left", "up", "h", "k", "shift+space":
-			d.perm = (d.perm + n - 1) % n
-		case "right", "down", "l", "j", "space":
-			d.perm = (d.perm + 1) % n
-		}
+		d.perm = cycle(s, d.perm, len(permissionModes))
 	default:
 		switch s {
 		case "up":
@@ -325,6 +313,17 @@ func (d *SpawnDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 		}
 	}
 	return nil, nil
+}
+
+// cycle is choice i of n after key s in a "◂ value ▸" field.
+func cycle(s string, i, n int) int {
+	switch s {
+	case "left", "up", "h", "k", "shift+space":
+		return (i + n - 1) % n
+	case "right", "down", "l", "j", "space":
+		return (i + 1) % n
+	}
+	return i
 }
 
 // submit validates the form and returns Spawn (SpawnHeadless for the
@@ -507,7 +506,7 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 	body = append(body,
 		label(fName, "Name")+d.name.View(st, vw),
 		label(fDir, "Directory")+d.dir.View(st, vw))
-	cycle := func(f int, v string) string {
+	choice := func(f int, v string) string {
 		v = cellwidth.Cut("◂ "+v+" ▸", vw, "…")
 		if d.focus == f {
 			return label(f, labelOf(f)) + st.Key.Render(v)
@@ -521,14 +520,14 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 		}
 		body = append(body,
 			label(fModel, labelOf(fModel))+d.model.View(st, vw),
-			cycle(fPerm, perm),
+			choice(fPerm, perm),
 			label(fPrompt, labelOf(fPrompt))+d.prompt.View(st, vw))
 	} else {
 		cname := d.classifiers[d.cls]
 		if cname == "" {
 			cname = "default (config)"
 		}
-		body = append(body, cycle(fClassifier, cname))
+		body = append(body, choice(fClassifier, cname))
 	}
 
 	var foot []string
