@@ -134,6 +134,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		Keys:        km,
 		KillGrace:   a.cfg.KillGrace,
 		Bell:        a.cfg.Bell,
+		Headless:    headlessOpener(daemon),
 		DefaultDir:  cwd,
 		Classifiers: classify.Names(),
 		Logger:      logger,
@@ -166,6 +167,16 @@ func (a *app) dashboard(o dashboardOptions) error {
 		return fmt.Errorf("dashboard: %w", runErr)
 	}
 	return nil
+}
+
+// headlessOpener opens the headless Claude sessions the spawn dialog
+// offers: through the daemon the dashboard runs; nil (none offered)
+// without one.
+func headlessOpener(dd *dashDaemon) tuiapp.HeadlessOpener {
+	if dd == nil {
+		return nil
+	}
+	return dd.headless
 }
 
 // supervisorCommand is how the dashboard starts a session's supervisor:

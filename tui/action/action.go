@@ -55,6 +55,11 @@ type Interrupt struct{ ID string }
 // Spawn starts a new session. A zero size is the focused pane's.
 type Spawn struct{ Spec fleet.Spec }
 
+// SpawnHeadless opens a headless Claude session (model, directory,
+// permission mode, system prompt) through the blemeesd the dashboard runs;
+// the app refuses it when it runs none.
+type SpawnHeadless struct{ Spec fleet.HeadlessSpec }
+
 // Send gives Text to the session as one line: for a terminal the app
 // appends "\r" (Enter; an empty Text just presses Enter), a session that
 // takes messages gets Text as one message.
@@ -142,6 +147,7 @@ func (Remove) action()        {}
 func (Restart) action()       {}
 func (Interrupt) action()     {}
 func (Spawn) action()         {}
+func (SpawnHeadless) action() {}
 func (Send) action()          {}
 func (Resize) action()        {}
 func (Theme) action()         {}

@@ -60,7 +60,11 @@ type Options struct {
 	// KillGrace is what the kill dialog says happens between SIGTERM and SIGKILL.
 	KillGrace time.Duration
 	// Bell rings the terminal bell when a session starts needing input.
-	Bell        bool
+	Bell bool
+	// Headless opens headless Claude sessions (the blemeesd the dashboard
+	// runs); nil when it runs none: the spawn dialog offers them only
+	// when set.
+	Headless    HeadlessOpener
 	DefaultDir  string   // spawn dialog's working directory
 	Classifiers []string // spawn dialog's choices
 	Logger      *slog.Logger

@@ -64,3 +64,13 @@ type Backend interface {
 	// (session.CapAttach).
 	Endpoint(id string) (attach.Endpoint, error)
 }
+
+// HeadlessOpener opens headless Claude sessions, listed in the Backend's
+// fleet: *fleet.Headless over the dashboard's blemeesd implements it.
+// Open blocks while claude starts: it is called only from a tea.Cmd.
+type HeadlessOpener interface {
+	// Open starts the session and returns its fleet ID.
+	Open(spec fleet.HeadlessSpec) (id string, err error)
+}
+
+var _ HeadlessOpener = (*fleet.Headless)(nil)

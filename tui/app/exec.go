@@ -60,10 +60,20 @@ func (m *Model) exec(act action.Action) tea.Cmd {
 		return m.info("theme " + p.Name)
 	case action.Spawn:
 		return m.spawn(a)
+	case action.SpawnHeadless:
+		return m.spawnHeadless(a)
 	case action.OpenSpawn:
-		return m.pushForPresets(dialog.NewSpawnPending(m.opt.DefaultDir, m.opt.Classifiers))
+		d := dialog.NewSpawnPending(m.opt.DefaultDir, m.opt.Classifiers)
+		if m.opt.Headless != nil {
+			d.OfferHeadless()
+		}
+		return m.pushForPresets(d)
 	case action.OpenCommand:
-		return m.pushForPresets(dialog.NewCommandPending(m.ids()))
+		d := dialog.NewCommandPending(m.ids())
+		if m.opt.Headless != nil {
+			d.OfferHeadless()
+		}
+		return m.pushForPresets(d)
 	case action.Page:
 		return m.openPage(pageKeys[keys.Action(a.Name)])
 	}
@@ -234,6 +244,19 @@ func (m *Model) spawn(a action.Spawn) tea.Cmd {
 	return m.run(func() tea.Msg {
 		id, err := b.Spawn(spec)
 		return opMsg{done: "started " + id, err: err, spawned: id}
+	})
+}
+
+// spawnHeadless opens a headless Claude session off the event loop
+// (claude starts: up to seconds), when the dashboard runs blemeesd.
+func (m *Model) spawnHeadless(a action.SpawnHeadless) tea.Cmd {
+	h := m.opt.Headless
+	if h == nil {
+		return m.report(errors.New("headless sessions need blemeesd in the dashboard: --blemeesd or config [blemeesd] enabled"))
+	}
+	return m.run(func() tea.Msg {
+		id, err := h.Open(a.Spec)
+		return opMsg{done: "started " + id + " (headless claude)", err: err, spawned: id}
 	})
 }
 

@@ -42,7 +42,7 @@ type command struct {
 
 // commands are the ':' commands, in the order completion offers them.
 var commands = []command{
-	{"spawn", "spawn PRESET [NAME]", "start a session from a preset", []argKind{argPreset, argNone}, 1, 2, parseSpawn},
+	{"spawn", "spawn PRESET|claude-headless [NAME]", "start a session from a preset, or a headless Claude session", []argKind{argPreset, argNone}, 1, 2, parseSpawn},
 	{"kill", "kill NAME", "SIGTERM to its process group, SIGKILL after the grace", []argKind{argSession}, 1, 1,
 		onSession(func(id string) Action { return Kill{ID: id} })},
 	{"kill!", "kill! NAME", "SIGKILL to its process group now", []argKind{argSession}, 1, 1,
@@ -129,22 +129,45 @@ func onSession(mk func(id string) Action) func(*cmdline) (Action, error) {
 	}
 }
 
+// HeadlessPreset is what ":spawn" takes for a headless Claude session
+// (claude's defaults, the dashboard's directory; the spawn form sets the
+// rest).
+const HeadlessPreset = "claude-headless"
+
 func parseSpawn(c *cmdline) (Action, error) {
+	if c.args[0] == HeadlessPreset {
+		var spec fleet.HeadlessSpec
+		if len(c.args) == 2 {
+			if err := c.newName(c.args[1]); err != nil {
+				return nil, err
+			}
+			spec.ID = c.args[1]
+		}
+		return SpawnHeadless{Spec: spec}, nil
+	}
 	p, err := findPreset(c.args[0], c.presets)
 	if err != nil {
 		return nil, c.errorf("%w", err)
 	}
 	spec := fleet.Spec{Agent: p.Name, Argv: slices.Clone(p.Argv), Classifier: p.Classifier, Env: slices.Clone(p.Env)}
 	if len(c.args) == 2 {
-		if err := checkName(c.args[1]); err != nil {
-			return nil, c.errorf("%w", err)
-		}
-		if slices.Contains(c.ids, c.args[1]) {
-			return nil, c.errorf("a session named %q exists", c.args[1])
+		if err := c.newName(c.args[1]); err != nil {
+			return nil, err
 		}
 		spec.ID = c.args[1]
 	}
 	return Spawn{Spec: spec}, nil
+}
+
+// newName checks name for a new session: usable, and not taken.
+func (c *cmdline) newName(name string) error {
+	if err := checkName(name); err != nil {
+		return c.errorf("%w", err)
+	}
+	if slices.Contains(c.ids, name) {
+		return c.errorf("a session named %q exists", name)
+	}
+	return nil
 }
 
 func parseSend(c *cmdline) (Action, error) {
@@ -296,6 +319,7 @@ type CommandDialog struct {
 	// pending is true from NewCommandPending until SetPresets; queued is
 	// true when enter ran a line that needs the presets meanwhile.
 	pending, queued bool
+	headless        bool // tab offers HeadlessPreset (OfferHeadless)
 }
 
 // NewCommand returns the command line for the given session IDs; presets
@@ -317,6 +341,14 @@ func NewCommand(sessionIDs []string, presets ...fleet.Preset) *CommandDialog {
 func NewCommandPending(sessionIDs []string) *CommandDialog {
 	d := NewCommand(sessionIDs)
 	d.pending = true
+	return d
+}
+
+// OfferHeadless makes tab offer HeadlessPreset after ":spawn" (the app
+// does when it can open headless sessions); it returns d. The line parses
+// either way: the app refuses a SpawnHeadless it cannot carry out.
+func (d *CommandDialog) OfferHeadless() *CommandDialog {
+	d.headless = true
 	return d
 }
 
@@ -413,6 +445,9 @@ func (d *CommandDialog) complete() {
 				if p.Found {
 					pool = append(pool, p.Name)
 				}
+			}
+			if d.headless {
+				pool = append(pool, HeadlessPreset)
 			}
 		case argTheme:
 			pool = themes.Names()

@@ -55,14 +55,16 @@ type (
 	Restart   = action.Restart
 	Interrupt = action.Interrupt
 	Spawn     = action.Spawn
-	Send      = action.Send
-	Fit       = action.Fit
-	Resize    = action.Resize
-	Theme     = action.Theme
-	Quit      = action.Quit
-	Attach    = action.Attach
-	Mode      = action.Mode
-	Error     = action.Error
+	// SpawnHeadless is what the spawn form's headless entry returns.
+	SpawnHeadless = action.SpawnHeadless
+	Send          = action.Send
+	Fit           = action.Fit
+	Resize        = action.Resize
+	Theme         = action.Theme
+	Quit          = action.Quit
+	Attach        = action.Attach
+	Mode          = action.Mode
+	Error         = action.Error
 )
 
 // What a Resize fits the session to.

@@ -533,7 +533,13 @@ func dialogs(t *testing.T) map[string]Dialog {
 	cmdUsage := NewCommand(testIDs, testPresets...)
 	feed(t, cmdUsage, "type:resize shell-1 ")
 	pending := NewSpawnPending("/home/user/src/app", testClassifiers)
+	// The headless form, its permission mode focused, and with an error.
+	hl := NewSpawn(testPresets, "/home/user/src/app", testClassifiers).OfferHeadless()
+	feed(t, hl, "up", "up", "tab", "type:review", "tab", "tab", "type:sonnet", "tab", "right", "right")
+	hlErr := NewSpawn(testPresets, "/", testClassifiers).OfferHeadless()
+	feed(t, hlErr, "up", "up", "shift+tab", "type:--bare", "ctrl+s")
 	return map[string]Dialog{
+		"spawn-headless": hl, "spawn-headless-error": hlErr,
 		"confirm-kill": confirm, "choice-quit-stop": quit, "spawn": spawn, "spawn-custom-error": custom, "spawn-pending": pending,
 		"send": send, "resize-error": resize, "command-error": cmdErr, "command-complete": cmdCands, "command-usage": cmdUsage,
 	}

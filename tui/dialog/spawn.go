@@ -12,25 +12,41 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/headless"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
 )
 
-// The spawn form's fields, in tab order. fCommand is skipped unless the
-// "custom command" entry is selected.
+// The spawn form's fields, in tab order. fCommand is shown only for the
+// "custom command" entry; fModel, fPerm and fPrompt only for the headless
+// Claude entry, which has no fClassifier (its state comes from claude's
+// events, not a screen).
 const (
 	fPreset = iota
 	fCommand
 	fName
 	fDir
 	fClassifier
+	fModel
+	fPerm
+	fPrompt
 	numFields
 )
 
-// customLabel is the last entry of the preset list.
-const customLabel = "custom command"
+// customLabel is the last entry of the preset list; headlessLabel the one
+// before it when headless sessions are offered (OfferHeadless).
+const (
+	customLabel   = "custom command"
+	headlessLabel = "claude (headless)"
+)
+
+// permissionModes are the --permission-mode values the form offers: ""
+// (no flag: claude's own setting) and claude's safe modes.
+// bypassPermissions is left out on purpose: it is the unsafe
+// --dangerously-skip-permissions by another name.
+var permissionModes = []string{"", "default", "acceptEdits", "plan"}
 
 // errPending is the form's error when it is submitted with nothing to
 // start while the presets are looked up; SetPresets clears it.
@@ -38,9 +54,15 @@ var errPending = errors.New("still looking up presets on PATH: wait a moment, or
 
 // SpawnDialog is the "new session" form.
 type SpawnDialog struct {
-	presets     []fleet.Preset // found ones only
-	sel         int            // preset index; len(presets) = custom command
-	classifiers []string       // choices; [0] is "" (the config's default)
+	presets []fleet.Preset // found ones only
+	// sel is the entry chosen: a preset index, then the headless entry
+	// (when offered), then custom command.
+	sel         int
+	headless    bool // the headless Claude entry is offered
+	perm        int  // index in permissionModes
+	model       textfield.Field
+	prompt      textfield.Field
+	classifiers []string // choices; [0] is "" (the config's default)
 	cls         int
 	defaultDir  string
 	cmd         textfield.Field
@@ -72,6 +94,8 @@ func NewSpawn(presets []fleet.Preset, defaultDir string, classifiers []string) *
 	d.cmd = textfield.New("program and arguments, e.g. make -j8 test", "")
 	d.name = textfield.New("auto", "")
 	d.dir = textfield.New("the dashboard's directory", defaultDir)
+	d.model = textfield.New("claude's default, e.g. sonnet", "")
+	d.prompt = textfield.New("none (one line)", "")
 	d.selectPreset(0)
 	d.setFocus(fPreset)
 	return d
@@ -80,10 +104,26 @@ func NewSpawn(presets []fleet.Preset, defaultDir string, classifiers []string) *
 // NewSpawnPending is NewSpawn before the presets are known (looking them
 // up on PATH is I/O, done off the event loop): the form opens at once and
 // says it is looking them up; SetPresets fills them in. Meanwhile every
-// field works, with "custom command" the only choice of the list.
+// field works, with "custom command" (and the headless entry, if
+// offered) the only choices of the list.
 func NewSpawnPending(defaultDir string, classifiers []string) *SpawnDialog {
 	d := NewSpawn(nil, defaultDir, classifiers)
 	d.pending = true
+	return d
+}
+
+// OfferHeadless adds "claude (headless)" to the agents, after the presets:
+// a headless Claude session opened through the dashboard's blemeesd
+// (Model, Permission mode and System prompt instead of a classifier);
+// submitting it returns SpawnHeadless. It returns d. The app offers it
+// only when it can open such sessions.
+func (d *SpawnDialog) OfferHeadless() *SpawnDialog {
+	if !d.headless {
+		d.headless = true
+		if d.sel == len(d.presets) {
+			d.sel++ // custom command stays selected
+		}
+	}
 	return d
 }
 
@@ -94,15 +134,21 @@ func (d *SpawnDialog) Pending() bool { return d.pending }
 // with presets gets them replaced). The first preset is selected, with its
 // classifier, unless the user is already writing a custom command (the
 // command field is focused or not empty), which then stays selected; a
-// classifier the user chose meanwhile is kept.
+// classifier the user chose meanwhile is kept; the headless entry, if
+// chosen meanwhile, stays chosen.
 func (d *SpawnDialog) SetPresets(presets []fleet.Preset) {
 	d.pending = false
+	wasHeadless := d.isHeadless()
 	d.presets = found(presets)
 	if d.err == errPending.Error() {
 		d.err = ""
 	}
 	if d.focus == fCommand || d.cmd.Value() != "" {
-		d.sel = len(d.presets) // custom command
+		d.sel = d.customIdx()
+		return
+	}
+	if wasHeadless {
+		d.sel = d.headlessIdx()
 		return
 	}
 	cls := d.cls
@@ -126,13 +172,53 @@ func found(presets []fleet.Preset) []fleet.Preset {
 // Title implements Dialog.
 func (d *SpawnDialog) Title() string { return "New session" }
 
-func (d *SpawnDialog) custom() bool { return d.sel == len(d.presets) }
+// headlessIdx is the headless entry's index (-1: not offered), customIdx
+// custom command's, the last; entries counts them.
+func (d *SpawnDialog) headlessIdx() int {
+	if !d.headless {
+		return -1
+	}
+	return len(d.presets)
+}
 
-// selectPreset selects preset i and sets the classifier to its default.
+func (d *SpawnDialog) customIdx() int {
+	if d.headless {
+		return len(d.presets) + 1
+	}
+	return len(d.presets)
+}
+
+func (d *SpawnDialog) entries() int { return d.customIdx() + 1 }
+
+func (d *SpawnDialog) custom() bool     { return d.sel == d.customIdx() }
+func (d *SpawnDialog) isHeadless() bool { return d.sel == d.headlessIdx() }
+
+// shown reports whether field f belongs to the selected entry's form.
+func (d *SpawnDialog) shown(f int) bool {
+	switch f {
+	case fCommand:
+		return d.custom()
+	case fClassifier:
+		return !d.isHeadless()
+	case fModel, fPerm, fPrompt:
+		return d.isHeadless()
+	}
+	return true
+}
+
+// last is the form's last field: enter there submits.
+func (d *SpawnDialog) last() int {
+	if d.isHeadless() {
+		return fPrompt
+	}
+	return fClassifier
+}
+
+// selectPreset selects entry i and sets the classifier to its default.
 func (d *SpawnDialog) selectPreset(i int) {
-	d.sel = max(0, min(i, len(d.presets)))
+	d.sel = max(0, min(i, d.customIdx()))
 	d.cls = 0
-	if !d.custom() {
+	if d.sel < len(d.presets) {
 		if j := slices.Index(d.classifiers, d.presets[d.sel].Classifier); j >= 0 {
 			d.cls = j
 		}
@@ -144,15 +230,16 @@ func (d *SpawnDialog) setFocus(f int) {
 	d.cmd.Focused = f == fCommand
 	d.name.Focused = f == fName
 	d.dir.Focused = f == fDir
+	d.model.Focused = f == fModel
+	d.prompt.Focused = f == fPrompt
 }
 
-// move focuses the next (+1) or previous (-1) field, wrapping, skipping
-// the command unless custom is selected.
+// move focuses the next (+1) or previous (-1) field of the form, wrapping.
 func (d *SpawnDialog) move(delta int) {
 	f := d.focus
 	for {
 		f = (f + delta + numFields) % numFields
-		if f != fCommand || d.custom() {
+		if d.shown(f) {
 			break
 		}
 	}
@@ -167,6 +254,10 @@ func (d *SpawnDialog) textField() *textfield.Field {
 		return &d.name
 	case fDir:
 		return &d.dir
+	case fModel:
+		return &d.model
+	case fPrompt:
+		return &d.prompt
 	}
 	return nil
 }
@@ -192,7 +283,7 @@ func (d *SpawnDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 		d.move(-1)
 		return nil, nil
 	case keys.DialogOK:
-		if d.focus == fClassifier {
+		if d.focus == d.last() {
 			return d.submit(), nil
 		}
 		d.move(1)
@@ -203,18 +294,14 @@ func (d *SpawnDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case fPreset:
 		switch s {
 		case "up", "k":
-			d.selectPreset((d.sel + len(d.presets)) % (len(d.presets) + 1))
+			d.selectPreset((d.sel + d.entries() - 1) % d.entries())
 		case "down", "j":
-			d.selectPreset((d.sel + 1) % (len(d.presets) + 1))
+			d.selectPreset((d.sel + 1) % d.entries())
 		}
 	case fClassifier:
-		n := len(d.classifiers)
-		switch s {
-		case "left", "up", "h", "k", "shift+space":
-			d.cls = (d.cls + n - 1) % n
-		case "right", "down", "l", "j", "space":
-			d.cls = (d.cls + 1) % n
-		}
+		d.cls = cycle(s, d.cls, len(d.classifiers))
+	case fPerm:
+		d.perm = cycle(s, d.perm, len(permissionModes))
 	default:
 		switch s {
 		case "up":
@@ -228,14 +315,28 @@ func (d *SpawnDialog) Update(msg tea.Msg) (Action, tea.Cmd) {
 	return nil, nil
 }
 
-// submit validates the form and returns Spawn, or sets the error and
-// returns nil.
+// cycle is choice i of n after key s in a "◂ value ▸" field.
+func cycle(s string, i, n int) int {
+	switch s {
+	case "left", "up", "h", "k", "shift+space":
+		return (i + n - 1) % n
+	case "right", "down", "l", "j", "space":
+		return (i + 1) % n
+	}
+	return i
+}
+
+// submit validates the form and returns Spawn (SpawnHeadless for the
+// headless entry), or sets the error and returns nil.
 func (d *SpawnDialog) submit() Action {
 	d.err = ""
 	fail := func(f int, err error) Action {
 		d.err = err.Error()
 		d.setFocus(f)
 		return nil
+	}
+	if d.isHeadless() {
+		return d.submitHeadless(fail)
 	}
 	spec := fleet.Spec{Classifier: d.classifiers[d.cls]}
 	if d.pending && d.custom() && strings.TrimSpace(d.cmd.Value()) == "" {
@@ -267,6 +368,28 @@ func (d *SpawnDialog) submit() Action {
 	}
 	spec.Dir = dir
 	return Spawn{Spec: spec}
+}
+
+// submitHeadless is submit for the headless entry.
+func (d *SpawnDialog) submitHeadless(fail func(int, error) Action) Action {
+	name := strings.TrimSpace(d.name.Value())
+	if err := checkName(name); err != nil {
+		return fail(fName, err)
+	}
+	dir, err := d.resolveDir(strings.TrimSpace(d.dir.Value()))
+	if err != nil {
+		return fail(fDir, err)
+	}
+	model := strings.TrimSpace(d.model.Value())
+	if strings.HasPrefix(model, "-") || strings.ContainsAny(model, " \t") {
+		return fail(fModel, fmt.Errorf("model %q: a model name or alias, e.g. sonnet", model))
+	}
+	prompt := strings.TrimSpace(d.prompt.Value())
+	if err := headless.CheckArgs([]string{prompt}); err != nil {
+		return fail(fPrompt, fmt.Errorf("system prompt: %w", err))
+	}
+	return SpawnHeadless{Spec: fleet.HeadlessSpec{ID: name, Dir: dir, Model: model,
+		PermissionMode: permissionModes[d.perm], SystemPrompt: prompt}}
 }
 
 // checkName refuses names that cannot name the session's socket file.
@@ -317,8 +440,11 @@ func (d *SpawnDialog) resolveDir(dir string) (string, error) {
 func (d *SpawnDialog) Spec() (fleet.Spec, error) {
 	saved, savedFocus := d.err, d.focus
 	defer func() { d.err = saved; d.setFocus(savedFocus) }()
-	if a, ok := d.submit().(Spawn); ok {
+	switch a := d.submit().(type) {
+	case Spawn:
 		return a.Spec, nil
+	case SpawnHeadless:
+		return fleet.Spec{}, errors.New(headlessLabel + " is selected: it starts no pty session")
 	}
 	return fleet.Spec{}, errors.New(d.err)
 }
@@ -337,6 +463,9 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 	var body []string
 	// Preset list.
 	nameW := len(customLabel)
+	if d.headless {
+		nameW = len(headlessLabel)
+	}
 	for _, p := range d.presets {
 		nameW = max(nameW, ansi.StringWidth(p.Name))
 	}
@@ -344,16 +473,19 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 	if d.pending {
 		body = append(body, label(fPreset, "Agent")+st.Muted.Render("  "+cellwidth.Cut("looking up presets…", vw-2, "…")))
 	}
-	for i := 0; i <= len(d.presets); i++ {
+	for i := range d.entries() {
 		lead := strings.Repeat(" ", labelW)
 		if i == 0 && !d.pending {
 			lead = label(fPreset, "Agent")
 		}
 		var text string
-		if i < len(d.presets) {
+		switch {
+		case i < len(d.presets):
 			p := d.presets[i]
 			text = cellwidth.Fit(p.Name, nameW, "…") + "  " + strings.Join(p.Argv, " ")
-		} else {
+		case i == d.headlessIdx():
+			text = cellwidth.Fit(headlessLabel, nameW, "…") + "  through the dashboard's blemeesd"
+		default:
 			text = customLabel
 		}
 		text = cellwidth.Cut(text, vw-2, "…")
@@ -374,17 +506,29 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 	body = append(body,
 		label(fName, "Name")+d.name.View(st, vw),
 		label(fDir, "Directory")+d.dir.View(st, vw))
-	cname := d.classifiers[d.cls]
-	if cname == "" {
-		cname = "default (config)"
+	choice := func(f int, v string) string {
+		v = cellwidth.Cut("◂ "+v+" ▸", vw, "…")
+		if d.focus == f {
+			return label(f, labelOf(f)) + st.Key.Render(v)
+		}
+		return label(f, labelOf(f)) + st.Base.Render(v)
 	}
-	cval := "◂ " + cname + " ▸"
-	if d.focus == fClassifier {
-		cval = st.Key.Render(cval)
+	if d.isHeadless() {
+		perm := permissionModes[d.perm]
+		if perm == "" {
+			perm = "claude's setting"
+		}
+		body = append(body,
+			label(fModel, labelOf(fModel))+d.model.View(st, vw),
+			choice(fPerm, perm),
+			label(fPrompt, labelOf(fPrompt))+d.prompt.View(st, vw))
 	} else {
-		cval = st.Base.Render(cval)
+		cname := d.classifiers[d.cls]
+		if cname == "" {
+			cname = "default (config)"
+		}
+		body = append(body, choice(fClassifier, cname))
 	}
-	body = append(body, label(fClassifier, "Classifier")+cval)
 
 	var foot []string
 	if d.err != "" {
@@ -392,4 +536,19 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 	}
 	foot = append(foot, hint(st, "tab", "next field", "↑/↓", "choose", "ctrl+s", "start", "esc", "cancel"))
 	return layoutBox(st, w, h, pref, d.Title(), body, foot)
+}
+
+// labelOf is the label of field f in the form.
+func labelOf(f int) string {
+	switch f {
+	case fClassifier:
+		return "Classifier"
+	case fModel:
+		return "Model"
+	case fPerm:
+		return "Permissions"
+	case fPrompt:
+		return "Sys. prompt"
+	}
+	return ""
 }

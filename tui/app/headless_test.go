@@ -1,0 +1,98 @@
+package app
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/action"
+)
+
+// Open makes the stub a HeadlessOpener: the session it opens is listed.
+func (s *stub) Open(spec fleet.HeadlessSpec) (string, error) {
+	err := s.record("open headless %q dir=%s model=%s perm=%s prompt=%q", spec.ID, spec.Dir, spec.Model, spec.PermissionMode, spec.SystemPrompt)
+	if err != nil {
+		return "", err
+	}
+	id := spec.ID
+	if id == "" {
+		id = "claude-0123abcd"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.infos = append(s.infos, session.Info{ID: id, Kind: session.KindHeadless, Caps: session.CapTranscript | session.CapInterrupt,
+		Agent: "claude", Owned: true, Alive: true, Started: t0})
+	return id, nil
+}
+
+// newHeadlessModel is a dashboard over a stub that is its HeadlessOpener
+// too (as if it ran blemeesd).
+func newHeadlessModel(t *testing.T) (*stub, *Model) {
+	t.Helper()
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	m.opt.Headless = b
+	return b, m
+}
+
+// Without an opener (no blemeesd in the dashboard) the spawn form offers
+// no headless entry, and a SpawnHeadless says why it cannot be done.
+func TestSpawnHeadlessUnavailable(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	lookUp(t, m, press(m, "n"))
+	if v := plain(m); strings.Contains(v, "claude (headless)") {
+		t.Fatalf("headless offered without an opener:\n%s", v)
+	}
+	press(m, "esc")
+	m.exec(action.SpawnHeadless{})
+	drain(m)
+	wantCalls(t, b)
+	if !m.statusErr || !strings.Contains(m.status, "--blemeesd") {
+		t.Fatalf("status %q (error %v)", m.status, m.statusErr)
+	}
+}
+
+// The headless entry's form reaches the opener off the event loop; the new
+// session is selected, and an error is reported on the status line.
+func TestSpawnHeadless(t *testing.T) {
+	b, m := newHeadlessModel(t)
+	lookUp(t, m, press(m, "n"))
+	// Entries: shell, claude (headless), custom command.
+	press(m, "up", "up")
+	if v := plain(m); !strings.Contains(v, "▸ claude (headless)") || !strings.Contains(v, "Permissions") {
+		t.Fatalf("headless form not shown:\n%s", v)
+	}
+	press(m, "tab", "type:rev", "tab", "tab", "type:opus", "tab", "right", "tab", "type:be brief", "enter")
+	wantCalls(t, b, `open headless "rev" dir=/work model=opus perm=default prompt="be brief"`)
+	if len(m.dialogs) != 0 {
+		t.Fatalf("form still open: %d dialogs", len(m.dialogs))
+	}
+	if m.list.SelectedID() != "rev" || !strings.Contains(m.status, "started rev") {
+		t.Fatalf("selected %q, status %q", m.list.SelectedID(), m.status)
+	}
+
+	b.failed = errors.New("cannot start claude: exec: \"claude\": not found")
+	lookUp(t, m, press(m, "n"))
+	press(m, "up", "up", "ctrl+s")
+	if !m.statusErr || !strings.Contains(m.status, "cannot start claude") {
+		t.Fatalf("open error not reported: %q", m.status)
+	}
+	if m.list.SelectedID() != "rev" {
+		t.Fatalf("selection moved on a failed open: %q", m.list.SelectedID())
+	}
+}
+
+// ":spawn claude-headless NAME" reaches the opener as the form does.
+func TestCommandSpawnHeadless(t *testing.T) {
+	b, m := newHeadlessModel(t)
+	lookUp(t, m, press(m, ":"))
+	press(m, "type:spawn claude-headless h2", "enter")
+	wantCalls(t, b, `open headless "h2" dir= model= perm= prompt=""`)
+	if m.list.SelectedID() != "h2" {
+		t.Fatalf("selected %q", m.list.SelectedID())
+	}
+}
