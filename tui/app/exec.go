@@ -138,7 +138,7 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 		m.list.Select(id)
 		return m.attach(id)
 	case action.OpenSend:
-		m.push(dialog.NewSend(id))
+		m.push(dialog.NewSend(id, showsTranscript(in)))
 	case action.OpenResize:
 		m.push(dialog.NewResize(id, uint16(in.Cols), uint16(in.Rows)))
 	case action.Send:

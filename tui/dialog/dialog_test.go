@@ -262,20 +262,20 @@ func TestSpawnHomeDir(t *testing.T) {
 }
 
 func TestSend(t *testing.T) {
-	if got := feed(t, NewSend("c1"), "type:yes please", "enter"); got != (Send{ID: "c1", Text: "yes please"}) {
+	if got := feed(t, NewSend("c1", false), "type:yes please", "enter"); got != (Send{ID: "c1", Text: "yes please"}) {
 		t.Errorf("got %#v", got)
 	}
-	if got := feed(t, NewSend("c1"), "enter"); got != (Send{ID: "c1", Text: ""}) {
+	if got := feed(t, NewSend("c1", false), "enter"); got != (Send{ID: "c1", Text: ""}) {
 		t.Errorf("empty: got %#v", got)
 	}
-	if got := feed(t, NewSend("c1"), "type:abc", "esc"); got != (Close{}) {
+	if got := feed(t, NewSend("c1", false), "type:abc", "esc"); got != (Close{}) {
 		t.Errorf("esc: got %#v", got)
 	}
 	// y and n are text here, not yes/no.
-	if got := feed(t, NewSend("c1"), "y", "n", "enter"); got != (Send{ID: "c1", Text: "yn"}) {
+	if got := feed(t, NewSend("c1", false), "y", "n", "enter"); got != (Send{ID: "c1", Text: "yn"}) {
 		t.Errorf("y/n: got %#v", got)
 	}
-	d := NewSend("c1")
+	d := NewSend("c1", false)
 	d.Update(tea.PasteMsg{Content: "line1\nline2"})
 	if got := feed(t, d, "enter"); got != (Send{ID: "c1", Text: "line1 line2"}) {
 		t.Errorf("paste: got %#v", got)
@@ -283,7 +283,7 @@ func TestSend(t *testing.T) {
 }
 
 func TestField(t *testing.T) {
-	d := NewSend("x")
+	d := NewSend("x", false)
 	feed(t, d, "type:hello world", "ctrl+w")
 	if v := d.text.Value(); v != "hello " {
 		t.Errorf("ctrl+w: %q", v)
@@ -522,7 +522,8 @@ func dialogs(t *testing.T) map[string]Dialog {
 	feed(t, spawn, "down")
 	custom := NewSpawn(testPresets, "/home/user/src/app", testClassifiers)
 	feed(t, custom, "up", "ctrl+s") // error: command required
-	send := NewSend("claude-1")
+	send := NewSend("claude-1", false)
+	sendMessage := NewSend("h-1", true)
 	feed(t, send, "type:yes, and run the tests")
 	resize := NewResize("shell-1", 120, 40)
 	feed(t, resize, "type:132x5000", "enter")
@@ -541,7 +542,7 @@ func dialogs(t *testing.T) map[string]Dialog {
 	return map[string]Dialog{
 		"spawn-headless": hl, "spawn-headless-error": hlErr,
 		"confirm-kill": confirm, "choice-quit-stop": quit, "spawn": spawn, "spawn-custom-error": custom, "spawn-pending": pending,
-		"send": send, "resize-error": resize, "command-error": cmdErr, "command-complete": cmdCands, "command-usage": cmdUsage,
+		"send": send, "send-message": sendMessage, "resize-error": resize, "command-error": cmdErr, "command-complete": cmdCands, "command-usage": cmdUsage,
 	}
 }
 
