@@ -99,14 +99,20 @@ func (h *Headless) watch(s *headless.Session) {
 		hm.run()
 		return hm, nil
 	}
-	err := h.f.Add(fleetID(s.ID()), start)
-	if err != nil && !errors.Is(err, ErrClosed) {
-		err = h.f.Add(s.ID(), start)
-	}
-	if err != nil {
+	if err := addHeadless(h.f, s.ID(), start); err != nil {
 		h.untrack(s.ID())
 		h.f.log.Info("headless session not listed", "session_id", s.ID(), "err", err)
 	}
+}
+
+// addHeadless lists headless session sid under its fleetID, or its full
+// id if that one is taken.
+func addHeadless(f *Fleet, sid string, start StartFunc) error {
+	err := f.Add(fleetID(sid), start)
+	if err != nil && !errors.Is(err, ErrClosed) {
+		err = f.Add(sid, start)
+	}
+	return err
 }
 
 // Open starts a headless Claude session through the Manager, owned by its
@@ -456,7 +462,8 @@ func (v *headlessView) claudeLocked(raw json.RawMessage) (dirty, changed bool, f
 	if json.Unmarshal(raw, &ce) != nil {
 		return
 	}
-	switch ce.Type {
+	// A followed session's events are the frames as read: "claude.system".
+	switch strings.TrimPrefix(ce.Type, "claude.") {
 	case "system":
 		if ce.Subtype != "init" {
 			break
