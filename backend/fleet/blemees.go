@@ -87,6 +87,9 @@ func (b *Blemees) Close() {
 	<-b.done
 }
 
+// Daemon is the daemon's name and version, as its hello_ack says.
+func (b *Blemees) Daemon() string { return b.c.Hello.Daemon }
+
 // Done is closed once the follower has stopped (Close, or the daemon went
 // away).
 func (b *Blemees) Done() <-chan struct{} { return b.done }

@@ -105,9 +105,8 @@ func (a *app) dashboard(o dashboardOptions) error {
 		daemon, err = startDashDaemon(a.cfg.Blemeesd.Socket, f, turns, logger)
 		switch {
 		case errors.Is(err, errDaemonRunning):
-			// Following a standalone daemon over its socket is not
-			// built yet: its sessions are not listed.
-			logger.Warn("blemeesd not started in the dashboard", "err", err)
+			// A daemon answers on the socket but could not be followed.
+			logger.Warn("blemeesd neither started nor followed", "err", err)
 		case err != nil:
 			return err
 		default:
