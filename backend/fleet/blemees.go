@@ -130,14 +130,20 @@ func (b *Blemees) loop() {
 	}
 }
 
-// endAll ends every member with end and waits for them.
-func (b *Blemees) endAll(end func(*blemeesMember)) {
+// followed lists the members.
+func (b *Blemees) followed() []*blemeesMember {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	ms := make([]*blemeesMember, 0, len(b.members))
 	for _, m := range b.members {
 		ms = append(ms, m)
 	}
-	b.mu.Unlock()
+	return ms
+}
+
+// endAll ends every member with end and waits for them.
+func (b *Blemees) endAll(end func(*blemeesMember)) {
+	ms := b.followed()
 	for _, m := range ms {
 		end(m)
 		<-m.done
@@ -152,12 +158,7 @@ func (b *Blemees) request(typ string, fields map[string]any) (blemees.Frame, err
 
 // poll checks the followed sessions and follows new ones.
 func (b *Blemees) poll() {
-	b.mu.Lock()
-	ms := make([]*blemeesMember, 0, len(b.members))
-	for _, m := range b.members {
-		ms = append(ms, m)
-	}
-	b.mu.Unlock()
+	ms := b.followed()
 	for _, m := range ms {
 		if _, err := b.request("blemeesd.session_info", map[string]any{"session_id": m.sid}); isUnknown(err) {
 			m.exit()
