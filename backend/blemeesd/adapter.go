@@ -9,6 +9,7 @@ package blemeesd
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
@@ -220,4 +221,44 @@ func (b *Backend) Detach(c blemees.Client) {
 	if k != nil {
 		b.M.Detach(k)
 	}
+}
+
+// EventOf is the inverse of Frame, for a client following a daemon: the
+// session event a frame a watcher gets (claude.*, blemeesd.stderr, the
+// claude_crashed and oauth_expired errors, blemeesd.interrupted,
+// blemeesd.replay_gap) stands for; ok is false for any other frame. A
+// claude event's Raw is the frame as read (its type still prefixed
+// "claude."; Type is the native one).
+func EventOf(f blemees.Frame) (ev headless.Event, ok bool) {
+	ev = headless.Event{Seq: f.Seq, Session: f.SessionID}
+	if typ, found := strings.CutPrefix(f.Type, "claude."); found {
+		ev.Kind, ev.Type, ev.Raw = headless.EventClaude, typ, f.Raw
+		return ev, true
+	}
+	var body struct {
+		Line    string `json:"line"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		WasIdle bool   `json:"was_idle"`
+		Since   uint64 `json:"since_seq"`
+		First   uint64 `json:"first_available_seq"`
+	}
+	if f.Decode(&body) != nil {
+		return ev, false
+	}
+	switch {
+	case f.Type == "blemeesd.stderr":
+		ev.Kind, ev.Text = headless.EventStderr, body.Line
+	case f.Type == "blemeesd.error" && body.Code == blemees.CodeClaudeCrashed:
+		ev.Kind, ev.Text = headless.EventCrashed, body.Message
+	case f.Type == "blemeesd.error" && body.Code == blemees.CodeOAuthExpired:
+		ev.Kind, ev.Text = headless.EventOAuthExpired, body.Message
+	case f.Type == "blemeesd.interrupted":
+		ev.Kind, ev.WasIdle = headless.EventInterrupted, body.WasIdle
+	case f.Type == "blemeesd.replay_gap":
+		ev.Kind, ev.Since, ev.First = headless.EventReplayGap, body.Since, body.First
+	default:
+		return ev, false
+	}
+	return ev, true
 }

@@ -99,14 +99,20 @@ func (h *Headless) watch(s *headless.Session) {
 		hm.run()
 		return hm, nil
 	}
-	err := h.f.Add(fleetID(s.ID()), start)
-	if err != nil && !errors.Is(err, ErrClosed) {
-		err = h.f.Add(s.ID(), start)
-	}
-	if err != nil {
+	if err := addHeadless(h.f, s.ID(), start); err != nil {
 		h.untrack(s.ID())
 		h.f.log.Info("headless session not listed", "session_id", s.ID(), "err", err)
 	}
+}
+
+// addHeadless lists headless session sid under its fleetID, or its full
+// id if that one is taken.
+func addHeadless(f *Fleet, sid string, start StartFunc) error {
+	err := f.Add(fleetID(sid), start)
+	if err != nil && !errors.Is(err, ErrClosed) {
+		err = f.Add(sid, start)
+	}
+	return err
 }
 
 // Open starts a headless Claude session through the Manager, owned by its
@@ -151,19 +157,10 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// headlessMember is a headless session in a fleet. It is the session's
-// Sink: Deliver queues events (it never blocks: the session holds its
-// emit lock meanwhile) and the member's goroutine turns them into
-// transcript entries and state reports.
-//
-// Transcript entries are numbered by the member, from 1: a user turn sent
-// from the dashboard (a socket client's turns are not in claude's output,
-// so they are not shown); each completed assistant message's text; each
-// tool call (name and JSON arguments) and tool result; the session's
-// notices (start, stderr, crash, interrupt, a failed or denied turn). An
-// assistant message is entered once it is complete, as entries are read by
-// Seq and cannot change; while it streams its tail is shown in the title
-// (a Changed report), so the list shows the answer as it comes.
+// headlessMember is a headless session of this process's Manager in a
+// fleet. It is the session's Sink: Deliver queues events (it never blocks:
+// the session holds its emit lock meanwhile) and the member's goroutine
+// feeds them to its headlessView (transcript, title) and reports.
 type headlessMember struct {
 	h   *Headless
 	id  string // the fleet's
@@ -171,29 +168,21 @@ type headlessMember struct {
 	r   Reporter
 	own bool // the dashboard opened it: the member is its owner
 	s   *headless.Session
+	v   *headlessView
 
 	wake     chan struct{} // capacity 1: events queued or taken
 	stop     chan struct{} // closed by Hangup of a watched session
 	stopOnce sync.Once
 	done     chan struct{}
 
-	mu         sync.Mutex
-	queue      []headless.Event
-	taken      bool // the owner's session was taken over: watch it instead
-	lastSeq    uint64
-	entries    []session.Entry
-	state      session.State
-	stateSince time.Time
-	lastOutput time.Time
-	partial    strings.Builder // the streaming assistant message's text
-	problem    string          // the last turn's failure, shown in the title
-	inits      int
-	model      string
+	mu    sync.Mutex
+	queue []headless.Event
+	taken bool // the owner's session was taken over: watch it instead
 }
 
 func newHeadlessMember(h *Headless, id, sid string, r Reporter, own bool) *headlessMember {
-	return &headlessMember{h: h, id: id, sid: sid, r: r, own: own, wake: make(chan struct{}, 1),
-		stop: make(chan struct{}), done: make(chan struct{}), stateSince: time.Now()}
+	return &headlessMember{h: h, id: id, sid: sid, r: r, own: own, v: newHeadlessView(sid, false), wake: make(chan struct{}, 1),
+		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 func (hm *headlessMember) signal() {
@@ -259,60 +248,138 @@ func (hm *headlessMember) drain() {
 	if taken {
 		hm.taken, hm.own = false, false
 	}
-	last := hm.lastSeq
 	hm.mu.Unlock()
 	if taken {
-		hm.s.Watch(hm, int64(last), nil)
+		hm.s.Watch(hm, int64(hm.v.seen()), nil)
 	}
-	dirty, changed := false, false
-	var fails []error
-	turnDone := false
-	for _, ev := range evs {
-		d, c, err, done := hm.handle(ev)
-		dirty, changed, turnDone = dirty || d, changed || c, turnDone || done
-		if err != nil {
-			fails = append(fails, err)
-		}
+	d := hm.v.feed(evs)
+	if hm.v.setState(hm.s.Info().State) {
+		d.changed = true
 	}
-	if hm.setState(hm.s.Info().State) {
-		changed = true
-	}
-	hm.mu.Lock()
-	seq := uint64(len(hm.entries))
-	hm.mu.Unlock()
-	for _, err := range fails {
-		hm.r.Failed(err)
-	}
-	if dirty {
-		hm.r.Dirty(seq)
-	}
-	if changed {
-		hm.r.Changed()
-	}
-	if turnDone && hm.h.onTurn != nil {
+	hm.v.report(hm.r, d)
+	if d.turnDone && hm.h.onTurn != nil {
 		hm.h.onTurn(hm.id, hm.s.Info().Usage)
 	}
 }
 
+// headlessView is what a headless member shows of its session, built from
+// the session's events alone, so that a session of this process's Manager
+// (headlessMember) and one followed on a standalone daemon (blemeesMember)
+// show the same. Transcript entries are numbered by the view, from 1: a
+// user turn sent from the dashboard (a socket client's turns are not in
+// claude's output, so they are not shown); each completed assistant
+// message's text; each tool call (name and JSON arguments) and tool
+// result; the session's notices (start, stderr, crash, interrupt, a failed
+// or denied turn). An assistant message is entered once it is complete, as
+// entries are read by Seq and cannot change; while it streams its tail is
+// shown in the title (a Changed report), so the list shows the answer as it
+// comes.
+//
+// With streamState the view also keeps the session's state from the
+// stream (a followed session cannot be asked): a turn is active from its
+// first stream event to its result; Thinking, Streaming or ToolUse as the
+// stream events say; Idle after the result, a crash or an interrupt. A
+// member of this process sets the Manager's state instead (setState).
+type headlessView struct {
+	sid         string
+	streamState bool
+
+	mu         sync.Mutex
+	lastSeq    uint64
+	entries    []session.Entry
+	state      session.State
+	stateSince time.Time
+	lastOutput time.Time
+	partial    strings.Builder // the streaming assistant message's text
+	problem    string          // the last turn's failure, shown in the title
+	inits      int
+	model      string
+}
+
+func newHeadlessView(sid string, streamState bool) *headlessView {
+	return &headlessView{sid: sid, streamState: streamState, stateSince: time.Now()}
+}
+
+// seen is the seq of the last event handled.
+func (v *headlessView) seen() uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.lastSeq
+}
+
+// fed is what feeding events did.
+type fed struct {
+	dirty, changed, turnDone bool
+	fails                    []error
+}
+
+// feed handles evs in order.
+func (v *headlessView) feed(evs []headless.Event) fed {
+	var d fed
+	for _, ev := range evs {
+		dirty, changed, err, done := v.handle(ev)
+		d.dirty, d.changed, d.turnDone = d.dirty || dirty, d.changed || changed, d.turnDone || done
+		if err != nil {
+			d.fails = append(d.fails, err)
+		}
+	}
+	return d
+}
+
+// report tells r what feeding did: failures, then Dirty and Changed.
+func (v *headlessView) report(r Reporter, d fed) {
+	v.mu.Lock()
+	seq := uint64(len(v.entries))
+	v.mu.Unlock()
+	for _, err := range d.fails {
+		r.Failed(err)
+	}
+	if d.dirty {
+		r.Dirty(seq)
+	}
+	if d.changed {
+		r.Changed()
+	}
+}
+
 // setState records st; it reports a change.
-func (hm *headlessMember) setState(st session.State) bool {
-	hm.mu.Lock()
-	defer hm.mu.Unlock()
-	if hm.state == st {
+func (v *headlessView) setState(st session.State) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.setStateLocked(st)
+}
+
+func (v *headlessView) setStateLocked(st session.State) bool {
+	if v.state == st {
 		return false
 	}
-	hm.state, hm.stateSince = st, time.Now()
+	v.state, v.stateSince = st, time.Now()
 	return true
 }
 
-// addLocked appends an entry (hm.mu held).
-func (hm *headlessMember) addLocked(role session.Role, text string) {
-	now := time.Now()
-	hm.entries = append(hm.entries, session.Entry{Seq: uint64(len(hm.entries) + 1), Time: now, Role: role, Text: text})
-	hm.lastOutput = now
+// streamStateLocked sets the state the stream says, if the view keeps it.
+func (v *headlessView) streamStateLocked(st session.State) bool {
+	return v.streamState && v.setStateLocked(st)
 }
 
-// claudeEvent is what the member reads of a claude event.
+// addLocked appends an entry (v.mu held).
+func (v *headlessView) addLocked(role session.Role, text string) {
+	now := time.Now()
+	v.entries = append(v.entries, session.Entry{Seq: uint64(len(v.entries) + 1), Time: now, Role: role, Text: text})
+	v.lastOutput = now
+}
+
+// userTurn enters a user turn the dashboard sent; it returns the entry's
+// seq.
+func (v *headlessView) userTurn(text string) uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.addLocked(session.RoleUser, text)
+	v.problem = ""
+	return uint64(len(v.entries))
+}
+
+// claudeEvent is what the view reads of a claude event.
 type claudeEvent struct {
 	Type    string `json:"type"`
 	Subtype string `json:"subtype"`
@@ -323,7 +390,10 @@ type claudeEvent struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
 	Event *struct {
-		Type  string `json:"type"`
+		Type         string `json:"type"`
+		ContentBlock struct {
+			Type string `json:"type"`
+		} `json:"content_block"`
 		Delta struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
@@ -346,61 +416,64 @@ type block struct {
 }
 
 // handle turns one event into entries. It reports whether entries were
-// added (dirty), the title changed, an error the user should see, and
-// whether a turn ended.
-func (hm *headlessMember) handle(ev headless.Event) (dirty, changed bool, fail error, turnDone bool) {
-	hm.mu.Lock()
-	defer hm.mu.Unlock()
+// added (dirty), the title or state changed, an error the user should
+// see, and whether a turn ended.
+func (v *headlessView) handle(ev headless.Event) (dirty, changed bool, fail error, turnDone bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if ev.Seq != 0 {
-		if ev.Seq <= hm.lastSeq {
-			return // a replay of what the member has
+		if ev.Seq <= v.lastSeq {
+			return // a replay of what the view has
 		}
-		hm.lastSeq = ev.Seq
+		v.lastSeq = ev.Seq
 	}
-	n := len(hm.entries)
-	defer func() { dirty = dirty || len(hm.entries) > n }()
+	n := len(v.entries)
+	defer func() { dirty = dirty || len(v.entries) > n }()
 	switch ev.Kind {
 	case headless.EventStderr:
-		hm.addLocked(session.RoleSystem, "stderr: "+ev.Text)
+		v.addLocked(session.RoleSystem, "stderr: "+ev.Text)
 	case headless.EventCrashed:
-		hm.addLocked(session.RoleSystem, "claude crashed: "+ev.Text)
-		hm.problem, hm.partial = "claude crashed", strings.Builder{}
-		return dirty, true, fmt.Errorf("%s: claude crashed: %s", hm.sid, ev.Text), false
+		v.addLocked(session.RoleSystem, "claude crashed: "+ev.Text)
+		v.problem, v.partial = "claude crashed", strings.Builder{}
+		v.streamStateLocked(session.Idle)
+		return dirty, true, fmt.Errorf("%s: claude crashed: %s", v.sid, ev.Text), false
 	case headless.EventOAuthExpired:
-		hm.addLocked(session.RoleSystem, headless.ErrOAuthExpired.Error())
-		hm.problem = "OAuth token expired"
+		v.addLocked(session.RoleSystem, headless.ErrOAuthExpired.Error())
+		v.problem = "OAuth token expired"
 		return dirty, true, headless.ErrOAuthExpired, false
 	case headless.EventInterrupted:
 		if !ev.WasIdle {
-			hm.addLocked(session.RoleSystem, "interrupted")
+			v.addLocked(session.RoleSystem, "interrupted")
 		}
-		hm.partial = strings.Builder{}
+		v.partial = strings.Builder{}
+		v.streamStateLocked(session.Idle)
 		return dirty, true, nil, false
 	case headless.EventReplayGap:
-		hm.addLocked(session.RoleSystem, fmt.Sprintf("events %d to %d are no longer kept", ev.Since+1, ev.First-1))
+		v.addLocked(session.RoleSystem, fmt.Sprintf("events %d to %d are no longer kept", ev.Since+1, ev.First-1))
 	case headless.EventClaude:
-		return hm.claudeLocked(ev.Raw)
+		return v.claudeLocked(ev.Raw)
 	}
 	return
 }
 
-// claudeLocked handles a claude event (hm.mu held).
-func (hm *headlessMember) claudeLocked(raw json.RawMessage) (dirty, changed bool, fail error, turnDone bool) {
+// claudeLocked handles a claude event (v.mu held).
+func (v *headlessView) claudeLocked(raw json.RawMessage) (dirty, changed bool, fail error, turnDone bool) {
 	var ce claudeEvent
 	if json.Unmarshal(raw, &ce) != nil {
 		return
 	}
-	switch ce.Type {
+	// A followed session's events are the frames as read: "claude.system".
+	switch strings.TrimPrefix(ce.Type, "claude.") {
 	case "system":
 		if ce.Subtype != "init" {
 			break
 		}
-		hm.inits++
-		if ce.Model != "" && ce.Model != hm.model {
-			hm.model, changed = ce.Model, true
+		v.inits++
+		if ce.Model != "" && ce.Model != v.model {
+			v.model, changed = ce.Model, true
 		}
-		if hm.inits == 1 {
-			hm.addLocked(session.RoleSystem, "claude started · "+hm.model)
+		if v.inits == 1 {
+			v.addLocked(session.RoleSystem, "claude started · "+v.model)
 		}
 	case "stream_event":
 		if ce.Event == nil {
@@ -408,12 +481,25 @@ func (hm *headlessMember) claudeLocked(raw json.RawMessage) (dirty, changed bool
 		}
 		switch {
 		case ce.Event.Type == "message_start":
-			hm.partial.Reset()
-			hm.problem = ""
+			v.partial.Reset()
+			v.problem = ""
 			changed = true
+			v.streamStateLocked(session.Thinking)
+		case ce.Event.Type == "content_block_start":
+			switch ce.Event.ContentBlock.Type {
+			case "tool_use", "server_tool_use":
+				changed = v.streamStateLocked(session.ToolUse) || changed
+			case "thinking":
+				changed = v.streamStateLocked(session.Thinking) || changed
+			default:
+				changed = v.streamStateLocked(session.Streaming) || changed
+			}
 		case ce.Event.Type == "content_block_delta" && ce.Event.Delta.Type == "text_delta":
-			hm.partial.WriteString(ce.Event.Delta.Text)
+			v.partial.WriteString(ce.Event.Delta.Text)
 			changed = true
+			v.streamStateLocked(session.Streaming)
+		case ce.Event.Type == "content_block_delta" && ce.Event.Delta.Type == "thinking_delta":
+			changed = v.streamStateLocked(session.Thinking) || changed
 		}
 	case "assistant":
 		var blocks []block
@@ -422,13 +508,13 @@ func (hm *headlessMember) claudeLocked(raw json.RawMessage) (dirty, changed bool
 			switch b.Type {
 			case "text":
 				if b.Text != "" {
-					hm.addLocked(session.RoleAssistant, b.Text)
+					v.addLocked(session.RoleAssistant, b.Text)
 				}
 			case "tool_use", "server_tool_use":
-				hm.addLocked(session.RoleTool, b.Name+" "+compactJSON(b.Input))
+				v.addLocked(session.RoleTool, b.Name+" "+compactJSON(b.Input))
 			}
 		}
-		hm.partial.Reset()
+		v.partial.Reset()
 		changed = true
 	case "user": // tool results claude reports
 		var blocks []block
@@ -441,12 +527,13 @@ func (hm *headlessMember) claudeLocked(raw json.RawMessage) (dirty, changed bool
 			if b.IsError {
 				prefix = "→ error: "
 			}
-			hm.addLocked(session.RoleTool, prefix+contentText(b.Content))
+			v.addLocked(session.RoleTool, prefix+contentText(b.Content))
 		}
 	case "result":
 		turnDone = true
-		hm.partial.Reset()
+		v.partial.Reset()
 		changed = true
+		v.streamStateLocked(session.Idle)
 		var denied []string
 		for _, d := range ce.PermissionDenials {
 			denied = append(denied, d.ToolName)
@@ -457,14 +544,14 @@ func (hm *headlessMember) claudeLocked(raw json.RawMessage) (dirty, changed bool
 			if ce.Result != "" {
 				msg += ": " + ce.Result
 			}
-			hm.addLocked(session.RoleSystem, msg)
-			hm.problem = "turn failed"
-			fail = fmt.Errorf("%s: %s", hm.sid, msg)
+			v.addLocked(session.RoleSystem, msg)
+			v.problem = "turn failed"
+			fail = fmt.Errorf("%s: %s", v.sid, msg)
 		case len(denied) > 0:
 			msg := "permission denied: " + strings.Join(denied, ", ")
-			hm.addLocked(session.RoleSystem, msg)
-			hm.problem = msg
-			fail = fmt.Errorf("%s: %s", hm.sid, msg)
+			v.addLocked(session.RoleSystem, msg)
+			v.problem = msg
+			fail = fmt.Errorf("%s: %s", v.sid, msg)
 		}
 	}
 	return
@@ -500,29 +587,46 @@ func contentText(raw json.RawMessage) string {
 // titleTail is how much of a streaming answer the title shows.
 const titleTail = 60
 
-// Info implements Member.
-func (hm *headlessMember) Info() session.Info {
-	hi := hm.s.Info()
-	hm.mu.Lock()
-	defer hm.mu.Unlock()
-	title := hm.model
+// info fills what the view knows of a session's Info: its title (the
+// model, else model, and the streaming answer's tail or the last problem),
+// state and last output.
+func (v *headlessView) info(in *session.Info, model string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	title := v.model
 	if title == "" {
-		title = hi.Model
+		title = model
 	}
 	switch {
-	case hm.partial.Len() > 0:
-		tail := []rune(strings.Join(strings.Fields(hm.partial.String()), " "))
+	case v.partial.Len() > 0:
+		tail := []rune(strings.Join(strings.Fields(v.partial.String()), " "))
 		if len(tail) > titleTail {
 			tail = append([]rune("…"), tail[len(tail)-titleTail:]...)
 		}
 		title += " · " + string(tail)
-	case hm.problem != "":
-		title += " · " + hm.problem
+	case v.problem != "":
+		title += " · " + v.problem
 	}
-	argv := []string{"claude", "-p"}
-	return session.Info{Kind: session.KindHeadless, Agent: "claude", Argv: argv, Dir: hi.Dir, Owned: hm.own,
-		PID: hi.PID, State: hm.state, StateSince: hm.stateSince, LastOutput: hm.lastOutput,
-		Started: hi.Started, Alive: true, Title: title}
+	in.Kind, in.Agent, in.Argv = session.KindHeadless, "claude", []string{"claude", "-p"}
+	in.State, in.StateSince, in.LastOutput, in.Title = v.state, v.stateSince, v.lastOutput, title
+}
+
+// transcript implements Transcripter for a member.
+func (v *headlessView) transcript(after uint64) []session.Entry {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if after >= uint64(len(v.entries)) {
+		return nil
+	}
+	return append([]session.Entry(nil), v.entries[after:]...)
+}
+
+// Info implements Member.
+func (hm *headlessMember) Info() session.Info {
+	hi := hm.s.Info()
+	in := session.Info{Dir: hi.Dir, Owned: hm.own, PID: hi.PID, Started: hi.Started, Alive: true}
+	hm.v.info(&in, hi.Model)
+	return in
 }
 
 // Send implements Member: the input is a user turn's text.
@@ -532,13 +636,8 @@ func (hm *headlessMember) Send(in session.Input) error {
 	if err := hm.s.Send(hm.from(), msg); err != nil {
 		return err
 	}
-	hm.mu.Lock()
-	hm.addLocked(session.RoleUser, text)
-	hm.problem = ""
-	seq := uint64(len(hm.entries))
-	hm.mu.Unlock()
-	hm.r.Dirty(seq)
-	if hm.setState(hm.s.Info().State) {
+	hm.r.Dirty(hm.v.userTurn(text))
+	if hm.v.setState(hm.s.Info().State) {
 		hm.r.Changed()
 	}
 	return nil
@@ -567,11 +666,4 @@ func (hm *headlessMember) Hangup() {
 func (hm *headlessMember) Done() <-chan struct{} { return hm.done }
 
 // Transcript implements Transcripter.
-func (hm *headlessMember) Transcript(after uint64) []session.Entry {
-	hm.mu.Lock()
-	defer hm.mu.Unlock()
-	if after >= uint64(len(hm.entries)) {
-		return nil
-	}
-	return append([]session.Entry(nil), hm.entries[after:]...)
-}
+func (hm *headlessMember) Transcript(after uint64) []session.Entry { return hm.v.transcript(after) }

@@ -105,9 +105,8 @@ func (a *app) dashboard(o dashboardOptions) error {
 		daemon, err = startDashDaemon(a.cfg.Blemeesd.Socket, f, turns, logger)
 		switch {
 		case errors.Is(err, errDaemonRunning):
-			// Following a standalone daemon over its socket is not
-			// built yet: its sessions are not listed.
-			logger.Warn("blemeesd not started in the dashboard", "err", err)
+			// A daemon answers on the socket but could not be followed.
+			logger.Warn("blemeesd neither started nor followed", "err", err)
 		case err != nil:
 			return err
 		default:
@@ -171,9 +170,11 @@ func (a *app) dashboard(o dashboardOptions) error {
 
 // headlessOpener opens the headless Claude sessions the spawn dialog
 // offers: through the daemon the dashboard runs; nil (none offered)
-// without one.
+// without one, and while it follows a standalone daemon (blemees/1 gives a
+// watcher no way to open one for the dashboard to own). A nil
+// *fleet.Headless must not become a non-nil interface.
 func headlessOpener(dd *dashDaemon) tuiapp.HeadlessOpener {
-	if dd == nil {
+	if dd == nil || dd.headless == nil {
 		return nil
 	}
 	return dd.headless

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/blemeesd"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
@@ -13,17 +15,22 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
-// dashDaemon is blemeesd run inside the dashboard ([blemeesd] enabled or
-// --blemeesd): its Manager's sessions, those socket clients open and
-// those the dashboard opens, are members of the dashboard's fleet.
+// dashDaemon is blemeesd in the dashboard ([blemeesd] enabled or
+// --blemeesd): run in process, its Manager's sessions (those socket
+// clients open and those the dashboard opens) are members of the
+// dashboard's fleet; or, when a standalone daemon already answers on the
+// socket, that one followed (follow), its sessions listed as they are
+// found (fleet.Blemees: those of the dashboard's working directory), so
+// the same sessions show either way.
 type dashDaemon struct {
 	d        *blemeesd.Daemon
-	headless *fleet.Headless
+	headless *fleet.Headless // nil when following a standalone daemon
 	served   chan struct{}
+	follow   *fleet.Blemees // non-nil when following a standalone daemon
 }
 
 // errDaemonRunning: a daemon already answers on the socket; the dashboard
-// does not start its own.
+// does not start its own (startDashDaemon follows it instead).
 var errDaemonRunning = errors.New("a blemeesd already answers on the socket")
 
 // startDashDaemon starts blemeesd on its socket (socket, else blemeesd's
@@ -49,7 +56,7 @@ func startDashDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless
 	d := blemeesd.New(cfg, log, nil)
 	if err := d.Listen(); err != nil {
 		if errors.Is(err, unixsock.ErrInUse) {
-			return nil, fmt.Errorf("%w: %s", errDaemonRunning, cfg.SocketPath)
+			return followDaemon(cfg.SocketPath, f, onTurn, log)
 		}
 		return nil, fmt.Errorf("blemeesd: %w", err)
 	}
@@ -64,10 +71,32 @@ func startDashDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless
 	return dd, nil
 }
 
-// Shutdown stops the daemon as blemeesd does on SIGTERM (§9.5). Call it
-// after the fleet has closed (the sessions the dashboard owns are closed
-// by then).
+// followDaemon follows the standalone daemon answering on socket: its
+// sessions of the dashboard's working directory are listed in f. An error
+// wraps errDaemonRunning.
+func followDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless.Usage), log *slog.Logger) (*dashDaemon, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errDaemonRunning, socket, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	b, err := fleet.FollowBlemees(ctx, f, socket, fleet.BlemeesOptions{Dirs: []string{cwd}, OnTurn: onTurn, Client: "heimdall-tui/dashboard"})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errDaemonRunning, socket, err)
+	}
+	log.Info("following a standalone daemon", "socket", socket, "daemon", b.Daemon(), "cwd", cwd)
+	return &dashDaemon{follow: b}, nil
+}
+
+// Shutdown stops the daemon as blemeesd does on SIGTERM (§9.5), or stops
+// following the standalone one (its sessions go on). Call it after the
+// fleet has closed (the sessions the dashboard owns are closed by then).
 func (dd *dashDaemon) Shutdown() {
+	if dd.follow != nil {
+		dd.follow.Close()
+		return
+	}
 	dd.d.Shutdown()
 	<-dd.served
 }

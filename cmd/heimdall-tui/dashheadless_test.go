@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -42,9 +41,18 @@ func TestDashDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dd.Shutdown()
-	if _, err := startDashDaemon(sock, f, nil, slog.New(slog.DiscardHandler)); !errors.Is(err, errDaemonRunning) {
-		t.Fatalf("a second daemon on the socket: %v", err)
+	// A second dashboard on the socket follows the first one's daemon.
+	t.Chdir(dir) // it follows the sessions of its working directory
+	f2, err := fleet.New(fleet.Options{Dir: filepath.Join(dir, "s2"), Config: config.Default()})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer f2.Close()
+	dd2, err := startDashDaemon(sock, f2, nil, slog.New(slog.DiscardHandler))
+	if err != nil || dd2.follow == nil || dd2.d != nil {
+		t.Fatalf("a second dashboard on the socket: %v %+v", err, dd2)
+	}
+	defer dd2.Shutdown()
 	if _, err := dd.d.Manager.Open(headless.Spec{ID: "abcdef0123", Dir: dir}, headless.Attach{Sink: nopSink{}, LastSeen: -1}); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +66,11 @@ func TestDashDaemon(t *testing.T) {
 		for _, in := range f.Sessions() {
 			kinds[in.ID] = in.Kind
 		}
-		if kinds["claude-abcdef01"] == session.KindHeadless && kinds[id] == session.KindHeadless {
+		followed := map[string]bool{}
+		for _, in := range f2.Sessions() {
+			followed[in.ID] = in.Kind == session.KindHeadless
+		}
+		if kinds["claude-abcdef01"] == session.KindHeadless && kinds[id] == session.KindHeadless && followed[id] {
 			break
 		}
 		if time.Now().After(deadline) {

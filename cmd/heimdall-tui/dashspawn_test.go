@@ -104,3 +104,14 @@ func TestDashSpawnHeadless(t *testing.T) {
 		t.Errorf("rev not listed: %+v", f.Sessions())
 	}
 }
+
+// Following a standalone daemon, the dashboard offers no headless spawn
+// (a nil opener, not a non-nil interface holding a nil pointer).
+func TestHeadlessOpenerWhileFollowing(t *testing.T) {
+	if o := headlessOpener(&dashDaemon{}); o != nil {
+		t.Fatalf("opener %#v while following", o)
+	}
+	if o := headlessOpener(nil); o != nil {
+		t.Fatalf("opener %#v without a daemon", o)
+	}
+}
