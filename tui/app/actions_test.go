@@ -275,3 +275,21 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("refusal %q", m.status)
 	}
 }
+
+// x on a headless Claude session asks to close it, in its own words (not
+// SIGTERM and a grace), and says it closed.
+func TestCloseHeadless(t *testing.T) {
+	b := newStub()
+	b.infos[0].Kind, b.infos[0].Caps = session.KindHeadless, session.CapTranscript|session.CapInterrupt
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "x")
+	if s := plain(m); !strings.Contains(s, "Close claude-1?") || strings.Contains(s, "SIGTERM") {
+		t.Fatalf("close dialog:\n%s", s)
+	}
+	press(m, "y")
+	drain(m)
+	wantCalls(t, b, "kill claude-1 force=false")
+	if !strings.Contains(m.status, "closed claude-1") {
+		t.Fatalf("status %q", m.status)
+	}
+}

@@ -154,17 +154,24 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 		return m.op(id, fmt.Sprintf("%s resized to %d×%d", id, cols, rows),
 			func(b Backend) error { return b.Resize(id, cols, rows) })
 	case action.Kill:
+		headless := in.Kind == session.KindHeadless
 		if !a.Confirmed {
-			title := "Kill " + id
+			title, text := "Kill "+id, dialog.KillText(id, m.opt.KillGrace, a.Force)
 			if a.Force {
 				title += " now"
 			}
+			if headless {
+				title, text = "Close "+id, dialog.CloseText(id)
+			}
 			a.Confirmed = true
-			m.push(dialog.NewConfirm(title, dialog.KillText(id, m.opt.KillGrace, a.Force), a))
+			m.push(dialog.NewConfirm(title, text, a))
 			return nil
 		}
 		done := fmt.Sprintf("SIGTERM sent to %s (SIGKILL after %s)", id, m.opt.KillGrace)
-		if a.Force {
+		switch {
+		case headless:
+			done = "closed " + id
+		case a.Force:
 			done = "SIGKILL sent to " + id
 		}
 		return m.op(id, done, func(b Backend) error { return b.Kill(id, a.Force) })

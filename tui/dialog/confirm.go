@@ -92,6 +92,13 @@ func KillText(id string, grace time.Duration, force bool) string {
 	return fmt.Sprintf("Stop %s? SIGTERM goes to its process group; SIGKILL follows after %s if anything in it is still running.", id, grace)
 }
 
+// CloseText says what killing a headless Claude session does: it is closed
+// (its claude process stopped); its transcript stays on the screen until
+// the session is removed.
+func CloseText(id string) string {
+	return fmt.Sprintf("Close %s? Its claude process is stopped and the session ends; its transcript stays until you remove it (d).", id)
+}
+
 func capitalize(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s
