@@ -389,16 +389,7 @@ type claudeEvent struct {
 	Message struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
-	Event *struct {
-		Type         string `json:"type"`
-		ContentBlock struct {
-			Type string `json:"type"`
-		} `json:"content_block"`
-		Delta struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"delta"`
-	} `json:"event"`
+	Event             *headless.StreamEvent `json:"event"`
 	PermissionDenials []struct {
 		ToolName string `json:"tool_name"`
 	} `json:"permission_denials"`

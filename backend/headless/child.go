@@ -166,15 +166,21 @@ type claudeInfo struct {
 	Subtype string                     `json:"subtype"`
 	Model   string                     `json:"model"`
 	Usage   map[string]json.RawMessage `json:"usage"`
-	Event   *struct {
-		Type         string `json:"type"`
-		ContentBlock struct {
-			Type string `json:"type"`
-		} `json:"content_block"`
-		Delta struct {
-			Type string `json:"type"`
-		} `json:"delta"`
-	} `json:"event"`
+	Event   *StreamEvent               `json:"event"`
+}
+
+// StreamEvent is the part of a `stream_event` line's event that tells
+// what is streaming: a content block starting (text, tool_use, thinking)
+// and deltas (text_delta with its Text, input_json_delta, …).
+type StreamEvent struct {
+	Type         string `json:"type"`
+	ContentBlock struct {
+		Type string `json:"type"`
+	} `json:"content_block"`
+	Delta struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"delta"`
 }
 
 func (s *Session) readStdout(c *child, out io.Reader) {
