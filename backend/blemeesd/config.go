@@ -35,6 +35,10 @@ type Config struct {
 	SlowConsumerS float64 `toml:"slow_consumer_timeout_s"`
 	// QueueSize is the per-connection frame queue (§9.3's 1024).
 	QueueSize int `toml:"queue_size"`
+	// Housekeeping is set when the config file names
+	// session_retention_days: the start-up removal of old Claude Code
+	// session files is opt-in (§6), whatever the default's value.
+	Housekeeping bool `toml:"-"`
 }
 
 // Default is the configuration of §8 (the socket path resolved as §5.1).
@@ -92,6 +96,7 @@ func (c *Config) LoadFile(path string, explicit bool) (warnings []string, err er
 	for _, k := range md.Undecoded() {
 		warnings = append(warnings, fmt.Sprintf("config %s: unknown key %q", path, k.String()))
 	}
+	c.Housekeeping = md.IsDefined("session_retention_days")
 	return warnings, nil
 }
 

@@ -107,6 +107,11 @@ func (a *app) blemeesd(o blemeesdOptions) error {
 	for _, warn := range warnings {
 		log.Warn("config", "warning", warn)
 	}
+	if cfg.Housekeeping {
+		home, _ := os.UserHomeDir()
+		n, err := blemeesd.Housekeep(home, cfg.SessionRetentionDays, time.Now())
+		log.Info("housekeeping: old session files removed", "removed", n, "retention_days", cfg.SessionRetentionDays, "err", err)
+	}
 	// What claude orphans comes to us, and is reaped.
 	hmproc.EnableSubreaper(log)
 	version := blemeesd.ClaudeVersion(cfg.ClaudeBin, 5*time.Second)
