@@ -455,3 +455,26 @@ func TestShutdownTiming(t *testing.T) {
 		e.start() // for the cleanup's stop
 	}
 }
+
+// An unexpected daemon error is `internal` (§5.10: not fatal): here
+// Claude Code's project directory for the cwd is a file. The connection
+// goes on.
+func TestInternalError(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	cwd := "/some/project"
+	projects := filepath.Join(e.home, ".claude", "projects")
+	if err := os.MkdirAll(projects, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(projects, "-some-project"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := c.Request(map[string]any{"type": "blemeesd.list_sessions", "id": "l1", "cwd": cwd}, "blemeesd.sessions")
+	if f.Type() != "blemeesd.error" || f.Str("code") != "internal" || f.Str("id") != "l1" {
+		t.Fatalf("list over a broken project dir: %v", f)
+	}
+	if f := c.Request(map[string]any{"type": "blemeesd.ping", "id": "p"}, "blemeesd.pong"); f.Type() != "blemeesd.pong" {
+		t.Fatalf("after internal: %v", f)
+	}
+}
