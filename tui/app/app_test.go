@@ -711,3 +711,29 @@ func TestComingBackShowsAttentionFirst(t *testing.T) {
 		t.Fatalf("status %q", m.status)
 	}
 }
+
+// Headless sessions of the dashboard's own daemon end with it: with only
+// those running, q asks a plain yes/no saying so; with pty sessions too,
+// the choice says it as well.
+func TestQuitWithHeadlessSessions(t *testing.T) {
+	b := newStub()
+	for i := range b.infos[:3] {
+		b.infos[i].Kind, b.infos[i].Caps = session.KindHeadless, session.CapTranscript|session.CapInterrupt
+	}
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "q")
+	if s := plain(m); !strings.Contains(s, "3 headless sessions run inside") || strings.Contains(s, "Leave them running") {
+		t.Fatalf("quit with only headless sessions:\n%s", s)
+	}
+	press(m, "y")
+	if !m.quitting || m.StopSessions() {
+		t.Fatalf("quitting=%v stop=%v", m.quitting, m.StopSessions())
+	}
+	b = newStub()
+	b.infos[0].Kind = session.KindHeadless
+	m = newModel(t, b, 120, 35, themes.Dark())
+	press(m, "q")
+	if s := plain(m); !strings.Contains(s, "2 sessions started from the dashboard") || !strings.Contains(s, "1 headless session runs") {
+		t.Fatalf("quit with both:\n%s", s)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/tui/action"
 	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
 	"github.com/heimdall-tui/heimdall-tui/tui/capsules"
@@ -286,16 +287,27 @@ func (m *Model) ids() []string {
 // running, else asks whether to leave them running (the default) or stop
 // them.
 func (m *Model) requestQuit() tea.Cmd {
-	running := 0
+	// Pty sessions have supervisors of their own and can outlive the
+	// dashboard; the others it started (headless sessions of its
+	// in-process daemon) end with it whatever the user chooses.
+	running, inside := 0, 0
 	for _, in := range m.list.All() {
-		if in.Owned && in.Alive {
+		switch {
+		case !in.Owned || !in.Alive:
+		case in.Kind == session.KindPty:
 			running++
+		default:
+			inside++
 		}
 	}
-	if running == 0 {
+	switch {
+	case running > 0:
+		m.push(dialog.NewChoice("Quit", dialog.QuitText(running, inside, m.opt.KillGrace), dialog.QuitOptions(), 0))
+	case inside > 0:
+		m.push(dialog.NewConfirm("Quit", dialog.QuitText(0, inside, 0), dialog.Quit{Confirmed: true}))
+	default:
 		return m.quit(false)
 	}
-	m.push(dialog.NewChoice("Quit", dialog.QuitText(running, m.opt.KillGrace), dialog.QuitOptions(), 0))
 	return nil
 }
 

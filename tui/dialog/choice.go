@@ -117,19 +117,37 @@ func wrapButtons(bs []string, w int) []string {
 	return append(lines, line)
 }
 
-// QuitText says what the quit choice does with the sessions that are still
-// running and were started from a dashboard (running of them).
-func QuitText(running int, grace time.Duration) string {
-	what := fmt.Sprintf("%d sessions started from the dashboard are", running)
-	if running == 1 {
-		what = "1 session started from the dashboard is"
+// QuitText says what quitting does with the running sessions started from
+// a dashboard: running pty sessions (the quit choice: leave them running
+// or stop them) and inside ones (headless sessions of the dashboard's own
+// daemon, which end with it either way).
+func QuitText(running, inside int, grace time.Duration) string {
+	var b strings.Builder
+	if running > 0 {
+		what := fmt.Sprintf("%d sessions started from the dashboard are", running)
+		if running == 1 {
+			what = "1 session started from the dashboard is"
+		}
+		stop := fmt.Sprintf("hangs them up as a closing terminal does (SIGHUP to each process group, SIGTERM a second later, SIGKILL after %s)", grace)
+		if grace <= 0 {
+			stop = "SIGKILLs each process group at once"
+		}
+		fmt.Fprintf(&b, "%s still running. Leave them running: they keep working and the next heimdall-tui shows them again. Stop them: %s.",
+			capitalize(what), stop)
 	}
-	stop := fmt.Sprintf("hangs them up as a closing terminal does (SIGHUP to each process group, SIGTERM a second later, SIGKILL after %s)", grace)
-	if grace <= 0 {
-		stop = "SIGKILLs each process group at once"
+	if inside > 0 {
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		} else {
+			b.WriteString("Quit heimdall-tui? ")
+		}
+		what := fmt.Sprintf("%d headless sessions run", inside)
+		if inside == 1 {
+			what = "1 headless session runs"
+		}
+		fmt.Fprintf(&b, "%s inside the dashboard (its blemeesd) and will be closed either way.", what)
 	}
-	return fmt.Sprintf("%s still running. Leave them running: they keep working and the next heimdall-tui shows them again. Stop them: %s.",
-		capitalize(what), stop)
+	return b.String()
 }
 
 // QuitOptions are the quit choice's options, Leave them running first (the
