@@ -132,20 +132,46 @@ func (h *Headless) Open(spec HeadlessSpec) (string, error) {
 	}
 	h.track(sid)
 	err := h.f.Add(id, func(id string, r Reporter) (Member, error) {
-		hm := newHeadlessMember(h, id, sid, r, true)
-		s, err := h.m.Open(headless.Spec{ID: sid, Dir: spec.Dir, Args: args}, headless.Attach{Sink: hm, LastSeen: -1})
-		if err != nil {
-			return nil, err
-		}
-		hm.s = s
-		hm.run()
-		return hm, nil
+		return h.openOwned(id, headless.Spec{ID: sid, Dir: spec.Dir, Args: args}, r)
 	})
 	if err != nil {
 		h.untrack(sid)
 		return "", err
 	}
 	return id, nil
+}
+
+// openOwned opens spec's session for a new member id owns (sid tracked by
+// the caller), restartable: Restart resumes the same conversation.
+func (h *Headless) openOwned(id string, spec headless.Spec, r Reporter) (Member, error) {
+	hm := newHeadlessMember(h, id, spec.ID, r, true)
+	s, err := h.m.Open(spec, headless.Attach{Sink: hm, LastSeen: -1})
+	if err != nil {
+		return nil, err
+	}
+	hm.s = s
+	hm.run()
+	return resumable{hm, spec}, nil
+}
+
+// resumable is a headless session the dashboard opened: Restart opens it
+// again with claude's --resume (session.CapRestart), the conversation
+// going on where it stopped.
+type resumable struct {
+	*headlessMember
+	spec headless.Spec
+}
+
+func (x resumable) Restart(r Reporter) (Member, error) {
+	spec := x.spec
+	spec.Resume = true
+	x.h.track(spec.ID) // the Manager's OnOpen must not list it a second time
+	m, err := x.h.openOwned(x.id, spec, r)
+	if err != nil {
+		x.h.untrack(spec.ID)
+		return nil, err
+	}
+	return m, nil
 }
 
 // newUUID returns a random (version 4) UUID: claude's --session-id.

@@ -1,6 +1,8 @@
 package fleet_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +56,7 @@ func TestHeadlessMember(t *testing.T) {
 	r.Wait(t, session.Added, id, 0)
 	waitTranscript(t, f, id, "system: claude started · opus\n")
 	in := infoOf(t, f, id)
-	if in.Kind != session.KindHeadless || in.Caps != session.CapTranscript|session.CapInterrupt || !in.Alive ||
+	if in.Kind != session.KindHeadless || in.Caps != session.CapTranscript|session.CapInterrupt|session.CapRestart || !in.Alive ||
 		in.Agent != "claude" || in.Dir != home || in.State != session.Idle || !strings.HasPrefix(in.Title, "opus") || !in.Owned {
 		t.Fatalf("info %+v", in)
 	}
@@ -97,6 +99,25 @@ func TestHeadlessMember(t *testing.T) {
 	r.Wait(t, session.Exited, id, 0)
 	if in := infoOf(t, f, id); in.Alive || in.State != session.Dead {
 		t.Fatalf("after Kill: %+v", in)
+	}
+
+	// Restart resumes the conversation: claude started again with
+	// --resume and the session's id, under the same fleet ID.
+	t.Setenv("FAKE_CLAUDE_LOG", filepath.Join(t.TempDir(), "claude.log"))
+	if err := f.Restart(id); err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitFor(t, "the resumed session", 10*time.Second, func() bool {
+		in := infoOf(t, f, id)
+		return in.Alive && in.State == session.Idle
+	})
+	if err := f.Send(id, session.Input{Data: []byte("again\r")}); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, f, id, "assistant: echo: again\n")
+	log, _ := os.ReadFile(os.Getenv("FAKE_CLAUDE_LOG"))
+	if !strings.Contains(string(log), `"--resume"`) {
+		t.Fatalf("claude's argv after the restart: %s\n%s", log, roles(f.Transcript(id, 0)))
 	}
 }
 
