@@ -518,3 +518,11 @@ func sortedEntries(m map[string]string) []Entry {
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
+
+// WithLock runs fn holding the exclusive flock of path's lock file (the
+// hidden .<name>.lock beside it), for other packages that keep state under
+// the planning root (backend/coord).
+func WithLock(path string, fn func() error) error { return withLock(path, fn) }
+
+// WriteAtomic replaces path with data by rename; the caller holds WithLock.
+func WriteAtomic(path string, data []byte) error { return writeAtomic(path, data) }
