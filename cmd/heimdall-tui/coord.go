@@ -6,9 +6,13 @@ package main
 // not found or invalid; 2 usage or I/O error.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
+	"github.com/heimdall-tui/heimdall-tui/backend/ledgermcp"
 )
 
 // coordLedger opens the ledger of the planning root.
@@ -195,4 +200,39 @@ func printClaims(a *app, cls []coord.Claim, now time.Time) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%dm\n", c.HAID, c.TaskRef, strings.Join(c.ClaimedSurfaces, ","), left)
 	}
 	tw.Flush()
+}
+
+func newLedgerMCPCmd(a *app) *cobra.Command {
+	var logPath string
+	c := &cobra.Command{
+		Use:   "ledger-mcp [--log FILE]",
+		Short: "The coordination ledger as an MCP server on stdio (heimdall-ledger-mcp)",
+		Long: "ledger-mcp serves the coordination ledger over MCP on stdin/stdout (JSON-RPC 2.0;\n" +
+			"newline-delimited or Content-Length framed input, line-delimited output) with six\n" +
+			"tools: read_claims, make_claim, release_claim, read_capsules, append_decision,\n" +
+			"raise_conflict_pr. Each call is attributed to {haid whoami}/{client}, the client\n" +
+			"being initialize's clientInfo.name or the call's client_identity. Logs go to\n" +
+			"stderr (warnings) or to --log. It exits 0 at the end of its input.",
+		Args: planArgs(0, 0),
+		RunE: func(*cobra.Command, []string) error {
+			logW, level := a.stderr, slog.LevelWarn
+			if logPath != "" {
+				f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				if err != nil {
+					return planFail(a, 2, err)
+				}
+				defer f.Close()
+				logW, level = f, slog.LevelInfo
+			}
+			logger := slog.New(slog.NewTextHandler(logW, &slog.HandlerOptions{Level: level}))
+			srv := ledgermcp.New(coordLedger(), whoami()).MCP(logger)
+			err := srv.Run(context.Background(), &ledgermcp.Transport{Reader: a.stdin, Writer: a.stdout})
+			if err != nil && !errors.Is(err, io.EOF) {
+				logger.Warn("session ended", "error", err)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&logPath, "log", "", "log file (default: warnings on stderr)")
+	return planCmd(a, c)
 }

@@ -26,6 +26,7 @@ var multicallNames = map[string]string{
 	"heimdall-protocol":   "protocol",
 	"heimdall-haid":       "haid",
 	"heimdall-claim":      "claim",
+	"heimdall-ledger-mcp": "ledger-mcp",
 }
 
 // progName prefixes the planning commands' error messages: the name the
@@ -53,7 +54,7 @@ func newInstallLinksCmd(a *app) *cobra.Command {
 		Short: "Create heimdall-resolve, heimdall-ledger, ... links to this binary in DIR",
 		Long: "install-links creates, in DIR, one symbolic link per tool of the bash implementation\n" +
 			"(heimdall-validate, -resolve, -capsule, -brief, -blackboard, -ledger, -gate, -protocol,\n" +
-			"-haid, -claim),\n" +
+			"-haid, -claim, -ledger-mcp),\n" +
 			"each pointing at this binary, which then behaves as that tool. An existing link to this\n" +
 			"binary is kept; anything else in the way is an error unless --force replaces it.",
 		Args: planArgs(1, 1),

@@ -347,7 +347,7 @@ func TestPlanningMulticall(t *testing.T) {
 	e := newPlanEnv(t)
 	bin := filepath.Join(e.wd, "bin")
 	r := e.run("", "install-links", bin)
-	names := []string{"heimdall-blackboard", "heimdall-brief", "heimdall-capsule", "heimdall-claim", "heimdall-gate", "heimdall-haid", "heimdall-ledger", "heimdall-protocol", "heimdall-resolve", "heimdall-validate"}
+	names := []string{"heimdall-blackboard", "heimdall-brief", "heimdall-capsule", "heimdall-claim", "heimdall-gate", "heimdall-haid", "heimdall-ledger", "heimdall-ledger-mcp", "heimdall-protocol", "heimdall-resolve", "heimdall-validate"}
 	var want strings.Builder
 	for _, n := range names {
 		want.WriteString(filepath.Join(bin, n) + "\n")

@@ -92,7 +92,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.StringVar(&a.socketDir, "socket-dir", "", "directory of session sockets (default $XDG_RUNTIME_DIR/heimdall or /tmp/heimdall-$UID)")
 	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newAttachCmd(a), newCleanCmd(a), newScreenCmd(a),
 		newValidateCmd(a), newResolveCmd(a), newCapsuleCmd(a), newBriefCmd(a), newBlackboardCmd(a), newLedgerCmd(a), newGateCmd(a), newProtocolCmd(a), newInstallLinksCmd(a),
-		newHaidCmd(a), newClaimCmd(a),
+		newHaidCmd(a), newClaimCmd(a), newLedgerMCPCmd(a),
 		newBlemeesdCmd(a))
 	return root
 }
