@@ -209,3 +209,35 @@ func TestLedgerMCPRaw(t *testing.T) {
 		t.Errorf("heimdall-ledger-mcp ping: %s", r)
 	}
 }
+
+// TestLedgerMCPLatency: tool-call latency against the binary over real
+// stdio pipes, p50/p99 over 1,000 calls per tool (figures in the log).
+func TestLedgerMCPLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	e, _ := newCoordEnv(t)
+	cs := mcpClient(t, e, "bench")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"read_claims", nil},
+		{"make_claim", map[string]any{"surfaces": []string{"src/**"}, "task": "T"}},
+		{"append_decision", map[string]any{"title": "t", "body": "b"}},
+	} {
+		const n = 1000
+		lat := make([]time.Duration, n)
+		for i := range n {
+			start := time.Now()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+			lat[i] = time.Since(start)
+			if err != nil || res.IsError {
+				t.Fatalf("%s: %v %v", tc.tool, err, res)
+			}
+		}
+		slices.Sort(lat)
+		t.Logf("%s: p50 %v, p99 %v, max %v over %d calls", tc.tool, lat[n/2], lat[n*99/100], lat[n-1], n)
+	}
+}
