@@ -29,7 +29,9 @@ func serve(t *testing.T, in string) string {
 }
 
 func TestFraming(t *testing.T) {
-	framed := func(s, hdr string) string { return fmt.Sprintf("%s: %d\r\nContent-Type: application/json\r\n\r\n%s", hdr, len(s), s) }
+	framed := func(s, hdr string) string {
+		return fmt.Sprintf("%s: %d\r\nContent-Type: application/json\r\n\r\n%s", hdr, len(s), s)
+	}
 	long := strings.Repeat("x", 200<<10) // longer than the reader's buffer
 	in := "\n\n" + `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","clientInfo":{"name":"cursor"}}}` + "\n" +
 		framed(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "content-length") +
