@@ -36,9 +36,14 @@ func segments(p string) []string {
 	return out
 }
 
-// segsOverlap: is there a path both segment lists match? Dynamic
-// programming over (i, j), as "**" can absorb any number of segments.
-func segsOverlap(a, b []string) bool {
+// segsOverlap: is there a path both segment lists match?
+func segsOverlap(a, b []string) bool { return starOverlap(a, b, "**", segOverlap) }
+
+// starOverlap: is there a sequence both token lists match, where the star
+// token matches any run of tokens (none included) and eq says whether two
+// other tokens can match the same element? Dynamic programming over
+// (i, j), memoised.
+func starOverlap(a, b []string, star string, eq func(x, y string) bool) bool {
 	memo := make([]int8, (len(a)+1)*(len(b)+1))
 	var ov func(i, j int) bool
 	ov = func(i, j int) bool {
@@ -50,14 +55,14 @@ func segsOverlap(a, b []string) bool {
 		switch {
 		case i == len(a) && j == len(b):
 			r = true
-		case i < len(a) && a[i] == "**":
+		case i < len(a) && a[i] == star:
 			r = ov(i+1, j) || (j < len(b) && ov(i, j+1))
-		case j < len(b) && b[j] == "**":
+		case j < len(b) && b[j] == star:
 			r = ov(i, j+1) || (i < len(a) && ov(i+1, j))
 		case i == len(a) || j == len(b):
 			r = false
 		default:
-			r = segOverlap(a[i], b[j]) && ov(i+1, j+1)
+			r = eq(a[i], b[j]) && ov(i+1, j+1)
 		}
 		memo[k] = 1
 		if !r {
@@ -102,37 +107,9 @@ func tokens(s string) []string {
 
 // segOverlap: is there a segment both patterns match?
 func segOverlap(a, b string) bool {
-	if a == b {
-		return true
-	}
-	ta, tb := tokens(a), tokens(b)
-	memo := make([]int8, (len(ta)+1)*(len(tb)+1))
-	var ov func(i, j int) bool
-	ov = func(i, j int) bool {
-		k := i*(len(tb)+1) + j
-		if memo[k] != 0 {
-			return memo[k] > 0
-		}
-		var r bool
-		switch {
-		case i == len(ta) && j == len(tb):
-			r = true
-		case i < len(ta) && ta[i] == "*":
-			r = ov(i+1, j) || (j < len(tb) && ov(i, j+1))
-		case j < len(tb) && tb[j] == "*":
-			r = ov(i, j+1) || (i < len(ta) && ov(i+1, j))
-		case i == len(ta) || j == len(tb):
-			r = false
-		default:
-			r = (ta[i] == "?" || tb[j] == "?" || ta[i] == tb[j]) && ov(i+1, j+1)
-		}
-		memo[k] = 1
-		if !r {
-			memo[k] = -1
-		}
-		return r
-	}
-	return ov(0, 0)
+	return a == b || starOverlap(tokens(a), tokens(b), "*", func(x, y string) bool {
+		return x == "?" || y == "?" || x == y
+	})
 }
 
 // fileLike: does a last segment look like a file name rather than a

@@ -7,10 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 )
@@ -90,46 +88,4 @@ func TestDecode(t *testing.T) {
 			t.Errorf("decode(%s) = %v, want %q", tc.in, err, tc.err)
 		}
 	}
-}
-
-// TestLatency measures tool calls through the go-sdk client and our
-// transport over pipes: p50/p99 over 1,000 calls of read_claims and of
-// make_claim (a locked read-check-write each time).
-func TestLatency(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	srv := New(coord.Open(t.TempDir()), root).MCP(nil)
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(context.Background(), &Transport{Reader: sr, Writer: sw}) }()
-	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"read_claims", nil},
-		{"make_claim", map[string]any{"surfaces": []string{"src/**"}, "task": "T"}},
-	} {
-		const n = 1000
-		lat := make([]time.Duration, n)
-		for i := range n {
-			start := time.Now()
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
-			lat[i] = time.Since(start)
-			if err != nil || res.IsError {
-				t.Fatalf("%s: %v %v", tc.tool, err, res)
-			}
-		}
-		slices.Sort(lat)
-		t.Logf("%s: p50 %v, p99 %v, max %v over %d calls", tc.tool, lat[n/2], lat[n*99/100], lat[n-1], n)
-	}
-	cs.Close()
-	cw.Close()
-	<-done
 }
