@@ -142,6 +142,11 @@ func (s *Store) LedgerPath() string     { return filepath.Join(s.root, "protocol
 func (s *Store) SchemaPath() string     { return filepath.Join(s.root, "protocol", "message-schema.json") }
 func (s *Store) CapsuleDir() string     { return filepath.Join(s.root, "protocol", "capsules") }
 
+// The coordination ledger's directories (kept by backend/coord), watched
+// for the dashboard's claims list.
+func (s *Store) ledgerDir() string { return filepath.Join(s.root, "ledger") }
+func (s *Store) claimsDir() string { return filepath.Join(s.root, "ledger", "claims") }
+
 // timestamp is the protocol's time format: RFC 3339 UTC, seconds.
 func (s *Store) timestamp() string {
 	return s.now().UTC().Format("2006-01-02T15:04:05Z")

@@ -269,6 +269,9 @@ func TestClassify(t *testing.T) {
 		"/r/.planning/protocol/ledger.jsonl":            KindLedger,
 		"/r/.planning/protocol/message-schema.json":     KindSchema,
 		"/r/.planning/protocol/capsules/w1.md":          KindCapsule,
+		"/r/.planning/ledger/claims/haid_a.b-c.json":    KindClaims,
+		"/r/.planning/ledger/claims/.gate.lock":         KindOther,
+		"/r/.planning/ledger/decisions.md":              KindDecisions,
 		"/r/.planning/.blackboard.json.lock":            KindOther,
 		"/r/.planning/.blackboard.json.tmp-123":         KindOther,
 		"/r/.planning/PLAN-1.md":                        KindOther,
@@ -279,7 +282,7 @@ func TestClassify(t *testing.T) {
 			t.Errorf("Classify(%s) = %v, want %v", p, got, want)
 		}
 	}
-	if d := s.WatchDirs(); len(d) != 3 || d[0] != "/r/.planning" {
+	if d := s.WatchDirs(); len(d) != 5 || d[0] != "/r/.planning" {
 		t.Errorf("WatchDirs = %q", d)
 	}
 }

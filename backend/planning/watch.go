@@ -25,9 +25,11 @@ const (
 	KindLedger
 	KindSchema
 	KindCapsule
+	KindClaims    // a claim file under ledger/claims (backend/coord)
+	KindDecisions // ledger/decisions.md
 )
 
-var kindNames = [...]string{"other", "log", "blackboard", "symbols", "baselines", "ledger", "schema", "capsule"}
+var kindNames = [...]string{"other", "log", "blackboard", "symbols", "baselines", "ledger", "schema", "capsule", "claims", "decisions"}
 
 func (k FileKind) String() string {
 	if int(k) < len(kindNames) {
@@ -42,7 +44,7 @@ func (k FileKind) String() string {
 // A directory that does not exist yet is still listed; the watcher adds it
 // when it appears (or calls Init first).
 func (s *Store) WatchDirs() []string {
-	return []string{s.root, s.ProtocolDir(), s.CapsuleDir()}
+	return []string{s.root, s.ProtocolDir(), s.CapsuleDir(), s.ledgerDir(), s.claimsDir()}
 }
 
 // structuralPaths are the paths whose creation, removal or renaming can
@@ -80,8 +82,14 @@ func (s *Store) Classify(path string) FileKind {
 	case filepath.Clean(s.SchemaPath()):
 		return KindSchema
 	}
-	if filepath.Clean(filepath.Dir(path)) == filepath.Clean(s.CapsuleDir()) && strings.HasSuffix(base, ".md") {
+	dir := filepath.Clean(filepath.Dir(path))
+	switch {
+	case dir == filepath.Clean(s.CapsuleDir()) && strings.HasSuffix(base, ".md"):
 		return KindCapsule
+	case dir == filepath.Clean(s.claimsDir()) && strings.HasSuffix(base, ".json"):
+		return KindClaims
+	case filepath.Clean(path) == filepath.Join(filepath.Clean(s.ledgerDir()), "decisions.md"):
+		return KindDecisions
 	}
 	return KindOther
 }
@@ -94,7 +102,7 @@ func (c Changes) Has(k FileKind) bool { return c&(1<<k) != 0 }
 
 func (c Changes) String() string {
 	var names []string
-	for k := KindLog; k <= KindCapsule; k++ {
+	for k := KindLog; k <= KindDecisions; k++ {
 		if c.Has(k) {
 			names = append(names, k.String())
 		}
@@ -103,7 +111,7 @@ func (c Changes) String() string {
 }
 
 // allChanges is every kind: what a newly watched directory may hold.
-const allChanges = Changes(1<<KindLog | 1<<KindBlackboard | 1<<KindSymbols | 1<<KindBaselines | 1<<KindLedger | 1<<KindSchema | 1<<KindCapsule)
+const allChanges = Changes(1<<KindLog | 1<<KindBlackboard | 1<<KindSymbols | 1<<KindBaselines | 1<<KindLedger | 1<<KindSchema | 1<<KindCapsule | 1<<KindClaims | 1<<KindDecisions)
 
 // Watch calls fn with the kinds of state that changed, until ctx is done
 // (it then returns nil) or the watcher fails. Changes that arrive within

@@ -148,7 +148,7 @@ func TestStructuralPaths(t *testing.T) {
 			}
 		}
 	}
-	if got := Open("/r/w/.planning").structuralPaths(); !got["/"] || !got["/r"] || len(got) != 6 {
+	if got := Open("/r/w/.planning").structuralPaths(); !got["/"] || !got["/r"] || len(got) != 8 {
 		t.Errorf("structural paths of /r/w/.planning = %v", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/notify"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
@@ -123,7 +124,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 	cwd, _ := os.Getwd()
 	// The planning views read .planning/ ($HEIMDALL_PLANNING_DIR) of the
 	// directory the dashboard runs in, watched with fsnotify.
-	live := planning.NewLive(planning.Open(planning.DefaultRoot()))
+	live := tuiapp.LivePlanning{Live: planning.NewLive(planning.Open(planning.DefaultRoot())), Ledger: coord.Open("")}
 	defer live.Close()
 	m := tuiapp.New(tuiapp.Options{
 		Backend:     f,

@@ -28,6 +28,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
@@ -105,6 +106,7 @@ type Model struct {
 	page      page // sessions or a planning view
 	ledger    planning.LedgerReport
 	ledgerErr error
+	claims    []coord.Claim // active claims, shown under the ledger
 	bb        *blackboard.Editor
 	caps      *capsules.Browser
 

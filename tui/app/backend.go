@@ -4,18 +4,29 @@ import (
 	"context"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
+	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
 
-// *fleet.Fleet is the dashboard's Backend and *planning.Live its Planning
+// *fleet.Fleet is the dashboard's Backend and LivePlanning its Planning
 // (checked here, where the interfaces are defined).
 var (
 	_ Backend  = (*fleet.Fleet)(nil)
-	_ Planning = (*planning.Live)(nil)
+	_ Planning = LivePlanning{}
 )
+
+// LivePlanning is the dashboard's Planning: the watched .planning/ store
+// and the coordination ledger (claims) kept in it.
+type LivePlanning struct {
+	*planning.Live
+	Ledger *coord.Ledger
+}
+
+// Claims are the ledger's active claims.
+func (p LivePlanning) Claims() ([]coord.Claim, error) { return p.Ledger.Claims() }
 
 // Backend is everything the dashboard needs from the sessions. It is defined
 // here, by its user; *fleet.Fleet implements it and tests use a stub.

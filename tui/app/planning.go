@@ -7,12 +7,13 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
 
 // Planning is what the ledger, blackboard and capsule views need from the
-// .planning/ tree. *planning.Live implements it; tests use a stub. Every
+// .planning/ tree. LivePlanning implements it; tests use a stub. Every
 // call reads or writes files, so the model only calls them from Cmds.
 type Planning interface {
 	Root() string
@@ -24,6 +25,8 @@ type Planning interface {
 	DeleteFact(key string, expected planning.Version) (planning.Version, error)
 	CapsuleIDs() ([]string, error)
 	Hydrate(id string) (string, error)
+	// Claims are the coordination ledger's active claims (backend/coord).
+	Claims() ([]coord.Claim, error)
 	// NextChange blocks until planning files change (or ctx ends).
 	NextChange(ctx context.Context) (planning.Changes, error)
 }
@@ -58,6 +61,7 @@ type (
 	}
 	ledgerMsg struct {
 		report planning.LedgerReport
+		claims []coord.Claim
 		err    error
 	}
 	factsMsg struct {
@@ -98,7 +102,11 @@ func (m *Model) loadLedger() tea.Cmd {
 	p := m.opt.Planning
 	return func() tea.Msg {
 		r, err := p.LedgerReport(ledgerLatest)
-		return ledgerMsg{report: r, err: err}
+		cl, cerr := p.Claims()
+		if err == nil {
+			err = cerr
+		}
+		return ledgerMsg{report: r, claims: cl, err: err}
 	}
 }
 
@@ -162,7 +170,7 @@ func (m *Model) openPage(pg page) tea.Cmd {
 func (m *Model) reloadPage(c planning.Changes) tea.Cmd {
 	switch m.page {
 	case pageLedger:
-		if c.Has(planning.KindLedger) || c.Has(planning.KindBaselines) {
+		if c.Has(planning.KindLedger) || c.Has(planning.KindBaselines) || c.Has(planning.KindClaims) {
 			return m.loadLedger()
 		}
 	case pageBlackboard:
@@ -186,7 +194,7 @@ func (m *Model) onPlanning(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(m.reloadPage(msg.changes), m.waitPlanning())
 	case ledgerMsg:
-		m.ledger, m.ledgerErr = msg.report, msg.err
+		m.ledger, m.claims, m.ledgerErr = msg.report, msg.claims, msg.err
 	case factsMsg:
 		if msg.err != nil {
 			return m.report(msg.err)

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
@@ -23,6 +24,7 @@ type stubPlanning struct {
 	version int
 	report  planning.LedgerReport
 	changes chan planning.Changes
+	claims  []coord.Claim
 }
 
 func newStubPlanning() *stubPlanning {
@@ -70,6 +72,11 @@ func (p *stubPlanning) DeleteFact(key string, expected planning.Version) (planni
 	return "", nil
 }
 func (p *stubPlanning) CapsuleIDs() ([]string, error) { return []string{"w1", "w2"}, nil }
+func (p *stubPlanning) Claims() ([]coord.Claim, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.claims, nil
+}
 func (p *stubPlanning) Hydrate(id string) (string, error) {
 	return "WHAT: closure of " + id, nil
 }
@@ -194,5 +201,27 @@ func TestCapsuleBrowser(t *testing.T) {
 	pressSettled(m, "j")
 	if !strings.Contains(plain(m), "closure of w2") {
 		t.Fatalf("j:\n%s", plain(m))
+	}
+}
+
+// The ledger view lists the active claims under the token ledger, and
+// reloads them when a claim file changes.
+func TestLedgerViewClaims(t *testing.T) {
+	m, p := newPlanningModel(t)
+	pressSettled(m, "L")
+	if strings.Contains(plain(m), "Claims (") {
+		t.Fatalf("claims section without claims:\n%s", plain(m))
+	}
+	now := m.now().UTC().Format(time.RFC3339)
+	p.mu.Lock()
+	p.claims = []coord.Claim{{HAID: "haid:alice.box-1a2b/cursor", ClaimedSurfaces: []string{"src/a/**", "docs/x.md"},
+		TaskRef: "T-9", ClaimedAt: now, Heartbeat: now, TTLMinutes: 45}}
+	p.mu.Unlock()
+	settle(m, func() tea.Msg { return planningChangedMsg{changes: 1 << planning.KindClaims} })
+	out := plain(m)
+	for _, want := range []string{"Token ledger", "Claims (1 active)", "haid:alice.box-1a2b/cursor", "T-9", "45m", "src/a/**, docs/x.md"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the ledger view:\n%s", want, out)
+		}
 	}
 }

@@ -53,7 +53,14 @@ func (m *Model) Render() string {
 	}
 	switch {
 	case m.page == pageLedger:
-		content := ledger.View(m.st, m.ledger, m.opt.Planning.Root(), l.Body.W, l.Body.H)
+		ch := 0
+		if len(m.claims) > 0 {
+			ch = min(ledger.ClaimsHeight(len(m.claims)), l.Body.H/2)
+		}
+		content := ledger.View(m.st, m.ledger, m.opt.Planning.Root(), l.Body.W, l.Body.H-ch)
+		if ch > 0 {
+			content += "\n" + ledger.ClaimsView(m.st, m.claims, m.now(), l.Body.W, ch)
+		}
 		if m.ledgerErr != nil {
 			content = m.st.Error.Render(m.ledgerErr.Error())
 		}
