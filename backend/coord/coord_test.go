@@ -193,3 +193,28 @@ func TestRegistry(t *testing.T) {
 		t.Fatalf("agents: %+v %v", ag, err)
 	}
 }
+
+// Decisions reads back what AppendDecision and RaiseConflict append,
+// oldest first, the last n when asked; a missing file has none.
+func TestDecisionsReadBack(t *testing.T) {
+	l := Open(t.TempDir())
+	if ds, err := l.Decisions(0); err != nil || len(ds) != 0 {
+		t.Fatalf("no file: %v %v", ds, err)
+	}
+	h := "haid:ann.box-1a2b/cursor"
+	for _, title := range []string{"use tables", "split\nthe parser", "ship it"} {
+		if _, err := l.AppendDecision(h, title, "because\nreasons"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := l.Decisions(2)
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("last 2: %+v %v", ds, err)
+	}
+	if d := ds[0]; d.Title != "split the parser" || d.HAID != h || d.Body != "because\nreasons" || d.At == "" {
+		t.Fatalf("decision %+v", d)
+	}
+	if all, _ := l.Decisions(0); len(all) != 3 || all[2].Title != "ship it" {
+		t.Fatalf("all %+v", all)
+	}
+}

@@ -3,6 +3,7 @@ package coord
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -147,6 +148,45 @@ func (l *Ledger) CapsuleDocs(id string) ([]CapsuleDoc, error) {
 			}
 			out = append(out, CapsuleDoc{ID: cid, Source: src.name, Path: p, Body: string(b)})
 		}
+	}
+	return out, nil
+}
+
+// Decisions returns the last n entries of decisions.md (all with n <= 0),
+// oldest first, parsed from the headings AppendDecision writes ("## AT —
+// TITLE", "- by: HAID", the body). A missing file has none; text that is
+// not an entry (a hand-written preamble) is skipped.
+func (l *Ledger) Decisions(n int) ([]Decision, error) {
+	b, err := os.ReadFile(l.DecisionsPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Decision
+	var cur *Decision
+	for _, line := range strings.Split(string(b), "\n") {
+		if head, ok := strings.CutPrefix(line, "## "); ok {
+			at, title, _ := strings.Cut(head, " — ")
+			out = append(out, Decision{At: at, Title: title})
+			cur = &out[len(out)-1]
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if h, ok := strings.CutPrefix(line, "- by: "); ok && cur.HAID == "" {
+			cur.HAID = h
+			continue
+		}
+		cur.Body += line + "\n"
+	}
+	for i := range out {
+		out[i].Body = strings.TrimSpace(out[i].Body)
+	}
+	if n > 0 && len(out) > n {
+		out = out[len(out)-n:]
 	}
 	return out, nil
 }

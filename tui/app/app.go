@@ -106,7 +106,8 @@ type Model struct {
 	page      page // sessions or a planning view
 	ledger    planning.LedgerReport
 	ledgerErr error
-	claims    []coord.Claim // active claims, shown under the ledger
+	claims    []coord.Claim    // active claims, shown under the ledger
+	decisions []coord.Decision // the latest decisions, under the claims
 	bb        *blackboard.Editor
 	caps      *capsules.Browser
 

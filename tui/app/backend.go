@@ -28,6 +28,9 @@ type LivePlanning struct {
 // Claims are the ledger's active claims.
 func (p LivePlanning) Claims() ([]coord.Claim, error) { return p.Ledger.Claims() }
 
+// Decisions are the ledger's last n decisions.
+func (p LivePlanning) Decisions(n int) ([]coord.Decision, error) { return p.Ledger.Decisions(n) }
+
 // Backend is everything the dashboard needs from the sessions. It is defined
 // here, by its user; *fleet.Fleet implements it and tests use a stub.
 //

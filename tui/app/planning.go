@@ -27,6 +27,9 @@ type Planning interface {
 	Hydrate(id string) (string, error)
 	// Claims are the coordination ledger's active claims (backend/coord).
 	Claims() ([]coord.Claim, error)
+	// Decisions returns the last n entries of the coordination ledger's
+	// decisions.md, oldest first.
+	Decisions(n int) ([]coord.Decision, error)
 	// NextChange blocks until planning files change (or ctx ends).
 	NextChange(ctx context.Context) (planning.Changes, error)
 }
@@ -53,6 +56,10 @@ var pageKeys = map[keys.Action]page{
 // ledgerLatest is how many recent ledger entries the view is given.
 const ledgerLatest = 200
 
+// ledgerDecisions is how many of the latest decisions the ledger view
+// reads (it shows as many as fit).
+const ledgerDecisions = 20
+
 // Messages carrying planning reads and writes back from their Cmds.
 type (
 	planningChangedMsg struct {
@@ -60,9 +67,10 @@ type (
 		err     error
 	}
 	ledgerMsg struct {
-		report planning.LedgerReport
-		claims []coord.Claim
-		err    error
+		report    planning.LedgerReport
+		claims    []coord.Claim
+		decisions []coord.Decision
+		err       error
 	}
 	factsMsg struct {
 		facts planning.Facts
@@ -103,10 +111,9 @@ func (m *Model) loadLedger() tea.Cmd {
 	return func() tea.Msg {
 		r, err := p.LedgerReport(ledgerLatest)
 		cl, cerr := p.Claims()
-		if err == nil {
-			err = cerr
-		}
-		return ledgerMsg{report: r, claims: cl, err: err}
+		ds, derr := p.Decisions(ledgerDecisions)
+		err = errors.Join(err, cerr, derr)
+		return ledgerMsg{report: r, claims: cl, decisions: ds, err: err}
 	}
 }
 
@@ -170,7 +177,7 @@ func (m *Model) openPage(pg page) tea.Cmd {
 func (m *Model) reloadPage(c planning.Changes) tea.Cmd {
 	switch m.page {
 	case pageLedger:
-		if c.Has(planning.KindLedger) || c.Has(planning.KindBaselines) || c.Has(planning.KindClaims) {
+		if c.Has(planning.KindLedger) || c.Has(planning.KindBaselines) || c.Has(planning.KindClaims) || c.Has(planning.KindDecisions) {
 			return m.loadLedger()
 		}
 	case pageBlackboard:
@@ -194,7 +201,7 @@ func (m *Model) onPlanning(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(m.reloadPage(msg.changes), m.waitPlanning())
 	case ledgerMsg:
-		m.ledger, m.claims, m.ledgerErr = msg.report, msg.claims, msg.err
+		m.ledger, m.claims, m.decisions, m.ledgerErr = msg.report, msg.claims, msg.decisions, msg.err
 	case factsMsg:
 		if msg.err != nil {
 			return m.report(msg.err)

@@ -19,12 +19,13 @@ import (
 // stubPlanning is a blackboard and ledger in memory, with a Version that
 // changes on every write, as the real one does.
 type stubPlanning struct {
-	mu      sync.Mutex
-	facts   map[string]string
-	version int
-	report  planning.LedgerReport
-	changes chan planning.Changes
-	claims  []coord.Claim
+	mu        sync.Mutex
+	facts     map[string]string
+	version   int
+	report    planning.LedgerReport
+	changes   chan planning.Changes
+	claims    []coord.Claim
+	decisions []coord.Decision
 }
 
 func newStubPlanning() *stubPlanning {
@@ -72,6 +73,11 @@ func (p *stubPlanning) DeleteFact(key string, expected planning.Version) (planni
 	return "", nil
 }
 func (p *stubPlanning) CapsuleIDs() ([]string, error) { return []string{"w1", "w2"}, nil }
+func (p *stubPlanning) Decisions(int) ([]coord.Decision, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.decisions, nil
+}
 func (p *stubPlanning) Claims() ([]coord.Claim, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -220,6 +226,29 @@ func TestLedgerViewClaims(t *testing.T) {
 	settle(m, func() tea.Msg { return planningChangedMsg{changes: 1 << planning.KindClaims} })
 	out := plain(m)
 	for _, want := range []string{"Token ledger", "Claims (1 active)", "haid:alice.box-1a2b/cursor", "T-9", "45m", "src/a/**, docs/x.md"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the ledger view:\n%s", want, out)
+		}
+	}
+}
+
+// Decisions appear under the ledger as they are appended (a change of
+// decisions.md reloads the view), the newest kept when they do not fit.
+func TestLedgerViewDecisions(t *testing.T) {
+	m, p := newPlanningModel(t)
+	pressSettled(m, "L")
+	if strings.Contains(plain(m), "Decisions (") {
+		t.Fatalf("decisions section without decisions:\n%s", plain(m))
+	}
+	p.mu.Lock()
+	p.decisions = []coord.Decision{
+		{At: "2026-11-25T06:00:00Z", HAID: "haid:alice.box-1a2b/cursor", Title: "use tables for the parser"},
+		{At: "2026-11-25T06:05:00Z", HAID: "haid:bob.box-9f9f/claude-code", Title: "ship it"},
+	}
+	p.mu.Unlock()
+	settle(m, func() tea.Msg { return planningChangedMsg{changes: 1 << planning.KindDecisions} })
+	out := plain(m)
+	for _, want := range []string{"Decisions (latest 2)", "haid:alice.box-1a2b/cursor  use tables for the parser", "2026-11-25T06:05:00Z  haid:bob.box-9f9f/claude-code  ship it"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in the ledger view:\n%s", want, out)
 		}

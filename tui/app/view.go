@@ -53,13 +53,19 @@ func (m *Model) Render() string {
 	}
 	switch {
 	case m.page == pageLedger:
-		ch := 0
+		ch, dh := 0, 0
 		if len(m.claims) > 0 {
 			ch = min(ledger.ClaimsHeight(len(m.claims)), l.Body.H/2)
 		}
-		content := ledger.View(m.st, m.ledger, m.opt.Planning.Root(), l.Body.W, l.Body.H-ch)
+		if len(m.decisions) > 0 {
+			dh = min(ledger.DecisionsHeight(len(m.decisions)), (l.Body.H-ch)/2)
+		}
+		content := ledger.View(m.st, m.ledger, m.opt.Planning.Root(), l.Body.W, l.Body.H-ch-dh)
 		if ch > 0 {
 			content += "\n" + ledger.ClaimsView(m.st, m.claims, m.now(), l.Body.W, ch)
+		}
+		if dh > 0 {
+			content += "\n" + ledger.DecisionsView(m.st, m.decisions, l.Body.W, dh)
 		}
 		if m.ledgerErr != nil {
 			content = m.st.Error.Render(m.ledgerErr.Error())

@@ -38,3 +38,26 @@ func ClaimsView(st *themes.Styles, claims []coord.Claim, now time.Time, w, h int
 	}
 	return pad(lines, w, h)
 }
+
+// DecisionsHeight is how many lines DecisionsView wants for n decisions.
+func DecisionsHeight(n int) int { return n + 2 }
+
+// DecisionsView draws the latest decisions of the coordination ledger
+// (newest last, as decisions.md lists them) as exactly h lines of exactly
+// w cells: when, who, what. When they do not fit, the newest are kept.
+func DecisionsView(st *themes.Styles, ds []coord.Decision, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	if room := h - 2; room >= 0 && len(ds) > room {
+		ds = ds[len(ds)-room:]
+	}
+	lines := []string{"", st.Title.Render(fmt.Sprintf("Decisions (latest %d)", len(ds)))}
+	for _, d := range ds {
+		lines = append(lines, cellwidth.Sanitize(d.At+"  "+d.HAID+"  "+d.Title))
+	}
+	for i, l := range lines {
+		lines[i] = cellwidth.Fit(l, w, "…")
+	}
+	return pad(lines, w, h)
+}

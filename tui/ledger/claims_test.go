@@ -38,3 +38,24 @@ func TestClaimsView(t *testing.T) {
 		}
 	}
 }
+
+func TestDecisionsView(t *testing.T) {
+	ds := []coord.Decision{
+		{At: "2026-06-01T11:00:00Z", HAID: "haid:alice.box-1a2b/cursor", Title: "first"},
+		{At: "2026-06-01T11:30:00Z", HAID: "haid:bob.box-3c4d", Title: "second\x1b[31m"},
+		{At: "2026-06-01T12:00:00Z", HAID: "haid:bob.box-3c4d", Title: "third"},
+	}
+	st := themes.Build(themes.Dark(), false)
+	// Room for two: the newest two are kept; agents' text is sanitized.
+	out := ansi.Strip(DecisionsView(st, ds, 120, 4))
+	lines := strings.Split(out, "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], "Decisions (latest 2)") || !strings.Contains(lines[2], "second") ||
+		!strings.Contains(lines[3], "third") || strings.Contains(out, "first") || strings.Contains(out, "\x1b") {
+		t.Fatalf("view:\n%q", out)
+	}
+	for w := 1; w <= 200; w += 13 {
+		for h := 1; h <= 8; h += 3 {
+			shapetest.Check(t, DecisionsView(st, ds, w, h), w, h)
+		}
+	}
+}
