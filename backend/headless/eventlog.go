@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/atomicfile"
 	"github.com/heimdall-tui/heimdall-tui/wire/jsonl"
 )
 
@@ -117,11 +118,7 @@ func (l *eventLog) saveUsage(u Usage) {
 	if err != nil {
 		return
 	}
-	tmp := l.usagePath + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return
-	}
-	os.Rename(tmp, l.usagePath)
+	atomicfile.Write(l.usagePath, b, 0o600)
 }
 
 func (l *eventLog) close() { l.f.Close() }

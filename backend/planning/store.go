@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/atomicfile"
 )
 
 // ProtocolVersion is the version of the token-frugal protocol this package
@@ -189,25 +191,8 @@ func withLock(path string, fn func() error) error {
 // one. Callers hold the file's lock (withLock, which also created the
 // directory) so that writers do not lose updates.
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
 }

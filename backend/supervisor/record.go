@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/atomicfile"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
@@ -62,19 +63,7 @@ func WriteRecord(dir string, r Record) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".record-*")
-	if err != nil {
-		return fmt.Errorf("session record: %w", err)
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), RecordPath(dir, r.ID))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(RecordPath(dir, r.ID), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("session record: %w", err)
 	}
 	return nil
