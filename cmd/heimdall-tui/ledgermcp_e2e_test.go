@@ -21,7 +21,7 @@ import (
 )
 
 // mcpClient connects the go-sdk client named name to `ledger-mcp` in e.
-func mcpClient(t *testing.T, e *planEnv, name string) *mcp.ClientSession {
+func mcpClient(t testing.TB, e *planEnv, name string) *mcp.ClientSession {
 	t.Helper()
 	cmd := exec.Command(binPath, "ledger-mcp")
 	cmd.Dir = e.wd
@@ -210,14 +210,13 @@ func TestLedgerMCPRaw(t *testing.T) {
 	}
 }
 
-// TestLedgerMCPLatency: tool-call latency against the binary over real
-// stdio pipes, p50/p99 over 1,000 calls per tool (figures in the log).
-func TestLedgerMCPLatency(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	e, _ := newCoordEnv(t)
-	cs := mcpClient(t, e, "bench")
+// BenchmarkLedgerMCPCall is the tool-call latency against the binary over
+// real stdio pipes, per tool: p50 and p99 of the calls. Run it with
+//
+//	go test -run '^$' -bench LedgerMCPCall -benchtime 1000x ./cmd/heimdall-tui/
+func BenchmarkLedgerMCPCall(b *testing.B) {
+	wd := b.TempDir()
+	cs := mcpClient(b, &planEnv{root: filepath.Join(wd, ".planning"), wd: wd}, "bench")
 	ctx := context.Background()
 	for _, tc := range []struct {
 		tool string
@@ -227,17 +226,19 @@ func TestLedgerMCPLatency(t *testing.T) {
 		{"make_claim", map[string]any{"surfaces": []string{"src/**"}, "task": "T"}},
 		{"append_decision", map[string]any{"title": "t", "body": "b"}},
 	} {
-		const n = 1000
-		lat := make([]time.Duration, n)
-		for i := range n {
-			start := time.Now()
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
-			lat[i] = time.Since(start)
-			if err != nil || res.IsError {
-				t.Fatalf("%s: %v %v", tc.tool, err, res)
+		b.Run(tc.tool, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+				lat = append(lat, time.Since(start))
+				if err != nil || res.IsError {
+					b.Fatalf("%s: %v %v", tc.tool, err, res)
+				}
 			}
-		}
-		slices.Sort(lat)
-		t.Logf("%s: p50 %v, p99 %v, max %v over %d calls", tc.tool, lat[n/2], lat[n*99/100], lat[n-1], n)
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50_µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99_µs")
+		})
 	}
 }
