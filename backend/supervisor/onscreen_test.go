@@ -22,9 +22,12 @@ func TestOnScreenAfterApply(t *testing.T) {
 		last  uint64
 		sawHi bool
 	)
-	g := newGate(t)
+	// The second write waits on a gate the test opens once the hook has
+	// seen the first: two writes the feeder cannot coalesce, however slow
+	// the machine.
+	g, g2 := newGate(t), newGate(t)
 	cfg := Config{
-		Argv: []string{"sh", "-c", g.Wait() + `; printf '\033]0;T1\007hello'; sleep 0.2; printf ' world'; exec sleep 30`},
+		Argv: []string{"sh", "-c", g.Wait() + `; printf '\033]0;T1\007hello'; ` + g2.Wait() + `; printf ' world'; exec sleep 30`},
 		OnScreen: func(seq uint64) {
 			s := sp.Load()
 			if s == nil {
@@ -52,6 +55,12 @@ func TestOnScreenAfterApply(t *testing.T) {
 	s := startSession(t, cfg)
 	sp.Store(s)
 	g.Open(t)
+	waitFor(t, "hook saw hello", 10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return sawHi
+	})
+	g2.Open(t)
 	waitFor(t, "hook saw hello world", 10*time.Second, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
