@@ -253,7 +253,6 @@ func TestBlemeesOpen(t *testing.T) {
 	}
 }
 
-
 // liveSession is the id of the one attached session in dir but except,
 // as list_sessions says.
 func liveSession(t *testing.T, c *blemeestest.Conn, dir, except string) string {

@@ -97,4 +97,3 @@ var _ interface {
 	Interrupter
 	Restarter
 } = blemeesOwned{}
-
