@@ -184,6 +184,7 @@ type StreamEvent struct {
 }
 
 func (s *Session) readStdout(c *child, out io.Reader) {
+	defer s.stdoutClosed(c)
 	r := jsonl.NewReader(out, s.m.cfg.MaxLine)
 	for {
 		line, err := r.ReadLine()
@@ -200,6 +201,23 @@ func (s *Session) readStdout(c *child, out io.Reader) {
 			continue
 		}
 		s.emitObserved(Event{Kind: EventClaude, Type: inf.Type, Raw: bytes.Clone(line)}, &inf)
+	}
+}
+
+// stdoutClosed handles the end of c's stdout. A claude that exits closes
+// it on the way (its exit follows at once); one that runs on without it
+// can never answer again, and a turn in flight would hang: after the
+// interrupt grace it is stopped, unexpectedly, so its exit reports the
+// crash (§9.1: EOF on stdout during a turn is claude_crashed) and the
+// next turn respawns it.
+func (s *Session) stdoutClosed(c *child) {
+	select {
+	case <-c.p.Done():
+	case <-time.After(s.m.cfg.InterruptGrace):
+		if !c.exp.Load() {
+			s.m.log.Warn("claude closed its stdout but runs on; stopping it", "session_id", s.id, "pid", c.p.PID())
+		}
+		c.p.Stop()
 	}
 }
 
