@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/blemees/blemeestest"
 )
 
 // §6.1's spawn context: claude may be a #! script, is started when the
@@ -125,5 +127,22 @@ func TestNonJSONStdoutDropped(t *testing.T) {
 		if !strings.HasPrefix(f.Type(), "claude.") || f.Type() == "claude.unknown" || f.Int("seq") != int64(i+2) {
 			t.Fatalf("frame %d: %v", i, f)
 		}
+	}
+}
+
+// A claude line longer than max_line_bytes is dropped alone: the turn
+// goes on to its result and the session keeps working.
+func TestOversizeClaudeLineDropped(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.MaxLineBytes = 4096 })
+	c := e.connect()
+	openSession(t, c, "big")
+	_, fs := turnText(t, c, "big", "big:10000")
+	for _, f := range fs {
+		if f.Type() == "claude.stream_event" && len(deltas([]blemeestest.Frame{f})) > 4096 {
+			t.Fatalf("an oversize line was forwarded")
+		}
+	}
+	if text, _ := turnText(t, c, "big", "after"); text != "echo: after" {
+		t.Fatalf("turn after the oversize line: %q", text)
 	}
 }
