@@ -181,12 +181,7 @@ func TestBlemeesdConfigPrecedence(t *testing.T) {
 func TestBlemeesdSocketAndLogFile(t *testing.T) {
 	dir, env := daemonEnv(t)
 	sock := filepath.Join(dir, "x.sock")
-	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stale.SetUnlinkOnClose(false)
-	stale.Close()
+	deadSocket(t, sock)
 	logFile := filepath.Join(dir, "d.log")
 	cmd, stderr := startDaemon(t, env, sock, "--socket", sock, "--log-file", logFile)
 	if !poll(10*time.Second, func() bool {
@@ -231,12 +226,7 @@ func TestBlemeesdSocketAndLogFile(t *testing.T) {
 		return
 	}
 	other := filepath.Join(dir, "other.sock")
-	ol, err := net.ListenUnix("unix", &net.UnixAddr{Name: other, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ol.SetUnlinkOnClose(false)
-	ol.Close()
+	deadSocket(t, other)
 	os.Chown(other, 65534, 65534)
 	r := exec.Command(binPath, "blemeesd", "--socket", other)
 	r.Env = env
@@ -247,6 +237,18 @@ func TestBlemeesdSocketAndLogFile(t *testing.T) {
 	if _, err := os.Lstat(other); err != nil {
 		t.Fatalf("the other user's socket was touched: %v", err)
 	}
+}
+
+// deadSocket leaves a socket file at path that nobody accepts on (a
+// daemon's that died without unlinking it).
+func deadSocket(t *testing.T, path string) {
+	t.Helper()
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close()
 }
 
 func TestBlemeesdUnitAndVersion(t *testing.T) {
