@@ -131,7 +131,7 @@ func (a *app) blemeesd(o blemeesdOptions) error {
 		sig := <-sigs
 		log.Info("signal; shutting down", "signal", sig.String(), "grace_s", cfg.ShutdownGraceS)
 		// §9.5: past grace + 5 s the daemon force-exits 1.
-		budget := time.Duration(cfg.ShutdownGraceS*float64(time.Second)) + 5*time.Second + time.Second
+		budget := cfg.ForceExitAfter()
 		time.AfterFunc(budget, func() {
 			log.Error("shutdown over budget; exiting", "budget", budget)
 			os.Exit(1)
