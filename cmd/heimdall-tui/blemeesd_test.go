@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -248,8 +249,13 @@ func TestBlemeesdSocketAndLogFile(t *testing.T) {
 
 func TestBlemeesdUnitAndVersion(t *testing.T) {
 	r := hm(t, "blemeesd", "--systemd-unit")
-	if r.code != 0 || !strings.Contains(r.stdout, "ExecStart=") || !strings.Contains(r.stdout, " blemeesd\n") || !strings.Contains(r.stdout, "WantedBy=default.target") {
+	if r.code != 0 || !strings.Contains(r.stdout, "ExecStart="+strconv.Quote(binPath)+" blemeesd\n") || !strings.Contains(r.stdout, "WantedBy=default.target") {
 		t.Fatalf("unit: %v", r)
+	}
+	// No After=default.target: with WantedBy=default.target it is an
+	// ordering cycle.
+	if strings.Contains(r.stdout, "After=") {
+		t.Fatalf("unit orders itself: %v", r)
 	}
 	if r := hm(t, "blemeesd", "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "blemeesd 0.1.0") {
 		t.Fatalf("version: %v", r)
