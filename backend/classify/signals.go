@@ -3,8 +3,11 @@ package classify
 import (
 	"bytes"
 	"encoding/json"
+	"hash/fnv"
+	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
@@ -178,10 +181,11 @@ const (
 	// permission box is drawn after PermissionRequest fired); screen
 	// changes within it do not make the hook stale.
 	hookSettle = 300 * time.Millisecond
-	// screenOverrule: how long a screen verdict that changed after the
-	// last hook must hold before it overrules the hook — an Esc interrupt
-	// fires no hook, and its idle prompt must win within 2 s (the screen
-	// rules' own debounce comes first).
+	// screenOverrule: how long a screen that changed after the last hook
+	// must stand still reading idle before it overrules a busy hook, and
+	// how long a busy screen verdict must hold to overrule an idle one —
+	// an Esc interrupt fires no hook, and its idle prompt must win within
+	// 2 s.
 	screenOverrule = time.Second
 )
 
@@ -210,12 +214,17 @@ type Detail struct {
 type Layered struct {
 	inner Classifier
 
-	hook     Hook
-	effect   hookEffect
-	hookAt   time.Time // zero: no hook yet
-	screenAt time.Time // the last time the screen changed
-	convo    string
-	dead     bool
+	hook   Hook
+	effect hookEffect
+	// beforeEffect is the effect of the hook a question (a needs-input
+	// hook) came after: what holds again once the question is answered.
+	beforeEffect hookEffect
+	hookAt       time.Time // zero: no hook yet
+	screenAt     time.Time // the last time what the screen shows changed
+	screenSum    uint64    // a hash of what it showed then
+	titleBusy    bool      // the window title shows a busy glyph
+	convo        string
+	dead         bool
 }
 
 // NewLayered wraps inner.
@@ -233,9 +242,19 @@ func (l *Layered) Exit(t time.Time) {
 	l.inner.Exit(t)
 }
 
-// Screen implements Classifier.
+// Screen implements Classifier. screenAt moves only when what the screen
+// shows changed: a feeder may hand the same screen again (after a pause).
 func (l *Layered) Screen(t time.Time, s Screen) {
-	l.screenAt = t
+	h := fnv.New64a()
+	io.WriteString(h, s.Title)
+	for _, line := range s.Lines {
+		h.Write([]byte{'\n'})
+		io.WriteString(h, line)
+	}
+	if sum := h.Sum64(); sum != l.screenSum || l.screenAt.IsZero() {
+		l.screenSum, l.screenAt = sum, t
+	}
+	l.titleBusy = busyGlyph(s.Title)
 	l.inner.Screen(t, s)
 }
 
@@ -254,6 +273,9 @@ func (l *Layered) Signal(t time.Time, h Hook) {
 			l.hookAt = t // a heartbeat: the verdict is fresh again
 		}
 		return
+	}
+	if e.needs && !l.effect.needs {
+		l.beforeEffect = l.effect // what the question interrupted
 	}
 	l.hook, l.effect, l.hookAt = h, e, t
 }
@@ -278,6 +300,12 @@ func (l *Layered) decide(now time.Time) verdict {
 		// Stale once the screen changed after it settled and no longer
 		// shows a question: the user answered, the turn moved on.
 		if l.screenAt.After(l.hookAt.Add(hookSettle)) && !sv.needs {
+			// The tool the question was about runs now (no hook fires
+			// until it ends): the busy verdict from before the question
+			// holds, from when the screen moved on.
+			if busy(l.beforeEffect.state) {
+				return verdict{state: l.beforeEffect.state, since: l.screenAt, fromHook: true}
+			}
 			return sv
 		}
 		return hv
@@ -285,14 +313,29 @@ func (l *Layered) decide(now time.Time) verdict {
 		// A question on the screen the hooks did not announce: never
 		// report a waiting agent as busy or idle.
 		return sv
-	case since.After(l.hookAt) && now.Sub(since) >= screenOverrule && busy(sv.state) != busy(hv.state):
-		// The screen's verdict changed after the last hook, to busy or
-		// to idle, and has held: the hook is stale (an Esc interrupt
-		// fires none). Two busy verdicts do not disagree: the hook's,
-		// which names the tool, stands.
+	case busy(hv.state) && !busy(sv.state) && l.screenAt.After(l.hookAt) && !l.titleBusy &&
+		now.Sub(l.screenAt) >= screenOverrule:
+		// The screen changed after the hook and has since stood still,
+		// reading idle, with no busy title, for screenOverrule: the busy
+		// hook is stale (an Esc interrupt fires none). A working agent's
+		// screen does not stand still (its spinner and timer move), so a
+		// busy screen the rules misread does not pass.
+		return sv
+	case !busy(hv.state) && busy(sv.state) && since.After(l.hookAt) && now.Sub(since) >= screenOverrule:
+		// The screen turned busy after an idle hook and has held.
 		return sv
 	}
+	// Two busy verdicts do not disagree: the hook's, which names the
+	// tool, stands.
 	return hv
+}
+
+// busyGlyph reports whether a window title starts with a glyph Claude Code
+// animates while it works (agent-signals §2: Braille dots up to 2.1.227,
+// ◐/◑ after).
+func busyGlyph(title string) bool {
+	r, _ := utf8.DecodeRuneInString(title)
+	return (r >= 0x2801 && r <= 0x28FF) || r == '◐' || r == '◑'
 }
 
 // busy reports whether st is an agent at work.

@@ -30,7 +30,7 @@ func show(l *Layered, s *screenStub, t time.Time, st session.State, needs bool) 
 		s.since = t
 	}
 	s.st, s.needs = st, needs
-	l.Screen(t, Screen{})
+	l.Screen(t, Screen{Lines: []string{t.String()}})
 }
 
 func hook(t *testing.T, payload string) Hook {
@@ -84,13 +84,21 @@ func TestLayeredTurn(t *testing.T) {
 	if d := l.Detail(at(211)); d.Reason != "Bash: rm -rf build" || d.Conversation != "c-1" {
 		t.Fatalf("detail %+v", d)
 	}
-	// The box is drawn after the hook: no change of verdict.
+	// The box is drawn after the hook: no change of verdict; the same
+	// screen handed again later is no change either.
 	show(l, s, at(300), session.Idle, true)
 	wantState(t, l, at(400), session.Idle, true)
+	s.needs = false // a screen rule that missed the box
+	l.Screen(at(300), Screen{Lines: []string{at(300).String()}})
+	l.Screen(at(1500), Screen{Lines: []string{at(300).String()}})
+	wantState(t, l, at(1600), session.Idle, true)
 	// Allowed: the tool runs (no hook until PostToolUse); the screen
 	// moving on clears the question.
-	show(l, s, at(2000), session.ToolUse, false)
+	show(l, s, at(2000), session.Idle, false) // a screen rule that reads the running tool as idle
 	wantState(t, l, at(2001), session.ToolUse, false)
+	if l.Tool(at(2001)) != "Bash" {
+		t.Fatalf("tool %q after the question", l.Tool(at(2001)))
+	}
 	l.Signal(at(3000), hook(t, `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":""}}`))
 	wantState(t, l, at(3001), session.Thinking, false)
 	l.Signal(at(4000), hook(t, `{"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done"}`))
@@ -134,6 +142,26 @@ func TestLayeredInterrupt(t *testing.T) {
 	// Two busy verdicts: the hook's stands.
 	show(l, s, at(9100), session.Streaming, false)
 	wantState(t, l, at(12000), session.Thinking, false)
+
+	// An Esc right after the prompt: the screen looked busy for less than
+	// its debounce, so its idle verdict is older than the hook; it wins
+	// once the screen changed after the hook and stood still. A busy
+	// title keeps the hook.
+	s2 := &screenStub{st: session.Idle, since: at(0)}
+	l2 := NewLayered(s2)
+	l2.Signal(at(1000), hook(t, `{"hook_event_name":"UserPromptSubmit"}`))
+	l2.Screen(at(1400), Screen{Lines: []string{"idle prompt"}, Title: "⠂ Working"})
+	wantState(t, l2, at(3000), session.Thinking, false)
+	l2.Screen(at(3100), Screen{Lines: []string{"idle prompt"}, Title: "✳ Claude Code"})
+	wantState(t, l2, at(3200), session.Thinking, false)
+	wantState(t, l2, at(4100), session.Idle, false)
+	// A screen that keeps moving (a spinner the rules misread) never
+	// overrules.
+	l2.Signal(at(5000), hook(t, `{"hook_event_name":"UserPromptSubmit"}`))
+	for ms := 5100; ms < 9000; ms += 500 {
+		l2.Screen(at(ms), Screen{Lines: []string{"✻ Pondering… " + at(ms).String()}})
+		wantState(t, l2, at(ms+400), session.Thinking, false)
+	}
 }
 
 // A question on the screen that no hook announced is never hidden, and a

@@ -54,6 +54,7 @@
 //	command    = ["claude", "--resume"]
 //	classifier = "claude"                       # "", "simple" or "claude"
 //	env        = [{ name = "X", value = "1" }]
+//	hooks      = true                           # claude/codex report their steps (heimdall-tui hook)
 package config
 
 import (
@@ -96,6 +97,21 @@ type Agent struct {
 	Command    []string `toml:"command"`
 	Classifier string   `toml:"classifier"` // "" = use the global classifier
 	Env        []EnvVar `toml:"env"`
+	// Hooks (default true): a Claude Code or codex session of this preset
+	// reports its steps to its supervisor (`heimdall-tui hook`); false
+	// leaves the agent as started (state from its screen alone).
+	Hooks *bool `toml:"hooks"`
+}
+
+// HooksFor reports whether sessions of preset name get agent hooks: yes
+// unless its [[agent]] table says hooks = false.
+func (c Config) HooksFor(name string) bool {
+	for _, a := range c.Agents {
+		if a.Name == name && a.Hooks != nil {
+			return *a.Hooks
+		}
+	}
+	return true
 }
 
 // Config is the effective configuration.

@@ -141,8 +141,11 @@ func (c *conn) serve() {
 		}
 		c.writer.Wait()
 	}()
+	// A client may have written and gone already (a HOOK sender reads
+	// nothing): the mode byte then fails to go, but what it sent is
+	// still read.
 	if _, err := c.nc.Write([]byte{frame.ModeBinary}); err != nil {
-		return
+		c.log.Debug("mode byte", "err", err)
 	}
 	r := frame.NewReaderSize(c.nc, 4<<10)
 	for {

@@ -94,6 +94,7 @@ func newRoot(a *app) *cobra.Command {
 		newValidateCmd(a), newResolveCmd(a), newCapsuleCmd(a), newBriefCmd(a), newBlackboardCmd(a), newLedgerCmd(a), newGateCmd(a), newProtocolCmd(a), newInstallLinksCmd(a),
 		newHaidCmd(a), newClaimCmd(a), newLedgerMCPCmd(a),
 		newBlemeesdCmd(a))
+	root.AddCommand(newHookCmd(a))
 	return root
 }
 
