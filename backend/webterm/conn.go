@@ -80,9 +80,9 @@ type client struct {
 
 	rows, cols uint16 // the client's terminal size, 0 until it says (Server.mu)
 
-	mu     sync.Mutex
-	q      []msg
-	queued int
+	mu      sync.Mutex
+	q       []msg
+	queued  int
 	wake    chan struct{} // the queue has messages
 	drained chan struct{} // a message left the queue
 

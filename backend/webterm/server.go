@@ -99,7 +99,7 @@ type Options struct {
 	// WriteTimeout bounds one message's write to a client, and the wait
 	// for a full queue to drain (0 = 10 s).
 	WriteTimeout time.Duration
-	Logger     *slog.Logger // nil: discarded
+	Logger       *slog.Logger // nil: discarded
 }
 
 // Server serves the page, the session list and the WebSocket terminals.
@@ -110,9 +110,9 @@ type Server struct {
 	mux  *http.ServeMux
 
 	mu       sync.Mutex
-	sessions map[string]*sess   // by session id: viewers, name, YOLO mode
-	clients  map[*client]bool   // every open WebSocket
-	conns    sync.WaitGroup     // WebSocket handlers running
+	sessions map[string]*sess // by session id: viewers, name, YOLO mode
+	clients  map[*client]bool // every open WebSocket
+	conns    sync.WaitGroup   // WebSocket handlers running
 	closed   bool
 	starting map[string]*sync.Mutex // session ids being started from here
 }
