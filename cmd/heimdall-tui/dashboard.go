@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,8 @@ import (
 type dashboardOptions struct {
 	theme    string
 	logPath  string
-	blemeesd bool // run blemeesd in the dashboard (as config [blemeesd] enabled)
+	blemeesd bool   // run blemeesd in the dashboard (as config [blemeesd] enabled)
+	web      string // serve the sessions to browsers on this address (as config [web] addr)
 }
 
 // defaultLogPath is the dashboard's log: $XDG_STATE_HOME/heimdall/dashboard.log
@@ -114,6 +116,15 @@ func (a *app) dashboard(o dashboardOptions) error {
 			defer daemon.Shutdown()
 		}
 	}
+	// Browsers see the fleet's sessions (web.go); the URL is printed before
+	// the UI takes the terminal, and shows again when it gives it back.
+	var web *runningWeb
+	if addr := cmp.Or(o.web, a.cfg.Web.Addr); addr != "" {
+		if web, err = startWeb(addr, a.cfg.Web, nil, f, logger, a.stderr); err != nil {
+			return err
+		}
+		defer web.stop(logger)
+	}
 	// Sessions that need input while no dashboard runs notify the user in
 	// the terminal the last dashboard ran in (config notify).
 	if t, ok := notify.CurrentTerminal(); ok {
@@ -155,6 +166,9 @@ func (a *app) dashboard(o dashboardOptions) error {
 
 	logger.Info("dashboard started", "dir", dir)
 	final, runErr := p.Run()
+	if web != nil {
+		web.stop(logger)
+	}
 	if fm, ok := final.(*tuiapp.Model); ok && fm.StopSessions() {
 		a.stopSessions(f, logger)
 	}
