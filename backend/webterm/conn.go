@@ -305,6 +305,20 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer s.conns.Done()
 
+	// A YOLO toggle replacing the session's program: join the new one.
+	s.mu.Lock()
+	var replaced chan struct{}
+	if ss := s.sessions[id]; ss != nil && ss.replacing {
+		replaced = ss.replaced
+	}
+	s.mu.Unlock()
+	if replaced != nil {
+		select {
+		case <-replaced:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	in, ok := s.lookup(id)
 	started := false
 	if !ok {
@@ -588,7 +602,7 @@ func (s *Server) broadcast(ss *sess, typ websocket.MessageType, b []byte) {
 // own size while none has said).
 func (s *Server) status(ss *sess) wsterm.Status {
 	in, _ := s.lookup(ss.id)
-	a := s.assistant(in.Agent, s.opts.Fleet.Presets())
+	a := s.assistant(in.Agent, s.presets)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := wsterm.Status{Type: wsterm.TypeStatus, Viewers: len(ss.clients), Cols: in.Cols, Rows: in.Rows,
@@ -614,7 +628,7 @@ func (s *Server) toggleYolo(ss *sess) {
 	if !ok || !in.Alive {
 		return
 	}
-	a := s.assistant(in.Agent, s.opts.Fleet.Presets())
+	a := s.assistant(in.Agent, s.presets)
 	if a.yolo == nil {
 		s.log.Debug("web toggle_yolo ignored: no YOLO mode", "id", ss.id, "agent", in.Agent)
 		return

@@ -106,6 +106,10 @@ type Options struct {
 type Server struct {
 	opts Options
 	log  *slog.Logger
+	// presets is the fleet's presets as the server started: the
+	// assistants' names and YOLO commands for status messages (Presets
+	// looks every program up on PATH; the list and starts ask afresh).
+	presets []fleet.Preset
 	hs   *http.Server
 	mux  *http.ServeMux
 
@@ -140,7 +144,7 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log, sessions: map[string]*sess{}, clients: map[*client]bool{}, starting: map[string]*sync.Mutex{}}
+	s := &Server{opts: opts, log: log, presets: opts.Fleet.Presets(), sessions: map[string]*sess{}, clients: map[*client]bool{}, starting: map[string]*sync.Mutex{}}
 	s.mux = http.NewServeMux()
 	static, err := fs.Sub(page.Files, "static")
 	if err != nil {

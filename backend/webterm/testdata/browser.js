@@ -4,8 +4,9 @@
 // upload a file with the file picker and another by drag and drop.
 //
 // node browser.js BASE_URL CHROMIUM UPLOAD_FILE SCREENSHOT
-// Prints one JSON line: {"id": session id, "cols", "rows" (after the
-// resize)}; exits non-zero with the reason on failure.
+// Prints one JSON line: {"id": session id, "cols", "rows": the pty's size
+// while both pages showed it, the smaller of each}; exits non-zero with
+// the reason on failure.
 'use strict';
 const { chromium } = require('playwright-core');
 
@@ -93,9 +94,18 @@ async function waitMeta(page, re) {
     await a.waitForFunction(() => document.getElementById('notice').textContent.includes('dropped.txt'), null, { timeout: T })
       .catch(async () => fail('no notice for the dropped file: ' + await a.locator('#notice').textContent()));
     await waitTerm(b, 'dropped.txt'); // its path was typed into the session
+
+    // The pty is the smallest of the two terminals.
+    const size = (p) => p.evaluate(() => [view.term.rows, view.term.cols]);
+    const [[ar, ac], [br, bc]] = [await size(a), await size(b)];
+    const [mr, mc] = [Math.min(ar, br), Math.min(ac, bc)];
+    await waitMeta(a, new RegExp('2 viewers · ' + mc + '×' + mr));
+    await a.click('#term');
+    await a.keyboard.type('clear; stty size\n');
+    await waitTerm(a, mr + ' ' + mc);
     if (screenshot) await a.screenshot({ path: screenshot });
     if (errors.length) fail('page errors: ' + errors.join('; '));
-    console.log(JSON.stringify({ id, cols: Number(cols), rows: Number(rows) }));
+    console.log(JSON.stringify({ id, cols: mc, rows: mr }));
   } finally {
     await browser.close();
   }
