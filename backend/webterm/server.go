@@ -110,8 +110,8 @@ type Server struct {
 	// assistants' names and YOLO commands for status messages (Presets
 	// looks every program up on PATH; the list and starts ask afresh).
 	presets []fleet.Preset
-	hs   *http.Server
-	mux  *http.ServeMux
+	hs      *http.Server
+	mux     *http.ServeMux
 
 	mu       sync.Mutex
 	sessions map[string]*sess // by session id: viewers, name, YOLO mode
