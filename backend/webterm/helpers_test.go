@@ -196,9 +196,8 @@ func (v *viewer) next() viewerMsg {
 	return viewerMsg{}
 }
 
-// untilJSON reads until a text message of type typ for which ok holds,
-// and returns it decoded into a map.
-func (v *viewer) untilJSON(typ string, ok func(map[string]any) bool) map[string]any {
+// nextJSON returns the next text message, decoded.
+func (v *viewer) nextJSON() map[string]any {
 	v.t.Helper()
 	for {
 		m := v.next()
@@ -209,10 +208,18 @@ func (v *viewer) untilJSON(typ string, ok func(map[string]any) bool) map[string]
 		if err := json.Unmarshal(m.data, &j); err != nil {
 			v.t.Fatalf("server sent bad JSON %q", m.data)
 		}
-		if j["type"] == typ && (ok == nil || ok(j)) {
+		return j
+	}
+}
+
+// untilJSON reads until a text message of type typ for which ok holds,
+// and returns it decoded into a map.
+func (v *viewer) untilJSON(typ string, ok func(map[string]any) bool) map[string]any {
+	v.t.Helper()
+	for {
+		if j := v.nextJSON(); j["type"] == typ && (ok == nil || ok(j)) {
 			return j
 		}
-
 	}
 }
 
@@ -264,14 +271,7 @@ func (v *viewer) sync(marker int) []string {
 	v.sendText(fmt.Sprintf(`{"type":"ping","data":{"ts":%d}}`, marker))
 	var types []string
 	for {
-		m := v.next()
-		if m.typ != websocket.MessageText {
-			continue
-		}
-		var j map[string]any
-		if err := json.Unmarshal(m.data, &j); err != nil {
-			v.t.Fatalf("server sent bad JSON %q", m.data)
-		}
+		j := v.nextJSON()
 		if d, _ := j["data"].(map[string]any); j["type"] == wsterm.TypePong && d != nil && d["ts"] == float64(marker) {
 			return types
 		}

@@ -87,17 +87,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 	defer logFile.Close()
 	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("dashboard_pid", os.Getpid())
 
-	// The supervisors the dashboard starts are its children while it
-	// lives: what they leave (a session's program whose supervisor
-	// crashed) comes to it rather than to init, and it reaps that.
-	if err := supervisor.EnableSubreaper(logger); err != nil {
-		logger.Warn("not a child subreaper: orphans of sessions go to init", "err", err)
-	}
-	dir, err := filepath.Abs(a.dir())
-	if err != nil {
-		return err
-	}
-	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger, Supervisor: a.supervisorCommand(dir)})
+	f, dir, err := a.openFleet(logger)
 	if err != nil {
 		return err
 	}
@@ -181,6 +171,23 @@ func (a *app) dashboard(o dashboardOptions) error {
 		return fmt.Errorf("dashboard: %w", runErr)
 	}
 	return nil
+}
+
+// openFleet opens the fleet of the socket dir (returned too, absolute)
+// for a process that starts sessions: the dashboard, `web`. The
+// supervisors it starts are its children while it lives: what they leave
+// (a session's program whose supervisor crashed) comes to it rather than
+// to init, and it reaps that.
+func (a *app) openFleet(logger *slog.Logger) (*fleet.Fleet, string, error) {
+	if err := supervisor.EnableSubreaper(logger); err != nil {
+		logger.Warn("not a child subreaper: orphans of sessions go to init", "err", err)
+	}
+	dir, err := filepath.Abs(a.dir())
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger, Supervisor: a.supervisorCommand(dir)})
+	return f, dir, err
 }
 
 // headlessOpener opens the headless Claude sessions the spawn dialog

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
-	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/backend/webterm"
 )
@@ -57,14 +55,7 @@ func newWebCmd(a *app) *cobra.Command {
 // SIGINT or SIGTERM.
 func (a *app) web(addr string, custom []string) error {
 	logger := slog.New(slog.NewJSONHandler(a.stderr, nil))
-	if err := supervisor.EnableSubreaper(logger); err != nil {
-		logger.Warn("not a child subreaper: orphans of sessions go to init", "err", err)
-	}
-	dir, err := filepath.Abs(a.dir())
-	if err != nil {
-		return err
-	}
-	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger, Supervisor: a.supervisorCommand(dir)})
+	f, _, err := a.openFleet(logger)
 	if err != nil {
 		return err
 	}
