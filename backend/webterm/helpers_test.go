@@ -223,10 +223,17 @@ func (v *viewer) untilJSON(typ string, ok func(map[string]any) bool) map[string]
 	}
 }
 
-// untilOutput reads until the terminal output holds s.
+// untilOutput reads until the terminal output holds s (searching only
+// what came since the last look, and the len(s)-1 bytes before).
 func (v *viewer) untilOutput(s string) {
 	v.t.Helper()
-	for !strings.Contains(v.out.String(), s) {
+	from := 0
+	for {
+		out := v.out.String()
+		if strings.Contains(out[from:], s) {
+			return
+		}
+		from = max(0, len(out)-len(s)+1)
 		v.next()
 	}
 }

@@ -390,7 +390,7 @@ func TestTokenRequiredOffLoopback(t *testing.T) {
 // A client that does not read is disconnected once its queue is full; the
 // session and the other viewer go on.
 func TestSlowClientDropped(t *testing.T) {
-	_, hs := testServer(t, Options{QueueLimit: 256 << 10, WriteTimeout: time.Second})
+	_, hs := testServer(t, Options{QueueLimit: 256 << 10, WriteTimeout: 3 * time.Second})
 	id := "slow-0001"
 	fast := dial(t, hs, "/ws/"+id+"?assistant=custom", nil)
 	fast.status(nil)
