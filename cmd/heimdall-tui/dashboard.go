@@ -191,15 +191,19 @@ func (a *app) openFleet(logger *slog.Logger) (*fleet.Fleet, string, error) {
 }
 
 // headlessOpener opens the headless Claude sessions the spawn dialog
-// offers: through the daemon the dashboard runs; nil (none offered)
-// without one, and while it follows a standalone daemon (blemees/1 gives a
-// watcher no way to open one for the dashboard to own). A nil
-// *fleet.Headless must not become a non-nil interface.
+// offers: through the daemon the dashboard runs, or the standalone one it
+// follows (owned by the follower's connection); nil (none offered)
+// without either. A nil pointer must not become a non-nil interface.
 func headlessOpener(dd *dashDaemon) tuiapp.HeadlessOpener {
-	if dd == nil || dd.headless == nil {
+	switch {
+	case dd == nil:
 		return nil
+	case dd.follow != nil:
+		return dd.follow
+	case dd.headless != nil:
+		return dd.headless
 	}
-	return dd.headless
+	return nil
 }
 
 // supervisorCommand is how the dashboard starts a session's supervisor:

@@ -722,7 +722,7 @@ func TestQuitWithHeadlessSessions(t *testing.T) {
 	}
 	m := newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
-	if s := plain(m); !strings.Contains(s, "3 headless sessions run inside") || strings.Contains(s, "Leave them running") {
+	if s := plain(m); !strings.Contains(s, "3 headless sessions the dashboard") || strings.Contains(s, "Leave them running") {
 		t.Fatalf("quit with only headless sessions:\n%s", s)
 	}
 	press(m, "y")
@@ -733,7 +733,7 @@ func TestQuitWithHeadlessSessions(t *testing.T) {
 	b.infos[0].Kind = session.KindHeadless
 	m = newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
-	if s := plain(m); !strings.Contains(s, "2 sessions started from the dashboard") || !strings.Contains(s, "1 headless session runs") {
+	if s := plain(m); !strings.Contains(s, "2 sessions started from the dashboard") || !strings.Contains(s, "1 headless session the") {
 		t.Fatalf("quit with both:\n%s", s)
 	}
 }

@@ -80,11 +80,15 @@ type Backend interface {
 }
 
 // HeadlessOpener opens headless Claude sessions, listed in the Backend's
-// fleet: *fleet.Headless over the dashboard's blemeesd implements it.
+// fleet: *fleet.Headless over the dashboard's blemeesd, and *fleet.Blemees
+// over a standalone one it follows, implement it.
 // Open blocks while claude starts: it is called only from a tea.Cmd.
 type HeadlessOpener interface {
 	// Open starts the session and returns its fleet ID.
 	Open(spec fleet.HeadlessSpec) (id string, err error)
 }
 
-var _ HeadlessOpener = (*fleet.Headless)(nil)
+var (
+	_ HeadlessOpener = (*fleet.Headless)(nil)
+	_ HeadlessOpener = (*fleet.Blemees)(nil)
+)

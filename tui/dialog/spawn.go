@@ -113,7 +113,8 @@ func NewSpawnPending(defaultDir string, classifiers []string) *SpawnDialog {
 }
 
 // OfferHeadless adds "claude (headless)" to the agents, after the presets:
-// a headless Claude session opened through the dashboard's blemeesd
+// a headless Claude session opened through blemeesd (the dashboard's own
+// or the standalone one it follows)
 // (Model, Permission mode and System prompt instead of a classifier);
 // submitting it returns SpawnHeadless. It returns d. The app offers it
 // only when it can open such sessions.
@@ -484,7 +485,7 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 			p := d.presets[i]
 			text = cellwidth.Fit(p.Name, nameW, "…") + "  " + strings.Join(p.Argv, " ")
 		case i == d.headlessIdx():
-			text = cellwidth.Fit(headlessLabel, nameW, "…") + "  through the dashboard's blemeesd"
+			text = cellwidth.Fit(headlessLabel, nameW, "…") + "  through blemeesd"
 		default:
 			text = customLabel
 		}
