@@ -61,6 +61,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,7 +133,18 @@ type Config struct {
 	Keys             map[string][]string // action name → keys
 	Agents           []Agent
 	Blemeesd         Blemeesd
+	Web              Web
 	Path             string // file loaded; "" if built-in defaults
+}
+
+// Web is the [web] table: the dashboard serves its sessions to browsers on
+// Addr (`--web` overrides it; "" = not at all). A non-loopback Addr needs
+// a token: Token, else one generated and printed at start.
+type Web struct {
+	Addr        string   `toml:"addr"`
+	Token       string   `toml:"token"`
+	Origins     []string `toml:"origins"`      // browser origins allowed besides the page's own host
+	UploadLimit int64    `toml:"upload_limit"` // bytes; 0 = the server's default (32 MiB)
 }
 
 // Blemeesd is the [blemeesd] table: whether the dashboard runs the
@@ -220,6 +232,7 @@ type fileConfig struct {
 	Keys             map[string][]string `toml:"keys"`
 	Agents           []Agent             `toml:"agent"`
 	Blemeesd         Blemeesd            `toml:"blemeesd"`
+	Web              Web                 `toml:"web"`
 }
 
 // Load reads the config file at path and returns the effective
@@ -320,6 +333,7 @@ func parse(path, data string) (Config, []string, error) {
 		Keys:             fc.Keys,
 		Agents:           fc.Agents,
 		Blemeesd:         fc.Blemeesd,
+		Web:              fc.Web,
 		Path:             path,
 	}
 	if p := c.Blemeesd.Socket; p != "" && !filepath.IsAbs(p) {
@@ -327,6 +341,14 @@ func parse(path, data string) (Config, []string, error) {
 	}
 	if len(c.Blemeesd.Socket) >= 108 {
 		return fail("blemeesd.socket", "too long for a Unix socket (%d bytes, < 108)", len(c.Blemeesd.Socket))
+	}
+	if a := c.Web.Addr; a != "" {
+		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+			return fail("web.addr", "want host:port (e.g. \"127.0.0.1:1977\"), got %q", a)
+		}
+	}
+	if c.Web.UploadLimit < 0 {
+		return fail("web.upload_limit", "must be >= 0, got %d", c.Web.UploadLimit)
 	}
 	if c.ScrollbackBytes <= 0 {
 		return fail("scrollback_bytes", "must be > 0, got %d", c.ScrollbackBytes)
