@@ -46,3 +46,7 @@ require (
 	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+// Upstream v6.0.2 with its metaschema compilation moved from init() to the
+// first NewCompiler (third_party/jsonschema/README.md).
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
