@@ -48,5 +48,5 @@ require (
 )
 
 // Upstream v6.0.2 with its metaschema compilation moved from init() to the
-// first NewCompiler (third_party/jsonschema/README.md).
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+// first NewCompiler (backend/third_party/jsonschema/README.md).
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./backend/third_party/jsonschema

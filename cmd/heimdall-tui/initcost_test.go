@@ -15,7 +15,7 @@ import (
 // initialisation of the whole binary. The runtime's init trace counts what
 // each package's initialisation allocates — deterministic, unlike its
 // time — so this holds our packages to a few small tables each, and the
-// patched JSON-schema library (third_party/jsonschema) to not compiling its
+// patched JSON-schema library (backend/third_party/jsonschema) to not compiling its
 // metaschemas (upstream allocates 1.7 MB in 21,000 allocations there).
 func TestInitAllocations(t *testing.T) {
 	const mod = "github.com/heimdall-tui/heimdall-tui/"
