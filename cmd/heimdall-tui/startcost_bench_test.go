@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,8 +86,7 @@ func BenchmarkStartCost(b *testing.B) {
 	}
 }
 
-// startCase is one kind of whole-process run. To add one (e.g. `hook`
-// against a live session and against a missing socket), append to
+// startCase is one kind of whole-process run. To add one, append to
 // startCases: setup prepares what it needs under b.TempDir() (a planning
 // dir, a running session to report to) and returns the invocation; a
 // session it starts must be stopped with b.Cleanup.
@@ -136,6 +136,47 @@ var startCases = []startCase{
 		root := benchPlanningDir(b)
 		return invocation{args: []string{"ledger", "log", "--role", "r", "--kind", "k", "--tokens", "1"}, env: []string{"HEIMDALL_PLANNING_DIR=" + root}}
 	}},
+	// Claude's PreToolUse hook reporting to a live session's supervisor.
+	{name: "hook-live", setup: func(b *testing.B) invocation {
+		return invocation{args: []string{"hook"}, env: []string{HookSocketEnv + "=" + benchSession(b)}, stdin: []byte(benchHookPayload)}
+	}},
+	// The same with the supervisor gone (its socket missing).
+	{name: "hook-missing", setup: func(b *testing.B) invocation {
+		return invocation{args: []string{"hook"}, env: []string{HookSocketEnv + "=" + filepath.Join(b.TempDir(), "gone.sock")}, stdin: []byte(benchHookPayload)}
+	}},
+}
+
+// benchHookPayload is a PreToolUse payload as Claude Code sends it.
+const benchHookPayload = `{"session_id":"6f1c2d9e-5a4b-4c3d-8e2f-1a0b9c8d7e6f","transcript_path":"/home/u/.claude/projects/-src-app/6f1c2d9e.jsonl",` +
+	`"cwd":"/src/app","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+	`"tool_input":{"command":"go test ./...","description":"Run the tests"}}`
+
+// benchSession starts a supervised session (`run --detach`, sleep) in a
+// short temp dir, stopped when the benchmark ends, and returns its socket.
+func benchSession(b *testing.B) string {
+	dir, err := os.MkdirTemp("", "hmb")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(binPath, "--socket-dir", dir, "run", "--detach", "--id", "bench", "--", "sleep", "600")
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	sock := filepath.Join(dir, "bench.sock")
+	b.Cleanup(func() {
+		exec.Command(binPath, "--socket-dir", dir, "kill", "bench").Run()
+		cmd.Wait()
+		os.RemoveAll(dir)
+	})
+	for i := 0; i < 200; i++ {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			return sock
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	b.Fatalf("the session did not start on %s", sock)
+	return ""
 }
 
 // benchPlanningDir makes an empty planning dir (ROOT/protocol) in a temp dir.
