@@ -217,6 +217,8 @@ func (s *Styles) State(name string, needsInput bool) lipgloss.Style {
 			return st.Faint(true)
 		case name == "Idle":
 			return st
+		case name == "Error":
+			return st.Bold(true).Underline(true)
 		}
 		return st.Bold(true)
 	}
@@ -236,6 +238,10 @@ func (s *Styles) State(name string, needsInput bool) lipgloss.Style {
 		c = s.P.StateActive
 	case name == "Dead":
 		c = s.P.StateDead
+	case name == "Done": // a turn finished, not yet seen
+		c = s.P.Success
+	case name == "Error": // the last turn failed
+		c = s.P.Error
 	}
 	return lipgloss.NewStyle().Foreground(c).Bold(needsInput || name != "Idle")
 }

@@ -212,6 +212,11 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 		err = a.Subscribe() // its scrollback replay: all it has
 	} else {
 		x.primed, err = subscribeScreen(a, x.feed)
+		if err == nil {
+			// The state as it changes (a hook shows at once); a server
+			// without the extension ignores it, and refresh polls.
+			err = a.Send(frame.WatchState, nil)
+		}
 	}
 	if err != nil {
 		x.closeConns()
@@ -231,6 +236,7 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 		Rows:       rows,
 		Title:      si.Title,
 	}
+	supervisor.ApplyAgentState(&x.info, si.AgentState)
 	x.timer = time.AfterFunc(time.Hour, x.refresh)
 	x.timer.Stop()
 	return x, nil
@@ -373,6 +379,10 @@ func (x *followed) read() {
 			x.output()
 			continue
 		}
+		if fr.Type == frame.StateEvent {
+			x.pushed(fr.Payload)
+			continue
+		}
 		if fr.Type == frame.Exit {
 			c, _ := frame.ParseExit(fr.Payload)
 			exited, code = true, int(c)
@@ -396,6 +406,39 @@ func (x *followed) read() {
 	x.cbs.Wait()
 	close(x.done)
 }
+
+// pushed applies a STATE the session pushed (WATCH_STATE).
+func (x *followed) pushed(p []byte) {
+	var si frame.StateInfo
+	if err := si.UnmarshalBinary(p); err != nil {
+		x.log.Debug("bad STATE", "err", err)
+		return
+	}
+	st, ok := session.ParseState(si.State)
+	if !ok {
+		return
+	}
+	now := time.Now()
+	x.mu.Lock()
+	if x.ended || !x.info.Alive {
+		x.mu.Unlock()
+		return
+	}
+	ch := applyInfo(&x.info, st, now.Add(-time.Duration(si.StateMs)*time.Millisecond), si.NeedsInput, x.info.Title, 0, 0, now)
+	if x.info.Attention != si.Attention {
+		x.info.Attention, ch = si.Attention, true
+	}
+	if supervisor.ApplyAgentState(&x.info, si.AgentState) {
+		ch = true
+	}
+	x.mu.Unlock()
+	if ch {
+		x.r.Changed()
+	}
+}
+
+// Seen tells the session a user has seen it (SEEN): it is no longer Done.
+func (x *followed) Seen() error { return x.a.Send(frame.Seen, nil) }
 
 // output notes output (feed reports Dirty once it is on the screen): a
 // status refresh is scheduled.
@@ -444,6 +487,9 @@ func (x *followed) refresh() {
 	x.info.LastOutput = now.Add(-st.Idle) // the supervisor's: the repaint is not output
 	if x.info.Attention != si.Attention {
 		x.info.Attention, ch = si.Attention, true
+	}
+	if supervisor.ApplyAgentState(&x.info, si.AgentState) {
+		ch = true
 	}
 	if !x.armed {
 		quietAt := x.lastOut.Add(x.idle + classify.DebounceHold + recheckMargin)

@@ -468,6 +468,19 @@ func (f *Fleet) Resize(id string, cols, rows uint16) error {
 	return nil
 }
 
+// Seen tells session id that a user has seen it (a member that keeps a
+// Done flag: a followed pty session's SEEN); others have nothing to clear.
+func (f *Fleet) Seen(id string) error {
+	e, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	if s, ok := e.m.(Seener); ok {
+		return s.Seen()
+	}
+	return nil
+}
+
 // Kill stops the session: for a pty session SIGTERM to its process group
 // and SIGKILL after the kill grace (a followed session's own supervisor's
 // grace), or SIGKILL at once with force. The Exited event follows.

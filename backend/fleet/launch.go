@@ -193,6 +193,9 @@ func (f *Fleet) follow(id string, r Reporter, wait bool, sup *proc.Process) (Mem
 		x.info.Agent, x.info.Classifier = rec.Agent, rec.Classifier
 		x.info.Argv, x.info.Dir = slices.Clone(rec.Argv), rec.Dir
 		x.info.Started, x.info.Owned = rec.Started, rec.Dashboard
+		if x.info.Conversation == "" {
+			x.info.Conversation = rec.Conversation
+		}
 	} else {
 		x.info.Argv, x.info.Dir = procInfo(x.info.PID)
 		x.info.Agent = f.agentName(x.info.Argv)

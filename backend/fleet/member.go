@@ -111,6 +111,10 @@ type Restarter interface {
 }
 
 // capsOf lists what m can do beyond the basics, from its interfaces.
+// Seener is a member that clears its Done flag once a user has seen it
+// (Fleet.Seen).
+type Seener interface{ Seen() error }
+
 func capsOf(m Member) session.Caps {
 	var c session.Caps
 	if _, ok := m.(Screener); ok {

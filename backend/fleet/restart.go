@@ -30,6 +30,64 @@ func (f *Fleet) Restart(id string) error {
 	if !ok {
 		return capError("restart", e, session.CapRestart)
 	}
+	return f.restart(e, rs)
+}
+
+// Resume is Restart for an agent that reported its conversation id (a
+// Claude session's hooks): the session starts again with its command
+// line, `--resume ID` appended (an earlier --resume and its id dropped),
+// in its working directory, so the conversation goes on.
+func (f *Fleet) Resume(id string) error {
+	return f.restartArgv(id, "resume", func(argv []string, convo string) ([]string, error) {
+		if convo == "" {
+			return nil, fmt.Errorf("resume %s: its agent has not reported a conversation id", id)
+		}
+		return append(dropResume(argv), "--resume", convo), nil
+	})
+}
+
+// RestartFresh is Restart with a new conversation: the command line
+// without the --resume (and its id) a Resume added.
+func (f *Fleet) RestartFresh(id string) error {
+	return f.restartArgv(id, "restart", func(argv []string, _ string) ([]string, error) { return dropResume(argv), nil })
+}
+
+// restartArgv restarts a restartable session with its spec's command
+// line changed by edit (given the agent's conversation id).
+func (f *Fleet) restartArgv(id, op string, edit func(argv []string, convo string) ([]string, error)) error {
+	e, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	_, ok := e.m.(Restarter)
+	rd, pty := e.m.(recorded) // a pty session: its spec is a Spec
+	if !ok || !pty {
+		return capError(op, e, session.CapRestart)
+	}
+	in := e.m.Info()
+	spec := specOf(id, in, rd.record().Env)
+	if spec.Argv, err = edit(spec.Argv, in.Conversation); err != nil {
+		return err
+	}
+	return f.restart(e, specRestarter{f, spec})
+}
+
+// dropResume is argv without its `--resume ID`s.
+func dropResume(argv []string) []string {
+	var out []string
+	for i := 0; i < len(argv); i++ {
+		if argv[i] == "--resume" && i+1 < len(argv) {
+			i++
+			continue
+		}
+		out = append(out, argv[i])
+	}
+	return out
+}
+
+// restart starts e again through rs (see Restart).
+func (f *Fleet) restart(e *entry, rs Restarter) error {
+	id := e.id
 	f.mu.Lock()
 	exited, again := e.exited, e.restarting
 	e.restarting = true

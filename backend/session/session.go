@@ -25,6 +25,16 @@ const (
 
 var stateNames = [...]string{"Idle", "Thinking", "Streaming", "ToolUse", "Active", "Dead"}
 
+// ParseState is the State named name (String's inverse).
+func ParseState(name string) (State, bool) {
+	for i, n := range stateNames {
+		if n == name {
+			return State(i), true
+		}
+	}
+	return Idle, false
+}
+
 // String returns the state's name ("Idle", "ToolUse", …).
 func (s State) String() string {
 	if int(s) < len(stateNames) {
@@ -102,6 +112,22 @@ type Info struct {
 	ExitCode   int    // the program's exit code once !Alive (128+signal if killed by one)
 	Cols, Rows int    // screen size (CapScreen only)
 	Title      string // the session's own title (a terminal title, a topic)
+
+	// What the agent itself reported (its hooks), when it did.
+	//
+	// Reason says why it waits for the user (with NeedsInput): the tool
+	// and its command or file, or the agent's own message.
+	Reason string
+	// Done: its last turn ended normally and no user has seen the session
+	// since (focused it in a dashboard, attached to it).
+	Done bool
+	// Error is the failure that ended its last turn, while it is idle
+	// after it: its kind ("rate_limit"), then what the agent said of it.
+	Error string
+	// Tool is the tool it runs (ToolUse), if it said.
+	Tool string
+	// Conversation is its own conversation id (claude --resume ID).
+	Conversation string
 }
 
 // Status is a session's state at an instant, as a supervisor reports it.

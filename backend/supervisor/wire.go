@@ -91,6 +91,22 @@ func WireAgentState(d Detail) frame.AgentState {
 		Tool: d.Tool, Conversation: d.Conversation}
 }
 
+// ApplyAgentState sets in's fields from the agent's reports; it reports a
+// change.
+func ApplyAgentState(in *session.Info, a frame.AgentState) bool {
+	errText := a.Error
+	if a.ErrorDetails != "" {
+		errText += ": " + a.ErrorDetails
+	}
+	ch := in.Reason != a.Reason || in.Done != a.Done || in.Error != errText || in.Tool != a.Tool ||
+		(a.Conversation != "" && in.Conversation != a.Conversation)
+	in.Reason, in.Done, in.Error, in.Tool = a.Reason, a.Done, errText, a.Tool
+	if a.Conversation != "" {
+		in.Conversation = a.Conversation
+	}
+	return ch
+}
+
 // WireStateInfo is v as a STATE payload.
 func WireStateInfo(v StateView, now time.Time) frame.StateInfo {
 	return frame.StateInfo{State: v.State.String(), StateMs: millis(now.Sub(v.Since)), NeedsInput: v.NeedsInput,

@@ -42,10 +42,13 @@ type Kill struct {
 type Remove struct{ ID string }
 
 // Restart starts a session again with the same spec. A running session is
-// killed first: unless Confirmed, the app asks before that.
+// killed first: unless Confirmed, the app asks before that. A session whose
+// agent reported a conversation id is started again in it (Resume) or
+// without it (Fresh): unless one is set, the app asks which.
 type Restart struct {
-	ID        string
-	Confirmed bool
+	ID            string
+	Confirmed     bool
+	Resume, Fresh bool
 }
 
 // Interrupt stops the session's current turn without ending the session

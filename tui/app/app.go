@@ -119,6 +119,9 @@ type Model struct {
 	tickSeq   int
 	tickAt    time.Time
 	attention map[string]bool // needs-input flags last seen, for the bell
+	// seen maps a Done session to the state start the dashboard last told
+	// it was seen at (markSeen): once per turn.
+	seen      map[string]time.Time
 	lastBatch time.Time
 	quitting  bool
 	// stopOnQuit: the user quit with "Stop them" (StopSessions).
@@ -284,7 +287,31 @@ func (m *Model) waitEvents() tea.Cmd {
 // here, once, rather than by every handler that can change what is shown.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	return m, tea.Batch(cmd, m.pullVisible(false))
+	return m, tea.Batch(cmd, m.pullVisible(false), m.markSeen())
+}
+
+// markSeen tells the selected session it has been seen while the session
+// list shows it and it is Done (finished, not yet seen): focusing a
+// session clears its Done, as attaching does.
+func (m *Model) markSeen() tea.Cmd {
+	in, ok := m.selected()
+	if !ok || !in.Alive || !in.Done || m.page != pageSessions || m.showHelp || m.quitting {
+		return nil
+	}
+	if at, sent := m.seen[in.ID]; sent && at.Equal(in.StateSince) {
+		return nil
+	}
+	if m.seen == nil {
+		m.seen = map[string]time.Time{}
+	}
+	m.seen[in.ID] = in.StateSince
+	b, id, log := m.opt.Backend, in.ID, m.opt.Logger
+	return m.run(func() tea.Msg {
+		if err := b.Seen(id); err != nil {
+			log.Debug("seen", "id", id, "err", err)
+		}
+		return nil
+	})
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {

@@ -172,6 +172,9 @@ func (s *stub) Resize(id string, c, r uint16) error {
 }
 func (s *stub) Kill(id string, force bool) error { return s.record("kill %s force=%v", id, force) }
 func (s *stub) Restart(id string) error          { return s.record("restart %s", id) }
+func (s *stub) Resume(id string) error           { return s.record("resume %s", id) }
+func (s *stub) RestartFresh(id string) error     { return s.record("restart-fresh %s", id) }
+func (s *stub) Seen(id string) error             { return s.record("seen %s", id) }
 func (s *stub) Interrupt(id string) error        { return s.record("interrupt %s", id) }
 func (s *stub) Endpoint(id string) (attach.Endpoint, error) {
 	return nil, s.record("endpoint %s", id)
@@ -735,5 +738,63 @@ func TestQuitWithHeadlessSessions(t *testing.T) {
 	press(m, "q")
 	if s := plain(m); !strings.Contains(s, "2 sessions started from the dashboard") || !strings.Contains(s, "1 headless session the") {
 		t.Fatalf("quit with both:\n%s", s)
+	}
+}
+
+// A session its agent reports Done is counted in the header and shows
+// "Done" with its title; selecting it tells the backend it was seen, once
+// per finished turn. An error and a reason show in the list.
+func TestDoneSeenOnFocus(t *testing.T) {
+	b := newStub()
+	b.infos[1].Done, b.infos[1].Title = true, "✳ Fix the parser"
+	b.infos[2].Reason = "Bash: rm -rf build"
+	b.infos = append(b.infos, session.Info{ID: "claude-3", Kind: session.KindPty, Caps: ptyCaps, Agent: "claude", Alive: true,
+		State: session.Idle, Error: "rate_limit: resets 3pm", Cols: 80, Rows: 24})
+	m := newModel(t, b, 140, 35, themes.Dark())
+	out := plain(m)
+	for _, want := range []string{"✓ 1 done", "✗ 1 error", "Done ", "Error ", "claude-3 — rate_limit: resets 3pm"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q on the screen:\n%s", want, out)
+		}
+	}
+	wantCalls(t, b) // the selected session is not Done: nothing to clear
+	selectID(t, m, "claude-2")
+	if out := plain(m); !strings.Contains(out, "claude-2 — Bash: rm -rf build") {
+		t.Errorf("no reason in the pane title:\n%s", out)
+	}
+	selectID(t, m, "shell-1")
+	if out := plain(m); !strings.Contains(out, "shell-1 — ✳ Fix the parser") {
+		t.Errorf("no title in the pane title:\n%s", out)
+	}
+	wantCalls(t, b, "seen shell-1")
+	press(m, "k", "j") // the same finished turn: told once
+	wantCalls(t, b, "seen shell-1")
+}
+
+// Restarting a session whose agent reported its conversation asks
+// whether to resume it (the default) or start afresh.
+func TestRestartResumeOrFresh(t *testing.T) {
+	b := newStub()
+	b.infos[3].Conversation = "conv-9" // build: dead
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "G", "R")
+	if !strings.Contains(plain(m), "conv-9") {
+		t.Fatalf("no choice:\n%s", plain(m))
+	}
+	press(m, "enter")
+	wantCalls(t, b, "resume build")
+	press(m, "R", "f")
+	wantCalls(t, b, "resume build", "restart-fresh build")
+}
+
+// selectID moves the selection to id with the keys (bounded).
+func selectID(t *testing.T, m *Model, id string) {
+	t.Helper()
+	press(m, "home")
+	for i := 0; i < 20 && m.list.SelectedID() != id; i++ {
+		press(m, "j")
+	}
+	if m.list.SelectedID() != id {
+		t.Fatalf("cannot select %s:\n%s", id, plain(m))
 	}
 }

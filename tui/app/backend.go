@@ -74,6 +74,12 @@ type Backend interface {
 	// Restart starts a session again with the same spec and ID (killing it
 	// first if it is alive; session.CapRestart).
 	Restart(id string) error
+	// Resume starts a session again in the conversation its agent reported
+	// (claude --resume ID); RestartFresh starts it again without one.
+	Resume(id string) error
+	RestartFresh(id string) error
+	// Seen tells a session a user has seen it (it is no longer Done).
+	Seen(id string) error
 	// Endpoint opens an interactive attachment to the session
 	// (session.CapAttach).
 	Endpoint(id string) (attach.Endpoint, error)

@@ -178,11 +178,32 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 	case action.Remove:
 		return m.opGone(id, "removed "+id, func(b Backend) error { return b.Remove(id) })
 	case action.Restart:
+		if in.Conversation != "" && in.Kind == session.KindPty && !a.Resume && !a.Fresh {
+			// Its agent said which conversation it was in: go on with it
+			// (the default) or start afresh. The choice is the confirmation.
+			running := ""
+			if in.Alive {
+				running = " It is running: " + dialog.KillText(id, m.opt.KillGrace, false)
+			}
+			resume, fresh := a, a
+			resume.Confirmed, resume.Resume = true, true
+			fresh.Confirmed, fresh.Fresh = true, true
+			m.push(dialog.NewChoice("Restart "+id, "Restart "+id+" in its conversation ("+in.Conversation+"), or afresh?"+running,
+				[]dialog.Option{{Label: "Resume", Key: "r", Action: resume}, {Label: "Fresh", Key: "f", Action: fresh},
+					{Label: "Cancel", Key: "c", Action: dialog.Close{}}}, 0))
+			return nil
+		}
 		if in.Alive && !a.Confirmed {
 			a.Confirmed = true
 			m.push(dialog.NewConfirm("Restart "+id, "Restart "+id+"? It is running: "+
 				dialog.KillText(id, m.opt.KillGrace, false)+" Then it starts again with the same command.", a))
 			return nil
+		}
+		switch {
+		case a.Resume:
+			return m.op(id, "resuming "+id+" in "+in.Conversation, func(b Backend) error { return b.Resume(id) })
+		case a.Fresh:
+			return m.op(id, "restarting "+id+" afresh", func(b Backend) error { return b.RestartFresh(id) })
 		}
 		return m.op(id, "restarting "+id, func(b Backend) error { return b.Restart(id) })
 	case action.Interrupt:

@@ -40,6 +40,17 @@ func (m *Model) windowTitle() string {
 	return "heimdall-tui"
 }
 
+// count is how many sessions satisfy ok.
+func (m *Model) count(ok func(session.Info) bool) int {
+	n := 0
+	for _, in := range m.list.All() {
+		if ok(in) {
+			n++
+		}
+	}
+	return n
+}
+
 // Render draws the whole dashboard as exactly h lines of width w.
 func (m *Model) Render() string {
 	w, h := m.w, m.h
@@ -147,6 +158,12 @@ func (m *Model) header(w int) string {
 	if n := m.needInput(); n > 0 {
 		parts = append(parts, m.st.State("", true).Render(fmt.Sprintf("! %d need input", n)))
 	}
+	if n := m.count(func(in session.Info) bool { return sessions.State(in) == "Done" }); n > 0 {
+		parts = append(parts, m.st.State("Done", false).Render(fmt.Sprintf("✓ %d done", n)))
+	}
+	if n := m.count(func(in session.Info) bool { return sessions.State(in) == "Error" }); n > 0 {
+		parts = append(parts, m.st.State("Error", false).Render(fmt.Sprintf("✗ %d error", n)))
+	}
 	if m.list.Filter() != "" || m.list.Typing() {
 		f := "/" + m.list.Filter()
 		if m.list.Typing() {
@@ -252,8 +269,8 @@ func paneTitle(in session.Info) string {
 	if !in.Alive {
 		t = fmt.Sprintf("%s (exit %d)", in.ID, in.ExitCode)
 	}
-	if title := strings.TrimSpace(in.Title); title != "" {
-		t += " — " + title
+	if note := sessions.Note(in); note != "" {
+		t += " — " + note
 	}
 	return t
 }

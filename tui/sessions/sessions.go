@@ -37,13 +37,33 @@ const (
 // hint of its own.
 const DefaultEmpty = "no sessions — press n to spawn one"
 
-// State is the badge text of a session: "Dead" once it is not alive,
-// else its classifier state ("Idle", "Thinking", ...).
+// State is the badge text of a session: "Dead" once it is not alive;
+// an idle agent whose last turn failed, "Error", or that finished a turn
+// nobody has seen yet, "Done" (its own reports); else its classifier
+// state ("Idle", "Thinking", ...).
 func State(in session.Info) string {
-	if !in.Alive {
+	switch {
+	case !in.Alive:
 		return "Dead"
+	case in.State == session.Idle && !in.NeedsInput && in.Error != "":
+		return "Error"
+	case in.State == session.Idle && !in.NeedsInput && in.Done:
+		return "Done"
 	}
 	return in.State.String()
+}
+
+// Note is what the list's last column and a pane's title say of a session
+// besides its state: why its agent waits (NeedsInput), the failure that
+// ended its turn, else the session's own title.
+func Note(in session.Info) string {
+	switch {
+	case in.Alive && in.NeedsInput && in.Reason != "":
+		return in.Reason
+	case in.Alive && in.Error != "":
+		return in.Error
+	}
+	return strings.TrimSpace(in.Title)
 }
 
 // FormatDuration is d in one compact unit, rounded down: "5s", "3m",
@@ -82,6 +102,7 @@ const (
 	colTime
 	colIdle
 	colExit
+	colNote // the rest of a wide row: Note
 )
 
 // Column widths. The name takes what is left, at least minName cells.
@@ -93,6 +114,7 @@ const (
 	minName  = 10
 	agentMin = 5 // len("AGENT")
 	agentMax = 10
+	minNote  = 12 // a narrower slack stays blank
 )
 
 // columns chooses the columns for width w: marker, name and state always;
@@ -124,6 +146,9 @@ func columns(w, agentW, longestName int) []column {
 		if c.kind == colState || on[c.kind] {
 			cols = append(cols, c)
 		}
+	}
+	if rest := w - used - nameW - 1; rest >= minNote {
+		cols = append(cols, column{colNote, "TITLE", rest})
 	}
 	return cols
 }
@@ -361,6 +386,8 @@ func (p *painter) row(buf []byte, cols []column, in session.Info, selected bool,
 				exit = "exit " + strconv.Itoa(in.ExitCode)
 			}
 			put(muted, exit, c.width)
+		case colNote:
+			put(muted, cellwidth.Sanitize(Note(in)), c.width)
 		}
 	}
 	if used < w {

@@ -19,18 +19,20 @@ var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func ago(d time.Duration) time.Time { return now.Add(-d) }
 
-// fixture has every state, a session needing input, a dead one with exit
-// code 3, a long name and a wide-character name.
+// fixture has every state, a session needing input (with its agent's
+// reason), a dead one with exit code 3, a long name, a wide-character
+// name, a title, a finished turn nobody has seen (Done) and a failed one
+// (Error).
 func fixture() []session.Info {
 	return []session.Info{
-		{ID: "claude-1", Agent: "claude", Alive: true, State: session.Thinking, StateSince: ago(12 * time.Second), LastOutput: ago(time.Second)},
+		{ID: "claude-1", Agent: "claude", Alive: true, State: session.Thinking, StateSince: ago(12 * time.Second), LastOutput: ago(time.Second), Title: "⠂ Refactor\x1b[31m parser"},
 		{ID: "claude-2", Agent: "claude", Alive: true, State: session.Streaming, StateSince: ago(3 * time.Minute), LastOutput: ago(0)},
 		{ID: "codex-1", Agent: "codex", Alive: true, State: session.ToolUse, StateSince: ago(90 * time.Second), LastOutput: ago(4 * time.Second)},
-		{ID: "aider-1", Agent: "aider", Alive: true, State: session.Idle, NeedsInput: true, StateSince: ago(2 * time.Hour), LastOutput: ago(2 * time.Hour)},
+		{ID: "aider-1", Agent: "aider", Alive: true, State: session.Idle, NeedsInput: true, Reason: "Edit: src/parser.go", Title: "not shown", StateSince: ago(2 * time.Hour), LastOutput: ago(2 * time.Hour)},
 		{ID: "shell-1", Agent: "shell", Alive: true, State: session.Active, StateSince: ago(5 * time.Second), LastOutput: ago(5 * time.Second)},
-		{ID: "refactor-the-entire-authentication-subsystem", Agent: "claude", Alive: true, State: session.Idle, StateSince: ago(26 * time.Hour), LastOutput: ago(26 * time.Hour)},
+		{ID: "refactor-the-entire-authentication-subsystem", Agent: "claude", Alive: true, State: session.Idle, Done: true, StateSince: ago(26 * time.Hour), LastOutput: ago(26 * time.Hour)},
 		{ID: "build-1", Agent: "make", Alive: false, State: session.Dead, ExitCode: 3, StateSince: ago(40 * time.Minute), LastOutput: ago(41 * time.Minute)},
-		{ID: "日本語-session", Agent: "gemini", Alive: true, State: session.Idle},
+		{ID: "日本語-session", Agent: "gemini", Alive: true, State: session.Idle, Error: "rate_limit: resets 3pm"},
 	}
 }
 
@@ -140,7 +142,7 @@ func TestRowContent(t *testing.T) {
 	if l, _ := find("refactor-"); !strings.Contains(l, "…") || strings.Contains(l, "subsystem") || !strings.Contains(l, "1d") {
 		t.Errorf("long name row: %q", l)
 	}
-	if l, _ := find("日本語"); !strings.Contains(l, "Idle") || !strings.Contains(l, " - ") {
+	if l, _ := find("日本語"); !strings.Contains(l, "Error") || !strings.Contains(l, " - ") {
 		t.Errorf("wide name row: %q", l)
 	}
 }
