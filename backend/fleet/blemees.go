@@ -17,7 +17,7 @@ import (
 // Blemees follows a standalone blemeesd (one the dashboard did not start)
 // over its socket, listing its live sessions in a fleet as members of kind
 // session.KindHeadless that show the same transcript and state as the
-// sessions of the dashboard's own daemon (they feed the same headlessView).
+// sessions of the dashboard's own daemon (they feed the same claudeView).
 //
 // Finding the sessions: blemees/1 has no call that lists a daemon's live
 // sessions — status_reply only counts them, and list_sessions {cwd} lists
@@ -194,7 +194,7 @@ func (b *Blemees) follow(sid string) {
 		b.mu.Unlock()
 		return
 	}
-	m := &blemeesMember{b: b, sid: sid, v: newHeadlessView(sid, true), started: time.Now(),
+	m := &blemeesMember{b: b, sid: sid, v: newClaudeView(sid, true), started: time.Now(),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), exited: make(chan struct{}), done: make(chan struct{})}
 	b.members[sid] = m // before watch: the replay follows its ack
 	b.mu.Unlock()
@@ -235,13 +235,13 @@ func (b *Blemees) follow(sid string) {
 
 // blemeesMember is a session of a standalone daemon the dashboard
 // watches. The connection's reader queues its events (deliver); its
-// goroutine feeds them to its headlessView.
+// goroutine feeds them to its claudeView.
 type blemeesMember struct {
 	b         *Blemees
 	sid       string
 	id        string // the fleet's
 	r         Reporter
-	v         *headlessView
+	v         *claudeView
 	dir       string
 	model     string // session_info's, until claude's init says
 	started   time.Time
