@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -491,4 +492,49 @@ func TestMaxIterationsAndBusy(t *testing.T) {
 	w.send(`{"type":"shutdown","id":"5"}`)
 	wantError(t, w.expect("result"), "3", "cancelled", "cancelled", false)
 	w.expect("shutdown_ok")
+}
+
+// normalize is a message with the values that differ from run to run
+// (a session id, latencies) replaced.
+func normalize(t *testing.T, line string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	if s, ok := m["session_id"].(string); ok && s != "" {
+		m["session_id"] = "S"
+	}
+	for _, k := range []string{"model_latency_ms", "tool_latency_ms", "total_latency_ms"} {
+		if _, ok := m[k]; ok {
+			m[k] = 0.0
+		}
+	}
+	return m
+}
+
+// The worker against a recorded transcript: each request in turn, and
+// exactly the recorded lines back (up to session ids and latencies).
+func TestWorkerTranscript(t *testing.T) {
+	steps, err := heddletest.Transcript("worker.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := heddletest.New(t,
+		heddletest.Tool("call_1", "read_file", `{"file_path":"src/index.ts"}`, 1500, 200),
+		heddletest.Answer(500, 300, "The file exports ", "a constant."),
+		heddletest.ServerError("Rate limited"))
+	w := startWorker(t, m, nil)
+	os.MkdirAll(filepath.Join(w.dir, "src"), 0o755)
+	os.WriteFile(filepath.Join(w.dir, "src/index.ts"), []byte("export const x = 1;\n"), 0o644)
+	for _, s := range steps {
+		if s.In {
+			w.send(s.Line)
+			continue
+		}
+		got := w.next()
+		if g, want := normalize(t, got.Raw), normalize(t, s.Line); !reflect.DeepEqual(g, want) {
+			t.Fatalf("got  %s\nwant %s", got.Raw, s.Line)
+		}
+	}
 }

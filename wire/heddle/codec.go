@@ -60,7 +60,8 @@ type Reader struct{ r *jsonl.Reader }
 func NewReader(r io.Reader) *Reader { return &Reader{jsonl.NewReader(r, MaxLine)} }
 
 // Next returns the next message. A line that is not a JSON object
-// returns an error wrapping ErrInvalidJSON and the reader stays usable; a
+// returns an error wrapping ErrInvalidJSON (with the line in Raw) and the
+// reader stays usable; a
 // line longer than MaxLine (jsonl.ErrLineTooLong) and the end of the input
 // (io.EOF) end it. Raw is a copy: it stays valid after the next call.
 func (r *Reader) Next() (Line, error) {
@@ -73,7 +74,7 @@ func (r *Reader) Next() (Line, error) {
 		ID   any    `json:"id"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return Line{}, fmt.Errorf("%w: %v", ErrInvalidJSON, err)
+		return Line{Raw: append(json.RawMessage(nil), b...)}, fmt.Errorf("%w: %v", ErrInvalidJSON, err)
 	}
 	l := Line{Type: head.Type, Raw: append(json.RawMessage(nil), b...)}
 	switch id := head.ID.(type) {
