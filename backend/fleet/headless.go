@@ -34,8 +34,12 @@ type Headless struct {
 	tracked map[string]bool // headless ids listed or being listed
 }
 
-// HeadlessSpec is a headless Claude session the dashboard opens.
+// HeadlessSpec is a session of an event-driven kind the dashboard opens:
+// a headless Claude session (Kind "" or session.KindHeadless: Headless),
+// or a heddle worker (session.KindHeddle: Heddle, which takes ID, Dir,
+// Model and SystemPrompt). Openers routes it by Kind.
 type HeadlessSpec struct {
+	Kind session.Kind
 	// ID is the fleet ID ("": "claude-" and the session id's first 8
 	// characters).
 	ID             string

@@ -54,7 +54,7 @@ const (
 	opTurnStart                // a turn begins: streamed text and the last problem are cleared
 	opDelta                    // text streams in (the title's tail)
 	opDiscard                  // the streamed text is dropped (an interrupt, a crash)
-	opMessage                  // a complete assistant message: text (entered if not ""); the streamed text is cleared
+	opMessage                  // a complete assistant message: text (entered if not ""); the streamed text is cleared; with final, not if the last entry is that answer (it streamed)
 	opFlush                    // the streamed text so far is a complete assistant message
 	opTool                     // a tool call: text is its name and arguments
 	opToolResult               // a tool's result: text ("→ error: " when isErr)
@@ -71,6 +71,7 @@ type viewOp struct {
 	problem string
 	err     error
 	isErr   bool
+	final   bool
 	state   session.State
 	dur     time.Duration
 }
@@ -118,6 +119,10 @@ func (v *eventView) applyLocked(ops []viewOp) fed {
 			v.partial.Reset()
 			d.changed = true
 		case opMessage:
+			if n := len(v.entries); op.final && n > 0 && v.entries[n-1].Role == session.RoleAssistant && v.entries[n-1].Text == op.text {
+				v.partial.Reset()
+				break // the answer streamed and was entered already (opFlush)
+			}
 			if op.text != "" {
 				v.addLocked(session.RoleAssistant, op.text)
 			}

@@ -134,7 +134,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		Keys:        km,
 		KillGrace:   a.cfg.KillGrace,
 		Bell:        a.cfg.Bell,
-		Headless:    headlessOpener(daemon),
+		Headless:    headlessOpener(daemon, dashHeddle(a.cfg.Heddle, f, logger)),
 		DefaultDir:  cwd,
 		Classifiers: classify.Names(),
 		Logger:      logger,
@@ -167,18 +167,6 @@ func (a *app) dashboard(o dashboardOptions) error {
 		return fmt.Errorf("dashboard: %w", runErr)
 	}
 	return nil
-}
-
-// headlessOpener opens the headless Claude sessions the spawn dialog
-// offers: through the daemon the dashboard runs; nil (none offered)
-// without one, and while it follows a standalone daemon (blemees/1 gives a
-// watcher no way to open one for the dashboard to own). A nil
-// *fleet.Headless must not become a non-nil interface.
-func headlessOpener(dd *dashDaemon) tuiapp.HeadlessOpener {
-	if dd == nil || dd.headless == nil {
-		return nil
-	}
-	return dd.headless
 }
 
 // supervisorCommand is how the dashboard starts a session's supervisor:

@@ -93,7 +93,7 @@ func newRoot(a *app) *cobra.Command {
 	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newAttachCmd(a), newCleanCmd(a), newScreenCmd(a),
 		newValidateCmd(a), newResolveCmd(a), newCapsuleCmd(a), newBriefCmd(a), newBlackboardCmd(a), newLedgerCmd(a), newGateCmd(a), newProtocolCmd(a), newInstallLinksCmd(a),
 		newHaidCmd(a), newClaimCmd(a), newLedgerMCPCmd(a),
-		newBlemeesdCmd(a), newHeddleHeadlessCmd(a))
+		newBlemeesdCmd(a), newHeddleHeadlessCmd(a), newHeddleCmd(a))
 	return root
 }
 

@@ -79,12 +79,15 @@ type Backend interface {
 	Endpoint(id string) (attach.Endpoint, error)
 }
 
-// HeadlessOpener opens headless Claude sessions, listed in the Backend's
-// fleet: *fleet.Headless over the dashboard's blemeesd implements it.
-// Open blocks while claude starts: it is called only from a tea.Cmd.
+// HeadlessOpener opens sessions of event-driven kinds (headless Claude,
+// heddle workers), listed in the Backend's fleet: fleet.Openers over the
+// dashboard's blemeesd and heddle config implements it. Open blocks while
+// the session's program starts: it is called only from a tea.Cmd.
 type HeadlessOpener interface {
-	// Open starts the session and returns its fleet ID.
+	// Open starts the session of spec.Kind and returns its fleet ID.
 	Open(spec fleet.HeadlessSpec) (id string, err error)
+	// Kinds lists the kinds it opens, as the spawn form offers them.
+	Kinds() []session.Kind
 }
 
-var _ HeadlessOpener = (*fleet.Headless)(nil)
+var _ HeadlessOpener = fleet.Openers{}

@@ -119,8 +119,8 @@ func wrapButtons(bs []string, w int) []string {
 
 // QuitText says what quitting does with the running sessions started from
 // a dashboard: running pty sessions (the quit choice: leave them running
-// or stop them) and inside ones (headless sessions of the dashboard's own
-// daemon, which end with it either way).
+// or stop them) and inside ones (headless Claude sessions of the
+// dashboard's own daemon, heddle workers: they end with it either way).
 func QuitText(running, inside int, grace time.Duration) string {
 	var b strings.Builder
 	if running > 0 {
@@ -141,11 +141,11 @@ func QuitText(running, inside int, grace time.Duration) string {
 		} else {
 			b.WriteString("Quit heimdall-tui? ")
 		}
-		what := fmt.Sprintf("%d headless sessions run", inside)
+		what := fmt.Sprintf("%d sessions run", inside)
 		if inside == 1 {
-			what = "1 headless session runs"
+			what = "1 session runs"
 		}
-		fmt.Fprintf(&b, "%s inside the dashboard (its blemeesd) and will be closed either way.", what)
+		fmt.Fprintf(&b, "%s inside the dashboard (headless Claude, heddle workers) and will be closed either way.", what)
 	}
 	return b.String()
 }

@@ -129,6 +129,10 @@ func Start(o Options, h Handler) (*Client, error) {
 	return c, nil
 }
 
+// ExitCode is the worker's exit status once Done is closed (128+signal
+// if a signal ended it).
+func (c *Client) ExitCode() int { return c.p.ExitCode() }
+
 // PID is the worker's process id.
 func (c *Client) PID() int { return c.p.PID() }
 
