@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/uuid"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
@@ -122,7 +122,7 @@ func addHeadless(f *Fleet, sid string, start StartFunc) error {
 // member, and lists it; it returns its fleet ID. It blocks while claude
 // starts.
 func (h *Headless) Open(spec HeadlessSpec) (string, error) {
-	sid := newUUID()
+	sid := uuid.New()
 	id := spec.ID
 	if id == "" {
 		id = fleetID(sid)
@@ -175,15 +175,6 @@ func (x resumable) Restart(r Reporter) (Member, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// newUUID returns a random (version 4) UUID: claude's --session-id.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // headlessMember is a headless session of this process's Manager in a

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/heddle/client"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/uuid"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	wire "github.com/heimdall-tui/heimdall-tui/wire/heddle"
 )
@@ -79,7 +80,7 @@ func (h *Heddle) Open(spec HeadlessSpec) (string, error) {
 	}
 	id := spec.ID
 	if id == "" {
-		id = "heddle-" + newUUID()[:8]
+		id = "heddle-" + uuid.New()[:8]
 	}
 	err := h.f.Add(id, func(id string, r Reporter) (Member, error) { return h.start(id, spec, r) })
 	if err != nil {

@@ -12,7 +12,6 @@ package heddle
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/heddle/llm"
 	"github.com/heimdall-tui/heimdall-tui/backend/heddle/tools"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/uuid"
 	wire "github.com/heimdall-tui/heimdall-tui/wire/heddle"
 )
 
@@ -230,7 +230,7 @@ func (w *Worker) doInit(q wire.Request) {
 	if cfg.MaxIterations == 0 {
 		cfg.MaxIterations = DefaultMaxIterations
 	}
-	sid := newUUID()
+	sid := uuid.New()
 	w.mu.Lock()
 	w.init, w.sid = &cfg, sid
 	for _, s := range specs {
@@ -579,13 +579,4 @@ func preview(s string) string {
 		return s
 	}
 	return string(r[:previewRunes]) + " (truncated)"
-}
-
-// newUUID is a random (version 4) UUID: a session's id.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
