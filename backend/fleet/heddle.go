@@ -274,7 +274,7 @@ func (m *heddleMember) garbage(line string, err error) {
 
 // exit is the worker gone: a send in flight ends, an exit nobody asked
 // for is an error in the pane, and the fleet hears Exited.
-func (m *heddleMember) exit(err error) {
+func (m *heddleMember) exit(code int, err error) {
 	m.mu.Lock()
 	failed, stopping, active := m.failed, m.stopping, m.active
 	m.exited, m.active = true, ""
@@ -295,7 +295,7 @@ func (m *heddleMember) exit(err error) {
 		ops = append(ops, viewOp{kind: opNotice, text: "the worker shut down"})
 	}
 	m.apply(ops...)
-	m.r.Exited(m.c.ExitCode())
+	m.r.Exited(code)
 	m.closeOnce.Do(func() { close(m.done) })
 }
 

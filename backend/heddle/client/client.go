@@ -38,9 +38,11 @@ type Handler struct {
 	Result func(wire.Result)
 	// Garbage is a line that is not a protocol message, with why.
 	Garbage func(line string, err error)
-	// Exit is called once when the worker has exited: err says how (nil
-	// for exit status 0), with the last lines of its stderr.
-	Exit func(err error)
+	// Exit is called once when the worker has exited, with its exit
+	// status (128+signal) and err saying how (nil for status 0), with the
+	// last lines of its stderr. It may come before Start has returned (a
+	// worker that exits at once).
+	Exit func(code int, err error)
 }
 
 // Options start a worker.
@@ -129,10 +131,6 @@ func Start(o Options, h Handler) (*Client, error) {
 	return c, nil
 }
 
-// ExitCode is the worker's exit status once Done is closed (128+signal
-// if a signal ended it).
-func (c *Client) ExitCode() int { return c.p.ExitCode() }
-
 // PID is the worker's process id.
 func (c *Client) PID() int { return c.p.PID() }
 
@@ -182,7 +180,7 @@ func (c *Client) read(out *os.File, stderrDone <-chan struct{}) {
 		close(ch)
 	}
 	if c.h.Exit != nil {
-		c.h.Exit(err)
+		c.h.Exit(code, err)
 	}
 }
 

@@ -47,7 +47,7 @@ func (r *recorder) handler() client.Handler {
 		Event:   func(e wire.Event) { r.add(e) },
 		Result:  func(res wire.Result) { r.add(res) },
 		Garbage: func(line string, err error) { r.add("garbage: " + line) },
-		Exit:    func(err error) { r.exit <- err },
+		Exit:    func(code int, err error) { r.exit <- err },
 	}
 }
 
