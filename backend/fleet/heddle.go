@@ -144,8 +144,9 @@ type heddleMember struct {
 	done    chan struct{}
 
 	mu        sync.Mutex
-	active    string     // the send in flight ("": none)
-	usage     wire.Usage // its usage events, summed
+	active    string          // the send in flight ("": none)
+	cancels   map[string]bool // cancel requests not answered by a result of their own
+	usage     wire.Usage      // its usage events, summed
 	sawUsage  bool
 	stopping  bool // Stop or Hangup asked the worker to go
 	failed    bool // init failed: the member was never listed
@@ -221,6 +222,10 @@ func errorText(code, msg string, retryable bool, provider string) string {
 func (m *heddleMember) result(res wire.Result) {
 	m.mu.Lock()
 	mine := res.ID == m.active
+	// A cancel that worked has no reply of its own (its send's result
+	// says cancelled): its id stays in cancels, a few bytes a cancel.
+	wasCancel := m.cancels[res.ID]
+	delete(m.cancels, res.ID)
 	var u wire.Usage
 	sawUsage := false
 	if mine {
@@ -228,6 +233,12 @@ func (m *heddleMember) result(res wire.Result) {
 		m.active, m.usage, m.sawUsage = "", wire.Usage{}, false
 	}
 	m.mu.Unlock()
+	if wasCancel {
+		// The send ended before the cancel reached the worker: nothing
+		// was left to cancel.
+		m.apply(viewOp{kind: opNotice, text: "nothing to cancel: the answer was complete"})
+		return
+	}
 	if !mine {
 		msg := "the worker refused a request"
 		if res.Error != nil {
@@ -340,13 +351,22 @@ func (m *heddleMember) Send(in session.Input) error {
 
 // Interrupt implements Interrupter: the send in flight is cancelled.
 func (m *heddleMember) Interrupt() error {
+	// m.mu is held while the cancel is written, so a refusal (the send
+	// ended meanwhile) cannot be handled before it is recorded.
 	m.mu.Lock()
-	active := m.active
-	m.mu.Unlock()
-	if active == "" {
+	defer m.mu.Unlock()
+	if m.active == "" {
 		return fmt.Errorf("interrupt %s: no message is being answered", m.id)
 	}
-	return m.c.Cancel(active)
+	id, err := m.c.Cancel(m.active)
+	if err != nil {
+		return fmt.Errorf("interrupt %s: %w", m.id, err)
+	}
+	if m.cancels == nil {
+		m.cancels = map[string]bool{}
+	}
+	m.cancels[id] = true
+	return nil
 }
 
 // shutdownWait bounds the wait for a worker to shut down before it is

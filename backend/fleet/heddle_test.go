@@ -178,3 +178,29 @@ func TestHeddleBrokenWorkers(t *testing.T) {
 		t.Fatalf("another major version: %v", err)
 	}
 }
+
+// A cancel that comes too late (the worker refuses it: its send had
+// ended) is a notice, not an error; a result without deltas enters its
+// response.
+func TestHeddleLateCancel(t *testing.T) {
+	f, h, _ := heddleFleet(t, []string{os.Args[0], "-test.run=^$"}, heddletest.EnvScript+"=late-cancel.txt")
+	r := sessiontest.Record(t, f)
+	id, err := h.Open(fleet.HeadlessSpec{ID: "late"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Send(id, session.Input{Data: []byte("quick")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Interrupt(id); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, f, id, "user: quick\nassistant: done\nsystem: nothing to cancel: the answer was complete\n")
+	if err := f.Kill(id, false); err != nil {
+		t.Fatal(err)
+	}
+	r.Wait(t, session.Exited, id, 0)
+	if n := r.Count(session.Failed, id); n != 0 || infoOf(t, f, id).ExitCode != 0 {
+		t.Fatalf("%d failures, %s", n, roles(f.Transcript(id, 0)))
+	}
+}

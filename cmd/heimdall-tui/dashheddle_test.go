@@ -108,7 +108,7 @@ func TestHeddleRun(t *testing.T) {
 		!strings.Contains(r.stderr, "tokens 30 in + 7 out = 37") {
 		t.Fatalf("%s", r)
 	}
-	r = run("--json", "again")
+	r = run("--json", "--status", "again")
 	sc := bufio.NewScanner(strings.NewReader(r.stdout))
 	var types []string
 	for sc.Scan() {
@@ -118,7 +118,7 @@ func TestHeddleRun(t *testing.T) {
 		}
 		types = append(types, v.Type)
 	}
-	if r.code != 0 || strings.Join(types, " ") != "event event result" {
+	if r.code != 0 || strings.Join(types, " ") != "event event result status_ok" || !strings.Contains(r.stdout, `"messages_count":3`) {
 		t.Fatalf("%s", r)
 	}
 	r = run("fail")

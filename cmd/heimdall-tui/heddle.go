@@ -68,7 +68,7 @@ type heddleRunOptions struct {
 	worker, model, systemPrompt, taskID, workerID, dir string
 	tools                                              []string
 	maxIterations                                      int
-	jsonOut                                            bool
+	jsonOut, status                                    bool
 }
 
 func newHeddleCmd(a *app) *cobra.Command {
@@ -87,7 +87,8 @@ func newHeddleCmd(a *app) *cobra.Command {
 			"standard input, as one message) and prints the answer as it streams; tool calls,\n" +
 			"errors (with their code and whether a retry may help) and usage go to stderr. Ctrl-C\n" +
 			"cancels the message in flight; a second one stops. With --json every line the worker\n" +
-			"writes about a send is printed as is. Exit status 1 if a send failed.",
+			"writes about a send is printed as is; --status asks for the worker's status at the end.\n" +
+			"Exit status 1 if a send failed.",
 		RunE: func(c *cobra.Command, args []string) error { return a.heddleRun(o, args) },
 	}
 	f := run.Flags()
@@ -100,6 +101,7 @@ func newHeddleCmd(a *app) *cobra.Command {
 	f.StringVar(&o.workerID, "worker-id", "", "worker_id for correlation")
 	f.StringVar(&o.dir, "dir", "", "the worker's working directory (default the current one)")
 	f.BoolVar(&o.jsonOut, "json", false, "print the worker's events and results as JSON lines")
+	f.BoolVar(&o.status, "status", false, "ask the worker's status after the messages (model, messages, session, active)")
 	cmd.AddCommand(run)
 	return cmd
 }
@@ -184,6 +186,17 @@ func (a *app) heddleRun(o heddleRunOptions, messages []string) error {
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if o.status {
+		st, err := cl.Status(ctx)
+		if err != nil {
+			return err
+		}
+		if o.jsonOut {
+			r.printJSON(st)
+		} else {
+			fmt.Fprintf(a.stderr, "· status: model %s, %d messages, session %s, active %v\n", st.Model, st.MessagesCount, st.SessionID, st.Active)
+		}
+	}
 	if err := cl.Shutdown(ctx); err != nil {
 		return err
 	}
@@ -218,7 +231,7 @@ func (r *heddleRunner) wait(cl *client.Client, id string, sigs <-chan os.Signal)
 				return wire.Result{}, true
 			}
 			cancelled = true
-			cl.Cancel(id)
+			cl.Cancel(id) // a refusal (the send ended meanwhile) is printed as a result of another id
 		case <-cl.Done():
 			select {
 			case res := <-r.results:

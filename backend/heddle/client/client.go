@@ -335,10 +335,12 @@ func (c *Client) Send(message string) (string, error) {
 }
 
 // Cancel asks the worker to cancel send sendID (its result comes as
-// cancelled, through the Handler).
-func (c *Client) Cancel(sendID string) error {
-	_, _, err := c.request(wire.Request{Type: wire.TypeCancel, TargetID: &sendID}, false)
-	return err
+// cancelled, through the Handler) and returns the cancel's own id: a
+// worker whose send had ended meanwhile refuses it with a result of that
+// id, through the Handler too.
+func (c *Client) Cancel(sendID string) (string, error) {
+	id, _, err := c.request(wire.Request{Type: wire.TypeCancel, TargetID: &sendID}, false)
+	return id, err
 }
 
 // Status asks the worker for its state.

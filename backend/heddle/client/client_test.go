@@ -152,7 +152,7 @@ func TestClientTranscript(t *testing.T) {
 		e, ok := got[len(got)-1].(wire.Event)
 		return ok && e.SendID == id
 	})
-	if err := c.Cancel(id); err != nil {
+	if _, err := c.Cancel(id); err != nil {
 		t.Fatal(err)
 	}
 	got = r.waitFor(t, "the cancelled result", resultFor(id))
