@@ -10,6 +10,7 @@ require (
 	github.com/charmbracelet/ultraviolet v0.0.0-20260703014108-f5a850f9c2b7
 	github.com/charmbracelet/x/ansi v0.11.7
 	github.com/charmbracelet/x/exp/golden v0.1.0
+	github.com/coder/websocket v1.8.14
 	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/mattn/go-runewidth v0.0.24
@@ -45,3 +46,7 @@ require (
 	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+// Upstream v6.0.2 with its metaschema compilation moved from init() to the
+// first NewCompiler (backend/third_party/jsonschema/README.md).
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./backend/third_party/jsonschema

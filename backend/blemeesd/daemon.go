@@ -97,10 +97,12 @@ func (d *Daemon) Serve() error {
 }
 
 // Shutdown is §9.5: stop accepting; daemon_shutdown to every connection
-// (they close, so their sessions detach softly); turns in flight get up to
-// the shutdown grace to reach their result, idle children are stopped at
-// once; then SIGTERM, SIGKILL 500 ms later, all within 5 s; the socket is
-// removed.
+// (they close, so their sessions detach softly); turns in flight get what
+// is left of the shutdown grace (counted from the start) to reach their
+// result, idle children are stopped at once; then SIGTERM, SIGKILL 500 ms
+// later, all within 5 s; the socket is removed. It returns within the
+// grace + 5 s the spec budgets unless a child cannot be reaped (the
+// command then exits 1 at that budget, ForceExitAfter).
 func (d *Daemon) Shutdown() {
 	d.shutOnce.Do(func() {
 		start := time.Now()
@@ -108,13 +110,21 @@ func (d *Daemon) Shutdown() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		d.us.Shutdown(ctx)
 		cancel()
-		grace := time.Duration(d.Cfg.ShutdownGraceS * float64(time.Second))
+		grace := max(d.Cfg.grace()-time.Since(start), 0)
 		d.Manager.Shutdown(grace, forceBudget)
 		if d.ln != nil {
 			d.ln.Close()
 		}
 		d.Log.Info("daemon stopped", "took_ms", time.Since(start).Milliseconds())
 	})
+}
+
+// ForceExitAfter is §9.5's overall budget of a shutdown: the grace, then
+// 5 s for the force phase. Past it the daemon exits 1.
+func (c *Config) ForceExitAfter() time.Duration { return c.grace() + forceBudget }
+
+func (c *Config) grace() time.Duration {
+	return time.Duration(c.ShutdownGraceS * float64(time.Second))
 }
 
 // ClaudeVersion runs `claude --version` (bounded by timeout) and returns

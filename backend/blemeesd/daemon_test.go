@@ -12,10 +12,16 @@ import (
 )
 
 // The reference client's flow (Appendix A): hello, open, send, stream the
-// deltas, result, close.
+// deltas, result, close; every frame it sends is one the inbound schemas
+// allow, every frame it reads one the outbound schemas allow.
 func TestReferenceClientFlow(t *testing.T) {
 	e := newEnv(t)
-	c := e.connect()
+	c := blemeestest.Dial(t, e.sock)
+	c.CheckSent = true
+	c.Send(map[string]any{"type": "blemeesd.hello", "client": "your-tool/0.1", "protocol": "blemees/1"})
+	if ack := c.Next(); ack.Type() != "blemeesd.hello_ack" || ack.Str("protocol") != "blemees/1" || ack.Int("pid") != int64(os.Getpid()) {
+		t.Fatalf("hello_ack %v", ack)
+	}
 	proj := filepath.Join(e.dir, "proj")
 	os.Mkdir(proj, 0o700)
 	opened := c.Request(open("s_abc", "model", "sonnet", "system_prompt", "You are a terse assistant.", "tools", "",
@@ -262,5 +268,3 @@ func TestPingStatusSessionInfo(t *testing.T) {
 		t.Fatalf("session_info %v", inf)
 	}
 }
-
-var _ = blemeestest.Frame{}

@@ -54,12 +54,14 @@
 //	command    = ["claude", "--resume"]
 //	classifier = "claude"                       # "", "simple" or "claude"
 //	env        = [{ name = "X", value = "1" }]
+//	hooks      = true                           # claude/codex report their steps (heimdall-tui hook)
 package config
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,6 +98,21 @@ type Agent struct {
 	Command    []string `toml:"command"`
 	Classifier string   `toml:"classifier"` // "" = use the global classifier
 	Env        []EnvVar `toml:"env"`
+	// Hooks (default true): a Claude Code or codex session of this preset
+	// reports its steps to its supervisor (`heimdall-tui hook`); false
+	// leaves the agent as started (state from its screen alone).
+	Hooks *bool `toml:"hooks"`
+}
+
+// HooksFor reports whether sessions of preset name get agent hooks: yes
+// unless its [[agent]] table says hooks = false.
+func (c Config) HooksFor(name string) bool {
+	for _, a := range c.Agents {
+		if a.Name == name && a.Hooks != nil {
+			return *a.Hooks
+		}
+	}
+	return true
 }
 
 // Config is the effective configuration.
@@ -117,7 +134,18 @@ type Config struct {
 	Agents           []Agent
 	Blemeesd         Blemeesd
 	Heddle           Heddle
+	Web              Web
 	Path             string // file loaded; "" if built-in defaults
+}
+
+// Web is the [web] table: the dashboard serves its sessions to browsers on
+// Addr (`--web` overrides it; "" = not at all). A non-loopback Addr needs
+// a token: Token, else one generated and printed at start.
+type Web struct {
+	Addr        string   `toml:"addr"`
+	Token       string   `toml:"token"`
+	Origins     []string `toml:"origins"`      // browser origins allowed besides the page's own host
+	UploadLimit int64    `toml:"upload_limit"` // bytes; 0 = the server's default (32 MiB)
 }
 
 // Heddle is the [heddle] table: whether the dashboard offers heddle
@@ -221,6 +249,7 @@ type fileConfig struct {
 	Keys             map[string][]string `toml:"keys"`
 	Agents           []Agent             `toml:"agent"`
 	Blemeesd         Blemeesd            `toml:"blemeesd"`
+	Web              Web                 `toml:"web"`
 	Heddle           Heddle              `toml:"heddle"`
 }
 
@@ -322,6 +351,7 @@ func parse(path, data string) (Config, []string, error) {
 		Keys:             fc.Keys,
 		Agents:           fc.Agents,
 		Blemeesd:         fc.Blemeesd,
+		Web:              fc.Web,
 		Heddle:           fc.Heddle,
 		Path:             path,
 	}
@@ -336,6 +366,14 @@ func parse(path, data string) (Config, []string, error) {
 	}
 	if len(c.Blemeesd.Socket) >= 108 {
 		return fail("blemeesd.socket", "too long for a Unix socket (%d bytes, < 108)", len(c.Blemeesd.Socket))
+	}
+	if a := c.Web.Addr; a != "" {
+		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+			return fail("web.addr", "want host:port (e.g. \"127.0.0.1:1977\"), got %q", a)
+		}
+	}
+	if c.Web.UploadLimit < 0 {
+		return fail("web.upload_limit", "must be >= 0, got %d", c.Web.UploadLimit)
 	}
 	if c.ScrollbackBytes <= 0 {
 		return fail("scrollback_bytes", "must be > 0, got %d", c.ScrollbackBytes)

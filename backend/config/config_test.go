@@ -453,3 +453,25 @@ func TestValidEnvName(t *testing.T) {
 		}
 	}
 }
+
+func TestWeb(t *testing.T) {
+	c, w, err := Load(writeConfig(t, "[web]\naddr = \"0.0.0.0:1977\"\ntoken = \"t\"\norigins = [\"*.example.com\"]\nupload_limit = 1048576\n"), true)
+	if err != nil || len(w) != 0 {
+		t.Fatalf("Load = %v, %q", err, w)
+	}
+	if c.Web.Addr != "0.0.0.0:1977" || c.Web.Token != "t" || len(c.Web.Origins) != 1 || c.Web.UploadLimit != 1<<20 {
+		t.Fatalf("[web] = %+v", c.Web)
+	}
+	if d := Default().Web; d.Addr != "" || d.Token != "" {
+		t.Fatalf("default [web] = %+v", d)
+	}
+	for body, key := range map[string]string{
+		"[web]\naddr = \"1977\"\n":      "web.addr",
+		"[web]\naddr = \"localhost\"\n": "web.addr",
+		"[web]\nupload_limit = -1\n":    "web.upload_limit",
+	} {
+		if _, _, err := Load(writeConfig(t, body), true); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,27 +23,37 @@ import (
 // Finding the sessions: blemees/1 has no call that lists a daemon's live
 // sessions — status_reply only counts them, and list_sessions {cwd} lists
 // one project directory's transcripts merged with its live sessions. So
-// the follower polls list_sessions for each of its directories (the
-// dashboard's working directory) and watches (§5.14) every row that is
-// attached (live, with an owner connection), replaying from the start of
-// the daemon's ring. Sessions in other directories, and live sessions
-// whose owner has gone (detached), are not found. A followed session is
-// asked for its session_info on each poll: once the daemon says it does
-// not know it (closed, or reaped) the member has exited.
+// the follower polls list_sessions for its directories (BlemeesOptions.Dirs,
+// the directories of the fleet's other sessions and of the ones it opened)
+// and watches (§5.14) every row that is attached (live, with an owner
+// connection), replaying from the start of the daemon's ring. Sessions in
+// other directories, and live sessions whose owner has gone (detached),
+// are not found. A followed session is asked for its session_info on each
+// poll: once the daemon says it does not know it (closed, or reaped) the
+// member has exited.
 //
 // A watcher cannot drive a session (claude.user, interrupt and close stay
-// with its owner), so Send, Stop and Interrupt are refused with the
-// reason. When the connection to the daemon ends the members vanish (the
-// fleet removes them); the follower does not reconnect.
+// with its owner), so Send, Stop and Interrupt of a watched session are
+// refused with the reason. Sessions the dashboard opens through the
+// follower (Open) are owned by its connection and driven like those of
+// the dashboard's own daemon.
+//
+// When the connection to the daemon ends (it stopped, or restarts under
+// systemd) the members vanish (the fleet removes them; an owned session
+// is soft-detached by the daemon, §5.9) and the follower dials again, with
+// a backoff of up to 10 s, until Close: a daemon that answers again has its
+// sessions listed again.
 type Blemees struct {
 	f      *Fleet
-	c      *blemees.Conn
+	socket string
 	opt    BlemeesOptions
 	stop   chan struct{}
 	closed sync.Once
 	done   chan struct{}
 
 	mu      sync.Mutex
+	c       *blemees.Conn             // nil while the daemon does not answer
+	daemon  string                    // the last hello_ack's daemon
 	members map[string]*blemeesMember // by session id
 }
 
@@ -62,7 +73,8 @@ type BlemeesOptions struct {
 }
 
 // FollowBlemees connects to the daemon on socket and follows its sessions
-// in f (see Blemees) until Close or the daemon goes away.
+// in f (see Blemees) until Close. It fails if the daemon does not answer
+// now; later outages are waited out.
 func FollowBlemees(ctx context.Context, f *Fleet, socket string, opt BlemeesOptions) (*Blemees, error) {
 	if opt.Poll <= 0 {
 		opt.Poll = 2 * time.Second
@@ -70,40 +82,68 @@ func FollowBlemees(ctx context.Context, f *Fleet, socket string, opt BlemeesOpti
 	if opt.Client == "" {
 		opt.Client = "heimdall-tui"
 	}
-	b := &Blemees{f: f, opt: opt, stop: make(chan struct{}), done: make(chan struct{}), members: map[string]*blemeesMember{}}
-	c, err := blemees.Dial(ctx, socket, opt.Client, b.dispatch)
-	if err != nil {
+	b := &Blemees{f: f, socket: socket, opt: opt, stop: make(chan struct{}), done: make(chan struct{}), members: map[string]*blemeesMember{}}
+	if err := b.dial(ctx); err != nil {
 		return nil, fmt.Errorf("follow blemeesd on %s: %w", socket, err)
 	}
-	b.c = c
 	go b.loop()
 	return b, nil
 }
 
-// Close stops following: the members are unlisted (as on a hangup) and
-// the connection closed. The daemon's sessions go on.
+// dial connects to the daemon; the connection is b's once it answered.
+func (b *Blemees) dial(ctx context.Context) error {
+	c, err := blemees.Dial(ctx, b.socket, b.opt.Client, b.dispatch)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.c, b.daemon = c, c.Hello.Daemon
+	b.mu.Unlock()
+	return nil
+}
+
+// conn is the connection to the daemon, nil while it does not answer.
+func (b *Blemees) conn() *blemees.Conn {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.c
+}
+
+// Close stops following: the members are unlisted (as on a hangup: the
+// sessions the dashboard opened are closed, the others left to their
+// owners) and the connection closed.
 func (b *Blemees) Close() {
 	b.closed.Do(func() { close(b.stop) })
 	<-b.done
 }
 
-// Daemon is the daemon's name and version, as its hello_ack says.
-func (b *Blemees) Daemon() string { return b.c.Hello.Daemon }
+// Daemon is the daemon's name and version, as its last hello_ack said.
+func (b *Blemees) Daemon() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.daemon
+}
 
-// Done is closed once the follower has stopped (Close, or the daemon went
-// away).
+// Done is closed once the follower has stopped (Close).
 func (b *Blemees) Done() <-chan struct{} { return b.done }
 
 // dispatch routes a frame to its session's member (the reader goroutine).
 func (b *Blemees) dispatch(fr blemees.Frame) {
-	ev, ok := blemeesd.EventOf(fr)
-	if !ok {
-		return
-	}
 	b.mu.Lock()
 	m := b.members[fr.SessionID]
 	b.mu.Unlock()
-	if m != nil {
+	if m == nil {
+		return
+	}
+	if fr.Type == "blemeesd.session_taken" {
+		var t struct {
+			By int `json:"by_peer_pid"`
+		}
+		fr.Decode(&t)
+		m.takeover(t.By)
+		return
+	}
+	if ev, ok := blemeesd.EventOf(fr); ok {
 		m.deliver(ev)
 	}
 }
@@ -112,7 +152,22 @@ func (b *Blemees) log() *slog.Logger { return b.f.log.With("component", "blemees
 
 func (b *Blemees) loop() {
 	defer close(b.done)
-	defer b.c.Close()
+	for {
+		c := b.conn()
+		if !b.followConn(c) {
+			return
+		}
+		b.log().Info("daemon connection ended; its sessions are unlisted until it answers again", "err", c.Err())
+		if !b.redial() {
+			return
+		}
+		b.log().Info("daemon answers again", "daemon", b.Daemon())
+	}
+}
+
+// followConn polls over c until it ends (false: Close was called, the
+// members are hung up and c is closed).
+func (b *Blemees) followConn(c *blemees.Conn) bool {
 	t := time.NewTicker(b.opt.Poll)
 	defer t.Stop()
 	for {
@@ -120,13 +175,37 @@ func (b *Blemees) loop() {
 		select {
 		case <-t.C:
 		case <-b.stop:
-			b.endAll(func(m *blemeesMember) { m.Hangup() })
-			return
-		case <-b.c.Done():
-			b.log().Info("daemon connection ended; its sessions are unlisted", "err", b.c.Err())
+			b.endAll(func(m *blemeesMember) { m.hangup() })
+			c.Close()
+			return false
+		case <-c.Done():
+			b.mu.Lock()
+			b.c = nil
+			b.mu.Unlock()
 			b.endAll(func(m *blemeesMember) { m.vanish() })
-			return
+			return true
 		}
+	}
+}
+
+// redial dials until the daemon answers (true) or Close (false), waiting
+// 250 ms after the first failure, doubling up to 10 s.
+func (b *Blemees) redial() bool {
+	wait := 250 * time.Millisecond
+	for {
+		select {
+		case <-b.stop:
+			return false
+		case <-time.After(wait):
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := b.dial(ctx)
+		cancel()
+		if err == nil {
+			return true
+		}
+		b.log().Debug("redial", "err", err)
+		wait = min(2*wait, 10*time.Second)
 	}
 }
 
@@ -150,10 +229,47 @@ func (b *Blemees) endAll(end func(*blemeesMember)) {
 	}
 }
 
+// errNoDaemon: the followed daemon does not answer now.
+var errNoDaemon = errors.New("blemeesd does not answer (the dashboard dials it again)")
+
 func (b *Blemees) request(typ string, fields map[string]any) (blemees.Frame, error) {
+	c := b.conn()
+	if c == nil {
+		return blemees.Frame{}, errNoDaemon
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return b.c.Request(ctx, typ, fields)
+	return c.Request(ctx, typ, fields)
+}
+
+// send writes a frame that gets no reply.
+func (b *Blemees) send(typ string, fields map[string]any) error {
+	c := b.conn()
+	if c == nil {
+		return errNoDaemon
+	}
+	return c.Send(typ, fields)
+}
+
+// dirs are the directories polled: the options' and those of the fleet's
+// sessions (pty sessions' working directories, the followed sessions'),
+// each once.
+func (b *Blemees) dirs() []string {
+	seen := map[string]bool{}
+	var ds []string
+	add := func(d string) {
+		if d != "" && !seen[d] {
+			seen[d] = true
+			ds = append(ds, d)
+		}
+	}
+	for _, d := range b.opt.Dirs {
+		add(d)
+	}
+	for _, in := range b.f.Sessions() {
+		add(in.Dir)
+	}
+	return ds
 }
 
 // poll checks the followed sessions and follows new ones.
@@ -164,7 +280,7 @@ func (b *Blemees) poll() {
 			m.exit()
 		}
 	}
-	for _, dir := range b.opt.Dirs {
+	for _, dir := range b.dirs() {
 		fr, err := b.request("blemeesd.list_sessions", map[string]any{"cwd": dir})
 		if err != nil {
 			b.log().Debug("list_sessions", "cwd", dir, "err", err)
@@ -194,8 +310,7 @@ func (b *Blemees) follow(sid string) {
 		b.mu.Unlock()
 		return
 	}
-	m := &blemeesMember{b: b, sid: sid, v: newClaudeView(sid, true), started: time.Now(),
-		wake: make(chan struct{}, 1), stop: make(chan struct{}), exited: make(chan struct{}), done: make(chan struct{})}
+	m := newBlemeesMember(b, sid)
 	b.members[sid] = m // before watch: the replay follows its ack
 	b.mu.Unlock()
 	err := addHeadless(b.f, sid, func(id string, r Reporter) (Member, error) {
@@ -226,15 +341,24 @@ func (b *Blemees) follow(sid string) {
 		return m, nil
 	})
 	if err != nil {
-		b.mu.Lock()
-		delete(b.members, sid)
-		b.mu.Unlock()
+		b.forget(m)
 		b.log().Info("blemeesd session not followed", "session_id", sid, "err", err)
 	}
 }
 
+// forget unlists m, unless its session already has a newer member (a
+// restart).
+func (b *Blemees) forget(m *blemeesMember) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.members[m.sid] == m {
+		delete(b.members, m.sid)
+	}
+}
+
 // blemeesMember is a session of a standalone daemon the dashboard
-// watches. The connection's reader queues its events (deliver); its
+// watches, or owns (opened through the follower, until another client
+// takes it over). The connection's reader queues its events (deliver); its
 // goroutine feeds them to its claudeView.
 type blemeesMember struct {
 	b         *Blemees
@@ -255,18 +379,48 @@ type blemeesMember struct {
 	vanished bool // set before stop: the connection is gone
 	done     chan struct{}
 
-	mu    sync.Mutex
-	queue []headless.Event
+	mu      sync.Mutex
+	queue   []headless.Event
+	own     bool // this connection owns the session: it drives it
+	taken   bool // set by a session_taken not yet handled: watch instead
+	takenBy int  // the new owner's pid (0: not known)
+}
+
+func newBlemeesMember(b *Blemees, sid string) *blemeesMember {
+	return &blemeesMember{b: b, sid: sid, v: newClaudeView(sid, true), started: time.Now(),
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), exited: make(chan struct{}), done: make(chan struct{})}
+}
+
+// owns reports whether this connection drives the session.
+func (m *blemeesMember) owns() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.own && !m.taken
+}
+
+// takeover records a takeover (the reader goroutine): the member's
+// goroutine watches the session from where it was.
+func (m *blemeesMember) takeover(pid int) {
+	m.mu.Lock()
+	if m.own {
+		m.taken, m.takenBy = true, pid
+	}
+	m.mu.Unlock()
+	m.signal()
+}
+
+func (m *blemeesMember) signal() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
 }
 
 func (m *blemeesMember) deliver(ev headless.Event) {
 	m.mu.Lock()
 	m.queue = append(m.queue, ev)
 	m.mu.Unlock()
-	select {
-	case m.wake <- struct{}{}:
-	default:
-	}
+	m.signal()
 }
 
 func (m *blemeesMember) exit() { m.exitOnce.Do(func() { close(m.exited) }) }
@@ -279,13 +433,23 @@ func (m *blemeesMember) vanish() {
 	m.stopOnce.Do(func() { close(m.stop) })
 }
 
+// hangup ends the member as the fleet closes: a session the dashboard
+// owns is closed with it, as those of its own daemon are; a watched one
+// is left to its owner.
+func (m *blemeesMember) hangup() {
+	if m.owns() {
+		if _, err := m.b.request("blemeesd.close", map[string]any{"session_id": m.sid}); err != nil {
+			m.b.log().Info("close on hangup", "session_id", m.sid, "err", err)
+		}
+		m.vanish() // closed: nothing to unwatch
+		return
+	}
+	m.stopOnce.Do(func() { close(m.stop) })
+}
+
 func (m *blemeesMember) loop() {
 	defer close(m.done)
-	defer func() {
-		m.b.mu.Lock()
-		delete(m.b.members, m.sid)
-		m.b.mu.Unlock()
-	}()
+	defer m.b.forget(m)
 	for {
 		select {
 		case <-m.wake:
@@ -308,9 +472,20 @@ func (m *blemeesMember) loop() {
 
 func (m *blemeesMember) drain() {
 	m.mu.Lock()
-	evs := m.queue
+	evs, taken := m.queue, m.taken
 	m.queue = nil
+	if taken {
+		m.own, m.taken = false, false
+	}
 	m.mu.Unlock()
+	if taken {
+		// Another client took the session: go on as its watcher, from
+		// the last event seen (§5.9: the ring is the session's).
+		if _, err := m.b.request("blemeesd.watch", map[string]any{"session_id": m.sid, "last_seen_seq": m.v.seen()}); err != nil {
+			m.b.log().Info("watch after takeover", "session_id", m.sid, "err", err)
+		}
+		m.r.Changed()
+	}
 	// Turns replayed on watch are history: only live ones are reported.
 	i := 0
 	for i < len(evs) && evs[i].Seq != 0 && evs[i].Seq <= m.liveAfter {
@@ -330,7 +505,7 @@ func (m *blemeesMember) drain() {
 
 // Info implements Member.
 func (m *blemeesMember) Info() session.Info {
-	in := session.Info{Dir: m.dir, Started: m.started, Alive: true}
+	in := session.Info{Dir: m.dir, Started: m.started, Alive: true, Owned: m.owns()}
 	m.v.info(&in, m.model)
 	return in
 }
@@ -343,20 +518,51 @@ func (m *blemeesMember) driveErr(op string) error {
 // lacks says why a followed session cannot be interrupted (or sent to, or
 // closed).
 func (m *blemeesMember) lacks(c session.Caps) string {
-	if c == session.CapInterrupt {
-		return "a session followed on a standalone blemeesd is driven by its owner only (a blemees/1 watcher cannot send, interrupt or close it)"
+	if c != session.CapInterrupt {
+		return ""
 	}
-	return ""
+	m.mu.Lock()
+	by := m.takenBy
+	m.mu.Unlock()
+	if by != 0 {
+		return fmt.Sprintf("another client (pid %d) took the session over; a blemees/1 watcher cannot send, interrupt or close it", by)
+	}
+	return "a session followed on a standalone blemeesd is driven by its owner only (a blemees/1 watcher cannot send, interrupt or close it)"
 }
 
-// Send implements Member: refused (a watcher cannot send a turn).
-func (m *blemeesMember) Send(session.Input) error { return m.driveErr("send") }
+// Send implements Member: the text is a user turn, if the dashboard owns
+// the session (else refused: a watcher cannot send a turn).
+func (m *blemeesMember) Send(in session.Input) error {
+	if !m.owns() {
+		return m.driveErr("send")
+	}
+	text := strings.TrimRight(string(in.Data), "\r\n")
+	msg := map[string]any{"role": "user", "content": text}
+	if err := m.b.send("claude.user", map[string]any{"session_id": m.sid, "message": msg}); err != nil {
+		return fmt.Errorf("send to %s: %w", m.id, err)
+	}
+	m.r.Dirty(m.v.userTurn(text))
+	if m.v.setState(session.Thinking) {
+		m.r.Changed()
+	}
+	return nil
+}
 
-// Stop implements Member: refused (a watcher cannot close the session).
-func (m *blemeesMember) Stop(bool) error { return m.driveErr("stop") }
+// Stop implements Member: the session is closed, if the dashboard owns
+// it (else refused: a watcher cannot close it).
+func (m *blemeesMember) Stop(bool) error {
+	if !m.owns() {
+		return m.driveErr("stop")
+	}
+	if _, err := m.b.request("blemeesd.close", map[string]any{"session_id": m.sid}); err != nil {
+		return fmt.Errorf("close %s: %w", m.id, err)
+	}
+	m.exit()
+	return nil
+}
 
-// Hangup implements Member: the member unwatches; the session goes on.
-func (m *blemeesMember) Hangup() { m.stopOnce.Do(func() { close(m.stop) }) }
+// Hangup implements Member (see hangup).
+func (m *blemeesMember) Hangup() { m.hangup() }
 
 // Done implements Member.
 func (m *blemeesMember) Done() <-chan struct{} { return m.done }

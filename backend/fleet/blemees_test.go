@@ -3,7 +3,9 @@ package fleet_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,15 +118,156 @@ func TestBlemeesFollow(t *testing.T) {
 	}
 	r.Wait(t, session.Exited, id, 0)
 
-	// Another session; then the daemon goes away: removed.
+	// Another session; then the daemon goes away: removed. A daemon
+	// that answers on the socket again is followed again.
 	openOn(t, owner, "fedcba9876543210", dir)
 	id2 := "claude-fedcba98"
 	r.Wait(t, session.Added, id2, 0)
 	d.Shutdown()
 	r.Wait(t, session.Removed, id2, 0)
+	sock2 := restartDaemon(t, sock)
+	owner2 := blemeestest.Connect(t, sock2)
+	openOn(t, owner2, "aaaabbbbccccdddd", dir)
+	r.Wait(t, session.Added, "claude-aaaabbbb", 0)
+	b.Close()
 	select {
 	case <-b.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the follower did not stop when the daemon went away")
+	default:
+		t.Fatal("Done not closed after Close")
 	}
+	r.Wait(t, session.Removed, "claude-aaaabbbb", 0)
+}
+
+// restartDaemon serves a new daemon (the fake claude) on sock, as systemd
+// restarting blemeesd would.
+func restartDaemon(t *testing.T, sock string) string {
+	t.Helper()
+	cfg := blemeesd.Default()
+	cfg.SocketPath = sock
+	cfg.ClaudeBin = headlesstest.FakeClaude(t)
+	d := blemeesd.New(cfg, nil, nil)
+	if err := d.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- d.Serve() }()
+	t.Cleanup(func() {
+		d.Shutdown()
+		<-served
+	})
+	return sock
+}
+
+// A session the dashboard opens through the follower (the spawn dialog,
+// when a standalone daemon runs) is owned by its connection: turns,
+// interrupt, close (Kill) and restart (a resume) work as with the
+// dashboard's own daemon; a directory it names is polled; another client
+// taking it over leaves it watched, refusing to drive it with the reason;
+// the fleet closing closes the sessions it still owns.
+func TestBlemeesOpen(t *testing.T) {
+	_, sock, dir := standaloneDaemon(t)
+	f := openFleet(t)
+	r := sessiontest.Record(t, f)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{Poll: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	id, err := b.Open(fleet.HeadlessSpec{ID: "h-1", Dir: dir, Model: "opus"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Wait(t, session.Added, id, 0)
+	waitTranscript(t, f, id, "system: claude started · opus\n")
+	in := infoOf(t, f, id)
+	if in.Kind != session.KindHeadless || in.Caps != session.CapTranscript|session.CapInterrupt|session.CapRestart || !in.Owned || in.Dir != dir || !in.Alive {
+		t.Fatalf("info %+v", in)
+	}
+	// The follower was given no directories: it polls its sessions'.
+	other := blemeestest.Connect(t, sock)
+	openOn(t, other, "1234123412341234", dir)
+	r.Wait(t, session.Added, "claude-12341234", 0)
+	other.Request(map[string]any{"type": "blemeesd.close", "id": "c1", "session_id": "1234123412341234"}, "blemeesd.closed")
+	r.Wait(t, session.Exited, "claude-12341234", 0)
+	if err := f.Send(id, session.Input{Data: []byte("tool\r")}); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, f, id, "user: tool\ntool: Bash {\"command\":\"ls\"}\ntool: → a.txt\nassistant: listed\n")
+	if err := f.Send(id, session.Input{Data: []byte("slow:5000")}); err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitFor(t, "streaming", 10*time.Second, func() bool { return infoOf(t, f, id).State == session.Streaming })
+	if err := f.Interrupt(id); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, f, id, "user: slow:5000\nsystem: interrupted\n")
+	proctest.WaitFor(t, "Idle after the interrupt", 10*time.Second, func() bool { return infoOf(t, f, id).State == session.Idle })
+
+	// Kill closes it on the daemon; Restart opens it again with resume.
+	if err := f.Kill(id, false); err != nil {
+		t.Fatal(err)
+	}
+	r.Wait(t, session.Exited, id, 0)
+	t.Setenv("FAKE_CLAUDE_LOG", filepath.Join(t.TempDir(), "claude.log"))
+	if err := f.Restart(id); err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitFor(t, "the resumed session", 10*time.Second, func() bool { return infoOf(t, f, id).Alive })
+	if err := f.Send(id, session.Input{Data: []byte("again\r")}); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, f, id, "assistant: echo: again\n")
+	if log, _ := os.ReadFile(os.Getenv("FAKE_CLAUDE_LOG")); !strings.Contains(string(log), `"--resume"`) {
+		t.Fatalf("claude's argv after the restart: %s", log)
+	}
+
+	// Another client takes it over: watched from then on.
+	thief := blemeestest.Connect(t, sock)
+	sid := liveSession(t, thief, dir, "")
+	if fr := thief.Request(map[string]any{"type": "blemeesd.open", "id": "t1", "session_id": sid, "resume": true, "cwd": dir}, "blemeesd.opened"); fr.Type() != "blemeesd.opened" {
+		t.Fatalf("takeover: %v", fr)
+	}
+	proctest.WaitFor(t, "not owned after the takeover", 10*time.Second, func() bool { return !infoOf(t, f, id).Owned })
+	err = f.Send(id, session.Input{Data: []byte("mine\r")})
+	if err == nil || !strings.Contains(err.Error(), "took the session over") {
+		t.Fatalf("send after the takeover: %v", err)
+	}
+	turn(thief, sid, "theirs")
+	waitTranscript(t, f, id, "assistant: echo: theirs\n")
+
+	// A second session it owns is closed when the fleet closes.
+	id2, err := b.Open(fleet.HeadlessSpec{ID: "h-2", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Wait(t, session.Added, id2, 0)
+	sid2 := liveSession(t, thief, dir, sid)
+	f.Close()
+	if fr := thief.Request(map[string]any{"type": "blemeesd.session_info", "id": "i2", "session_id": sid2}, "blemeesd.error"); fr.Str("code") != "session_unknown" {
+		t.Fatalf("the owned session after the fleet closed: %v", fr)
+	}
+	if fr := thief.Request(map[string]any{"type": "blemeesd.session_info", "id": "i1", "session_id": sid}, "blemeesd.session_info_reply"); fr.Type() != "blemeesd.session_info_reply" {
+		t.Fatalf("the session taken over after the fleet closed: %v", fr)
+	}
+}
+
+// liveSession is the id of the one attached session in dir but except,
+// as list_sessions says.
+func liveSession(t *testing.T, c *blemeestest.Conn, dir, except string) string {
+	t.Helper()
+	fr := c.Request(map[string]any{"type": "blemeesd.list_sessions", "id": "l-" + except, "cwd": dir}, "blemeesd.sessions")
+	rows, _ := fr["sessions"].([]any)
+	var ids []string
+	for _, row := range rows {
+		m, _ := row.(map[string]any)
+		if sid, _ := m["session_id"].(string); m["attached"] == true && sid != except {
+			ids = append(ids, sid)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("attached sessions in %s but %q: %v", dir, except, fr)
+	}
+	return ids[0]
 }

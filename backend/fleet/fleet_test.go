@@ -305,6 +305,7 @@ func TestPresets(t *testing.T) {
 	cfg.Agents = []config.Agent{
 		{Name: "mine", Command: []string{"sh", "-c", "echo mine"}, Env: []config.EnvVar{{Name: "A", Value: "1"}}},
 		{Name: "codex", Command: []string{"sh"}, Classifier: "simple"},
+		{Name: "aider", Env: []config.EnvVar{{Name: "B", Value: "2"}}},
 	}
 	f := openFleet(t, testOptions(t, shortDir(t), cfg))
 	ps := f.Presets()
@@ -312,23 +313,33 @@ func TestPresets(t *testing.T) {
 	for _, p := range ps {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "claude,codex,aider,gemini,shell,mine" {
+	if strings.Join(names, ",") != "claude,codex,aider,gemini,shell,goose,opencode,mine" {
 		t.Fatalf("order %v", names)
 	}
-	if p := ps[1]; !slices.Equal(p.Argv, []string{"sh"}) || p.Classifier != "simple" || !p.Found {
+	if p := ps[1]; !slices.Equal(p.Argv, []string{"sh"}) || p.Classifier != "simple" || !p.Found || p.Yolo != nil || p.Resume != nil {
 		t.Fatalf("codex override %+v", p)
 	}
-	if p := ps[0]; p.Classifier != "claude" || !slices.Equal(p.Argv, []string{"claude"}) {
+	if p := ps[2]; !slices.Equal(p.Argv, []string{"aider"}) || !slices.Equal(p.Env, []string{"B=2"}) || p.Yolo == nil || p.Resume == nil {
+		t.Fatalf("aider with env only keeps its command and YOLO mode: %+v", p)
+	}
+	if p := ps[0]; p.Classifier != "claude" || !slices.Equal(p.Argv, []string{"claude"}) ||
+		!slices.Equal(p.Yolo, []string{"claude", "--dangerously-skip-permissions", "--continue"}) {
 		t.Fatalf("claude %+v", p)
 	}
-	if p := ps[5]; !slices.Equal(p.Env, []string{"A=1"}) || !p.Found {
+	if p := ps[5]; p.Name != "goose" || !slices.Equal(p.YoloEnv, []string{"GOOSE_MODE=auto"}) {
+		t.Fatalf("goose %+v", p)
+	}
+	if p := ps[6]; p.Name != "opencode" || p.Yolo != nil {
+		t.Fatalf("opencode has no YOLO mode: %+v", p)
+	}
+	if p := ps[7]; !slices.Equal(p.Env, []string{"A=1"}) || !p.Found {
 		t.Fatalf("mine %+v", p)
 	}
 	if p := ps[4]; len(p.Argv) != 1 || p.Classifier != "simple" {
 		t.Fatalf("shell %+v", p)
 	}
 	t.Setenv("PATH", t.TempDir())
-	if f.Presets()[5].Found {
+	if f.Presets()[7].Found {
 		t.Fatal("sh found with an empty PATH")
 	}
 }

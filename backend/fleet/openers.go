@@ -12,6 +12,12 @@ type Opener interface {
 	Open(spec HeadlessSpec) (id string, err error)
 }
 
+var (
+	_ Opener = (*Headless)(nil)
+	_ Opener = (*Blemees)(nil)
+	_ Opener = (*Heddle)(nil)
+)
+
 // Openers routes a HeadlessSpec to the opener of its Kind ("" is
 // session.KindHeadless): the one thing a UI needs to offer every
 // event-driven kind the process can open.

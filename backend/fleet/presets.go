@@ -9,18 +9,26 @@ import (
 )
 
 // builtinPresets are the agents the dashboard knows without a config file,
-// in the order the spawn dialog lists them.
+// in the order the spawn dialog lists them. The YOLO commands are the web
+// terminal protocol's (wire/wsterm).
 func builtinPresets() []Preset {
 	shell := os.Getenv("SHELL")
 	if shell == "" {
 		shell = "/bin/sh"
 	}
 	return []Preset{
-		{Name: "claude", Argv: []string{"claude"}, Classifier: "claude"},
-		{Name: "codex", Argv: []string{"codex"}, Classifier: "codex"},
-		{Name: "aider", Argv: []string{"aider"}, Classifier: "aider"},
-		{Name: "gemini", Argv: []string{"gemini"}, Classifier: "simple"},
+		{Name: "claude", Argv: []string{"claude"}, Classifier: "claude",
+			Yolo: []string{"claude", "--dangerously-skip-permissions", "--continue"}, Resume: []string{"claude", "--continue"}},
+		{Name: "codex", Argv: []string{"codex"}, Classifier: "codex",
+			Yolo: []string{"codex", "--yolo", "resume", "--last"}, Resume: []string{"codex", "resume", "--last"}},
+		{Name: "aider", Argv: []string{"aider"}, Classifier: "aider",
+			Yolo: []string{"aider", "--yes-always", "--restore-chat-history"}, Resume: []string{"aider", "--restore-chat-history"}},
+		{Name: "gemini", Argv: []string{"gemini"}, Classifier: "simple",
+			Yolo: []string{"gemini", "--resume", "--approval-mode=yolo"}, Resume: []string{"gemini", "--resume"}},
 		{Name: "shell", Argv: []string{shell}, Classifier: "simple"},
+		{Name: "goose", Argv: []string{"goose", "session"}, Classifier: "simple",
+			Yolo: []string{"goose", "session", "-r"}, YoloEnv: []string{"GOOSE_MODE=auto"}, Resume: []string{"goose", "session", "-r"}},
+		{Name: "opencode", Argv: []string{"opencode"}, Classifier: "simple"},
 	}
 }
 
@@ -38,6 +46,7 @@ func presets(cfg config.Config) []Preset {
 		if i := slices.IndexFunc(out, func(q Preset) bool { return q.Name == a.Name }); i >= 0 {
 			if len(p.Argv) == 0 {
 				p.Argv = out[i].Argv
+				p.Yolo, p.YoloEnv, p.Resume = out[i].Yolo, out[i].YoloEnv, out[i].Resume
 			}
 			if p.Classifier == "" {
 				p.Classifier = out[i].Classifier

@@ -35,6 +35,13 @@ type Preset struct {
 	Argv       []string
 	Classifier string
 	Env        []string
+	// Yolo is the command that restarts the agent with its permission
+	// prompts off ("YOLO mode"), continuing its last conversation, and
+	// YoloEnv what it adds to the environment; Resume restarts it in its
+	// normal mode, continuing too. nil Yolo: the agent has no such mode.
+	// Built-ins only: a config [[agent]] that gives a built-in another
+	// command has none (they name the built-in's program).
+	Yolo, YoloEnv, Resume []string
 	// Found reports whether Argv[0] resolves on PATH (or is an existing
 	// path); the spawn dialog offers only found presets.
 	Found bool

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
-	"github.com/heimdall-tui/heimdall-tui/wire/jsonl"
 )
 
 // child is one run of claude for a session.
@@ -183,23 +181,59 @@ type StreamEvent struct {
 	} `json:"delta"`
 }
 
+// readStdout forwards claude's stdout, a line an event. A line longer than
+// max_line_bytes is dropped alone (logged): the lines after it are read
+// on, so the turn still reaches its result.
 func (s *Session) readStdout(c *child, out io.Reader) {
-	r := jsonl.NewReader(out, s.m.cfg.MaxLine)
+	defer s.stdoutClosed(c)
+	br := bufio.NewReaderSize(out, 64<<10)
+	var buf []byte
 	for {
-		line, err := r.ReadLine()
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				s.m.log.Error("claude wrote a line longer than max_line_bytes; its output is dropped", "session_id", s.id, "max", s.m.cfg.MaxLine)
-				io.Copy(io.Discard, out)
+		buf = buf[:0]
+		over := 0 // length of an oversize line, skipped
+		frag, err := br.ReadSlice('\n')
+		for {
+			if over > 0 || len(buf)+len(frag) > s.m.cfg.MaxLine+1 { // +1: the newline
+				over += len(buf) + len(frag)
+				buf = buf[:0]
+			} else {
+				buf = append(buf, frag...)
 			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+			frag, err = br.ReadSlice('\n')
+		}
+		if over > 0 {
+			s.m.log.Error("claude wrote a line longer than max_line_bytes; dropped", "session_id", s.id, "bytes", over, "max", s.m.cfg.MaxLine)
+		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
+			var inf claudeInfo
+			if err := json.Unmarshal(line, &inf); err != nil || inf.Type == "" || line[0] != '{' {
+				s.m.log.Warn("non-JSON line on claude's stdout dropped", "session_id", s.id, "line", Redact(line))
+			} else {
+				s.emitObserved(Event{Kind: EventClaude, Type: inf.Type, Raw: bytes.Clone(line)}, &inf)
+			}
+		}
+		if err != nil {
 			return
 		}
-		var inf claudeInfo
-		if err := json.Unmarshal(line, &inf); err != nil || inf.Type == "" || line[0] != '{' {
-			s.m.log.Warn("non-JSON line on claude's stdout dropped", "session_id", s.id, "line", Redact(line))
-			continue
+	}
+}
+
+// stdoutClosed handles the end of c's stdout. A claude that exits closes
+// it on the way (its exit follows at once); one that runs on without it
+// can never answer again, and a turn in flight would hang: after the
+// interrupt grace it is stopped, unexpectedly, so its exit reports the
+// crash (§9.1: EOF on stdout during a turn is claude_crashed) and the
+// next turn respawns it.
+func (s *Session) stdoutClosed(c *child) {
+	select {
+	case <-c.p.Done():
+	case <-time.After(s.m.cfg.InterruptGrace):
+		if !c.exp.Load() {
+			s.m.log.Warn("claude closed its stdout but runs on; stopping it", "session_id", s.id, "pid", c.p.PID())
 		}
-		s.emitObserved(Event{Kind: EventClaude, Type: inf.Type, Raw: bytes.Clone(line)}, &inf)
+		c.p.Stop()
 	}
 }
 

@@ -2,6 +2,7 @@ package ledgermcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -57,6 +58,27 @@ func TestFraming(t *testing.T) {
 	slices.Sort(ids)
 	if want := []string{"1", "2", "3", "4", "parse-error"}; !slices.Equal(ids, want) {
 		t.Errorf("responses %v, want %v\n%.500s", ids, want, out)
+	}
+}
+
+// The revision in initialize's answer: the client's when we support it
+// (the SDK's negotiation), the contract's 2024-11-05 when it names none.
+func TestInitializeRevision(t *testing.T) {
+	for _, tc := range []struct{ params, want string }{
+		{`{"clientInfo":{"name":"cursor"}}`, "2024-11-05"},
+		{`{"protocolVersion":"","clientInfo":{"name":"cursor"}}`, "2024-11-05"},
+		{`{"protocolVersion":"2024-11-05","clientInfo":{"name":"cursor"}}`, "2024-11-05"},
+		{`{"protocolVersion":"2025-06-18","clientInfo":{"name":"copilot"}}`, "2025-06-18"},
+	} {
+		out := serve(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":`+tc.params+"}\n")
+		var r struct {
+			Result struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil || r.Result.ProtocolVersion != tc.want {
+			t.Errorf("%s: protocolVersion %q, want %q (%v)\n%s", tc.params, r.Result.ProtocolVersion, tc.want, err, out)
+		}
 	}
 }
 

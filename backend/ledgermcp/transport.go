@@ -81,6 +81,9 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				c.pmu.Lock()
 				c.pending++
 				c.pmu.Unlock()
+				if r.Method == "initialize" {
+					r.Params = withDefaultRevision(r.Params)
+				}
 			}
 			return msg, nil
 		}
@@ -198,6 +201,30 @@ func (c *conn) writeRaw(data []byte) error {
 	defer c.wmu.Unlock()
 	_, err := c.w.Write(append(data, '\n'))
 	return err
+}
+
+// defaultRevision is the MCP revision the ledger's contract names
+// (T-4: "protocol revision 2024-11-05"). A client that does not say which
+// revision it speaks gets this one, not the SDK's newest.
+const defaultRevision = "2024-11-05"
+
+// withDefaultRevision sets protocolVersion in initialize's params where
+// it is absent or empty; params it cannot read are left to the SDK.
+func withDefaultRevision(params json.RawMessage) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if len(params) > 0 && string(params) != "null" && json.Unmarshal(params, &m) != nil {
+		return params
+	}
+	var v string
+	if json.Unmarshal(m["protocolVersion"], &v) == nil && v != "" {
+		return params
+	}
+	m["protocolVersion"], _ = json.Marshal(defaultRevision)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return params
+	}
+	return out
 }
 
 // withListChanged sets capabilities.tools.listChanged to false in an

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // MaxCapsuleLines is the cap on a capsule file's length, front matter
@@ -44,10 +45,11 @@ type Capsule struct {
 }
 
 // capsuleID is what a capsule id may look like: it is a file name.
-var capsuleID = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+// Compiled on first use, not before main.
+var capsuleID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`) })
 
 func checkCapsuleID(id string) error {
-	if !capsuleID.MatchString(id) {
+	if !capsuleID().MatchString(id) {
 		return invalidf("capsule id %q (want letters, digits, '.', '_', '-')", id)
 	}
 	return nil
@@ -212,7 +214,7 @@ func (c Capsules) List() ([]string, error) {
 	var ids []string
 	for _, e := range entries {
 		name := e.Name()
-		if id, ok := strings.CutSuffix(name, ".md"); ok && !e.IsDir() && capsuleID.MatchString(id) {
+		if id, ok := strings.CutSuffix(name, ".md"); ok && !e.IsDir() && capsuleID().MatchString(id) {
 			ids = append(ids, id)
 		}
 	}

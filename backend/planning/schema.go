@@ -10,14 +10,17 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
 
-// printer renders the validator's messages (in English).
-var printer = message.NewPrinter(language.English)
+// printer renders the validator's messages (in English). Like the regular
+// expressions below it is made on first use: package initialisation runs
+// before every subcommand (docs/ARCHITECTURE.md).
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // messageSchema is the message contract, JSON Schema draft-07. `protocol
 // init` installs it as protocol/message-schema.json.
@@ -30,7 +33,9 @@ const SchemaID = "https://heimdall.dev/protocol/" + ProtocolVersion + "/message-
 
 // schemaVersion matches a schema $id of this protocol version: 2.0.x as a
 // whole dot-separated version inside the URL.
-var schemaVersion = regexp.MustCompile(`(^|[^0-9.])2\.0\.[0-9]+([^0-9.]|$)`)
+var schemaVersion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^0-9.])2\.0\.[0-9]+([^0-9.]|$)`)
+})
 
 // MessageSchema returns the message contract this package publishes.
 func MessageSchema() []byte { return bytes.Clone(messageSchema) }
@@ -91,7 +96,7 @@ func compileSchema(b []byte, source string) (*Validator, error) {
 	// The $id carries the protocol version; any 2.0.x contract will do
 	// (a patch never changes the message shapes).
 	id, _ := m["$id"].(string)
-	if !schemaVersion.MatchString(id) {
+	if !schemaVersion().MatchString(id) {
 		return nil, fileErr(fmt.Errorf("%w: $id %q, this tool speaks %s (reinstall with protocol init)", ErrVersion, id, SchemaID))
 	}
 	c := jsonschema.NewCompiler()
@@ -146,7 +151,7 @@ func leafErrors(ve *jsonschema.ValidationError) []string {
 			return
 		}
 		loc := "/" + strings.Join(e.InstanceLocation, "/")
-		msg := loc + ": " + e.ErrorKind.LocalizedString(printer)
+		msg := loc + ": " + e.ErrorKind.LocalizedString(printer())
 		if !seen[msg] {
 			seen[msg] = true
 			out = append(out, msg)

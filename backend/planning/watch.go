@@ -132,7 +132,7 @@ func (s *Store) Watch(ctx context.Context, debounce time.Duration, fn func(Chang
 	watched := map[string]bool{}
 	structural := s.structuralPaths()
 	// sync adds every WatchDir that exists, and the nearest existing
-	// parent of the first that does not; it reports whether a state
+	// parent of each that does not; it reports whether a state
 	// directory was added. It loops until nothing changes: a directory
 	// created after its stat but before its parent's watch was in place
 	// is found on the next pass.
@@ -165,7 +165,9 @@ func (s *Store) Watch(ctx context.Context, debounce time.Duration, fn func(Chang
 						break
 					}
 				}
-				break
+				// On to the next: a missing directory (protocol/ in a
+				// tree only `claim` has written) must not hide the ones
+				// after it that exist (ledger/, ledger/claims/).
 			}
 			if !progress {
 				return added, nil

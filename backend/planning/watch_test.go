@@ -2,6 +2,7 @@ package planning
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -87,6 +88,29 @@ loop:
 	if n == 0 || n >= 25 {
 		t.Errorf("50 appends gave %d reports", n)
 	}
+}
+
+// A tree that only the coordination ledger wrote (ledger/claims/, no
+// protocol/ or capsules/) is watched all the same: the missing
+// directories do not hide the ones that exist.
+func TestWatchLedgerOnly(t *testing.T) {
+	s := Open(filepath.Join(t.TempDir(), ".planning"))
+	claims := filepath.Join(s.Root(), "ledger", "claims")
+	must(t, os.MkdirAll(claims, 0o755))
+	got := startWatch(t, s, 50*time.Millisecond)
+	n := 0
+	awaitChange(t, got, KindClaims, func() {
+		n++
+		tmp := filepath.Join(claims, ".tmp")
+		must(t, os.WriteFile(tmp, []byte(`{}`), 0o644))
+		must(t, os.Rename(tmp, filepath.Join(claims, fmt.Sprintf("haid_a%d.json", n))))
+	})
+	awaitChange(t, got, KindDecisions, func() {
+		f, err := os.OpenFile(filepath.Join(s.Root(), "ledger", "decisions.md"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		must(t, err)
+		fmt.Fprintln(f, "## decision")
+		must(t, f.Close())
+	})
 }
 
 func TestChangesString(t *testing.T) {

@@ -41,6 +41,9 @@ type Record struct {
 	PID        int       `json:"pid"`        // the program's
 	Supervisor int       `json:"supervisor"` // the `run` process's pid
 	Started    time.Time `json:"started"`
+	// Conversation is the agent's own conversation id as its hooks last
+	// reported it (claude --resume ID), if any.
+	Conversation string `json:"conversation_id,omitempty"`
 	// Ended is set once the program has exited, with its code (128+signal
 	// when a signal killed it), and the screen it left: Screen draws it on
 	// a fresh terminal of Cols×Rows (Session.Repaint).

@@ -59,6 +59,7 @@ func (sc *screen) observe(uint64) {
 	sc.s.cls.Screen(now, classify.Screen{Lines: p.Lines, Title: p.Title, CursorY: p.Cursor.Y})
 	sc.s.mu.Unlock()
 	sc.s.checkAttention(now, true)
+	sc.s.signalled()
 	if old := sc.title.Load(); old == nil || *old != p.Title {
 		t := p.Title
 		sc.title.Store(&t)

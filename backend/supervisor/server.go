@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
@@ -105,9 +106,16 @@ type conn struct {
 	smu sync.Mutex
 	q   *outq // set by SUBSCRIBE
 
+	// wmu serialises the frames written straight to the socket before
+	// SUBSCRIBE: the read loop's replies and WATCH_STATE's pushes (which
+	// come from other goroutines); subscribe holds it while the outq takes
+	// over.
+	wmu sync.Mutex
+
 	// Used by the read loop only.
 	unlisten func()         // ends SUBSCRIBE's Listen (SUBSCRIBE_SCREEN's ListenScreen)
 	detach   func()         // ends ATTACH's TerminalAttached
+	unwatch  func()         // ends WATCH_STATE's WatchState (nil: none)
 	writer   sync.WaitGroup // the subscriber's writer
 }
 
@@ -128,10 +136,16 @@ func (c *conn) serve() {
 		c.nc.Close()
 		c.unlisten()
 		c.detach()
+		if c.unwatch != nil {
+			c.unwatch()
+		}
 		c.writer.Wait()
 	}()
+	// A client may have written and gone already (a HOOK sender reads
+	// nothing): the mode byte then fails to go, but what it sent is
+	// still read.
 	if _, err := c.nc.Write([]byte{frame.ModeBinary}); err != nil {
-		return
+		c.log.Debug("mode byte", "err", err)
 	}
 	r := frame.NewReaderSize(c.nc, 4<<10)
 	for {
@@ -212,10 +226,68 @@ func (c *conn) handle(f frame.Frame) bool {
 		if err := sess.Hangup(); err != nil {
 			c.log.Warn("hang-up", "err", err)
 		}
+	case frame.Hook:
+		h, err := ParseHook(f.Payload)
+		if err != nil {
+			c.log.Debug("hook ignored", "err", err)
+			return true
+		}
+		sess.Hook(h)
+	case frame.Seen:
+		c.extraPayload(f)
+		sess.Seen()
+	case frame.WatchState:
+		c.extraPayload(f)
+		c.watchState()
 	default:
 		c.log.Warn("unexpected frame type ignored", "type", f.Type.String(), "len", len(f.Payload))
 	}
 	return true
+}
+
+// watchState (WATCH_STATE) sends a STATE now and after every change
+// until the connection closes, straight to the socket before SUBSCRIBE and
+// through the outq after. The session's watcher only leaves the latest
+// view for the connection's state writer (a goroutine): a client that does
+// not read never holds up the session, and it gets the newest state, not
+// a backlog. A repeated WATCH_STATE counts once.
+func (c *conn) watchState() {
+	if c.unwatch != nil {
+		return
+	}
+	var (
+		mu      sync.Mutex
+		pending []byte
+		wake    = make(chan struct{}, 1)
+	)
+	c.unwatch = c.srv.Session.WatchState(func(v StateView) {
+		b, _ := WireStateInfo(v, time.Now()).MarshalBinary()
+		mu.Lock()
+		pending = b
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	c.writer.Add(1)
+	go func() {
+		defer c.writer.Done()
+		for {
+			select {
+			case <-wake:
+			case <-c.done:
+				return
+			}
+			mu.Lock()
+			b := pending
+			mu.Unlock()
+			if err := c.write(frame.StateEvent, b); err != nil {
+				c.nc.Close() // the read loop ends
+				return
+			}
+		}
+	}()
 }
 
 // subscribe (SUBSCRIBE) attaches an outq to the session's output and starts
@@ -228,9 +300,11 @@ func (c *conn) subscribe(screen bool) {
 		limit = DefaultQueueBytes
 	}
 	q := newOutq(c.nc, limit)
+	c.wmu.Lock()
 	c.smu.Lock()
 	c.q = q
 	c.smu.Unlock()
+	c.wmu.Unlock()
 	var replay []byte
 	painted := make(chan struct{})
 	if screen {
@@ -282,9 +356,11 @@ func (c *conn) extraPayload(f frame.Frame) {
 	}
 }
 
-// write sends a reply frame: straight to the socket before SUBSCRIBE (only
-// the read loop writes then), through the outq after.
+// write sends a reply frame: straight to the socket before SUBSCRIBE (under
+// wmu), through the outq after.
 func (c *conn) write(t frame.Type, p []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	if q := c.outq(); q != nil {
 		q.control(t, p)
 		return nil

@@ -87,6 +87,10 @@ type Config struct {
 	// OnAttention, if set, is called when the session starts needing input
 	// while nobody watches it (see Attention). It must not block.
 	OnAttention func()
+	// OnConversation, if set, is called with the agent's conversation id
+	// when its signals first name one and when it changes (a /clear, a
+	// resume). It must not block.
+	OnConversation func(id string)
 }
 
 func (c *Config) fill() {
@@ -128,13 +132,14 @@ type Session struct {
 	subs      map[*Subscription]struct{}
 	listeners []listener // copy-on-write: the reader uses a snapshot
 	nextLID   int
-	cls       classify.Classifier
+	cls       *classify.Layered // cfg.Classifier under the agent's own signals (signals.go)
 	lastOut   time.Time
 	cols      uint16
 	rows      uint16
 	exited    bool
 	exitCode  int
 	attn      attentionState
+	sig       signalState
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
@@ -190,15 +195,16 @@ func Start(cfg Config) (*Session, error) {
 		log:        log,
 		ring:       newRing(cfg.ScrollbackBytes),
 		subs:       make(map[*Subscription]struct{}),
-		cls:        cfg.Classifier,
 		cols:       cfg.Cols,
 		rows:       cfg.Rows,
 		readerDone: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
-	if s.cls == nil {
-		s.cls = classify.NewSimple(cfg.IdleThreshold, now)
+	inner := cfg.Classifier
+	if inner == nil {
+		inner = classify.NewSimple(cfg.IdleThreshold, now)
 	}
+	s.cls = classify.NewLayered(inner)
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
 	s.log.Info("session started", "pid", p.PID(), "argv", cfg.Argv, "dir", cfg.Dir)
 	s.scr.Start()
@@ -390,7 +396,9 @@ func (s *Session) waitLoop() {
 	if s.attn.timer != nil {
 		s.attn.timer.Stop()
 	}
+	s.sig.stopTimer()
 	s.mu.Unlock()
+	s.publishState()
 	// A pending kill grace (and Hangup's SIGTERM) still runs while members
 	// of the child's group outlive it: proc SIGKILLs them.
 	s.log.Info("session exited", "pid", s.proc.PID(), "code", code)
@@ -465,11 +473,13 @@ func (s *Session) Resize(cols, rows uint16) error {
 }
 
 // TerminalAttached records that an interactive terminal is attached (a
-// user's attach, in-process or over the socket) until release is called.
+// user's attach, in-process or over the socket) until release is called;
+// the user has seen the session (Seen).
 // While one is, the emulator leaves queries (DA1, CPR, ...) to it: answering
 // too would type a second reply into the program.
 func (s *Session) TerminalAttached() (release func()) {
 	s.terminals.Add(1)
+	s.Seen()
 	var once sync.Once
 	return func() { once.Do(func() { s.terminals.Add(-1) }) }
 }

@@ -44,6 +44,11 @@ func SocketPath(dir, id string) string { return filepath.Join(dir, id+".sock") }
 func PidPath(dir, id string) string    { return filepath.Join(dir, id+".pid") }
 func LogPath(dir, id string) string    { return filepath.Join(dir, id+".log") }
 
+// HooksPath is the settings file holding session id's agent hooks (a
+// Claude Code session's --settings), in dir's .hooks/: a dot-name is never
+// a session's.
+func HooksPath(dir, id string) string { return filepath.Join(dir, ".hooks", id+".json") }
+
 // ValidateID checks that id can name a session's files in dir.
 func ValidateID(dir, id string) error {
 	switch {
@@ -175,8 +180,8 @@ type StaleOptions struct {
 //     supervisor does not flock its pid file);
 //   - the pid file, when its lock was free and it names no live process,
 //     unless the socket is live;
-//   - with o.Log, the log and the record, once neither socket nor pid file
-//     is left.
+//   - with o.Log, the log, the record and the hooks file, once neither
+//     socket nor pid file is left.
 //
 // Nothing is removed while another process holds the lock. It returns what
 // it removed (with o.DryRun, what it would remove) and why any other
@@ -228,7 +233,7 @@ func RemoveStale(dir, id string, o StaleOptions) ([]string, error) {
 	sockLeft := st != unixsock.Absent && !((st == unixsock.Dead || st == unixsock.File) && remove(sock))
 	pidLeft := pidExisted && (st == unixsock.Live || !remove(pidPath))
 	if o.Log && !sockLeft && !pidLeft {
-		for _, p := range []string{logPath, RecordPath(dir, id)} {
+		for _, p := range []string{logPath, RecordPath(dir, id), HooksPath(dir, id)} {
 			if _, err := os.Lstat(p); err == nil {
 				remove(p)
 			}

@@ -1,9 +1,12 @@
 package supervisor
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
@@ -77,7 +80,35 @@ func (s *Session) screenInfo(ansi bool) frame.ScreenInfo {
 		CursorX: snap.Cursor.X, CursorY: snap.Cursor.Y, CursorVisible: snap.Cursor.Visible,
 		AltScreen: snap.Modes.AltScreen, Title: snap.Title,
 		NeedsInput: s.NeedsInput(), Attention: s.Attention(), Screen: text,
+		AgentState: WireAgentState(s.Detail()),
 	}
+}
+
+// WireAgentState is d as the frame protocol's SCREEN_RESP and STATE carry
+// it.
+func WireAgentState(d Detail) frame.AgentState {
+	return frame.AgentState{Reason: d.Reason, Done: d.Done, Error: d.Error, ErrorDetails: d.ErrorDetails,
+		Tool: d.Tool, Conversation: d.Conversation}
+}
+
+// WireStateInfo is v as a STATE payload.
+func WireStateInfo(v StateView, now time.Time) frame.StateInfo {
+	return frame.StateInfo{State: v.State.String(), StateMs: millis(now.Sub(v.Since)), NeedsInput: v.NeedsInput,
+		Attention: v.Attention, AgentState: WireAgentState(v.Detail)}
+}
+
+// ParseHook reads a HOOK payload: its source byte, then the agent's JSON.
+func ParseHook(p []byte) (classify.Hook, error) {
+	if len(p) < 1 {
+		return classify.Hook{}, errors.New("HOOK: empty payload")
+	}
+	switch p[0] {
+	case frame.HookClaude:
+		return classify.ParseClaudeHook(p[1:])
+	case frame.HookCodex:
+		return classify.ParseCodexNotify(p[1:])
+	}
+	return classify.Hook{}, fmt.Errorf("HOOK: unknown source 0x%02x", p[0])
 }
 
 func millis(d time.Duration) uint32 {

@@ -12,8 +12,17 @@ import (
 // independent of the process locale, so every emulator agrees.
 var widthCond = &runewidth.Condition{EastAsianWidth: false}
 
-// asciiStr holds one-byte strings so printing ASCII never allocates.
-var asciiStr [128]string
+// asciiBytes is the 128 ASCII characters in order. Printing ASCII takes a
+// one-byte slice of it, so it never allocates, and, being a constant, it
+// costs nothing before main (docs/ARCHITECTURE.md).
+const asciiBytes = "" +
+	"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f" +
+	"\x20\x21\x22\x23\x24\x25\x26\x27\x28\x29\x2a\x2b\x2c\x2d\x2e\x2f\x30\x31\x32\x33\x34\x35\x36\x37\x38\x39\x3a\x3b\x3c\x3d\x3e\x3f" +
+	"\x40\x41\x42\x43\x44\x45\x46\x47\x48\x49\x4a\x4b\x4c\x4d\x4e\x4f\x50\x51\x52\x53\x54\x55\x56\x57\x58\x59\x5a\x5b\x5c\x5d\x5e\x5f" +
+	"\x60\x61\x62\x63\x64\x65\x66\x67\x68\x69\x6a\x6b\x6c\x6d\x6e\x6f\x70\x71\x72\x73\x74\x75\x76\x77\x78\x79\x7a\x7b\x7c\x7d\x7e\x7f"
+
+// asciiStr returns the one-character string of ASCII byte b (b < 0x80).
+func asciiStr(b byte) string { return asciiBytes[b : b+1] }
 
 // Runes from U+0080 to U+07FF (Latin, Greek, Cyrillic, ...) are two bytes
 // in UTF-8, and those agents' interfaces draw with from U+2000 to U+2BFF
@@ -52,20 +61,9 @@ func glyph(r rune) string {
 }
 
 // decGraphics maps 0x5f..0x7e to the DEC special graphics (line drawing)
-// set selected by ESC ( 0.
-var decGraphics [32]string
-
-func init() {
-	for i := range asciiStr {
-		asciiStr[i] = string(rune(i))
-	}
-	const dec = "\u00a0◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·"
-	i := 0
-	for _, r := range dec {
-		decGraphics[i] = string(r)
-		i++
-	}
-}
+// set selected by ESC ( 0. An array of constants: laid out by the linker,
+// nothing to build at start.
+var decGraphics = [32]string{"\u00a0", "◆", "▒", "␉", "␌", "␍", "␊", "°", "±", "␤", "␋", "┘", "┐", "┌", "└", "┼", "⎺", "⎻", "─", "⎼", "⎽", "├", "┤", "┴", "┬", "│", "≤", "≥", "π", "≠", "£", "·"}
 
 // printASCII writes a run of printable ASCII bytes (charset ASCII) straight
 // into the cells: the hot path for log output.
@@ -80,7 +78,7 @@ func (e *Emulator) printASCII(run []byte) {
 			}
 		}
 		if e.modes.Insert && !e.dry {
-			e.putGlyph(asciiStr[run[k]], 1)
+			e.putGlyph(asciiStr(run[k]), 1)
 			k++
 			continue
 		}
@@ -95,7 +93,7 @@ func (e *Emulator) printASCII(run []byte) {
 			e.x = e.cols - 1
 			e.wrapNext = e.modes.Autowrap
 		}
-		e.lastContent, e.lastWidth = asciiStr[run[k-1]], 1
+		e.lastContent, e.lastWidth = asciiStr(run[k-1]), 1
 	}
 }
 
@@ -112,7 +110,7 @@ func (e *Emulator) writeASCII(line []uv.Cell, x int, run []byte) {
 	seg := line[x : x+n]
 	for t, ch := range run {
 		c := &seg[t]
-		c.Content = asciiStr[ch&0x7f]
+		c.Content = asciiStr(ch & 0x7f)
 		c.Width = 1
 		c.Style = st
 		c.Link = lk
@@ -128,7 +126,7 @@ func (e *Emulator) print(r rune) {
 		return
 	}
 	if r < 0x80 {
-		e.putGlyph(asciiStr[r], 1)
+		e.putGlyph(asciiStr(byte(r)), 1)
 		return
 	}
 	w := widthCond.RuneWidth(r)

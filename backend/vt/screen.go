@@ -1,6 +1,8 @@
 package vt
 
 import (
+	"sync"
+
 	uv "github.com/charmbracelet/ultraviolet"
 )
 
@@ -88,24 +90,28 @@ func fill(line []uv.Cell, from, to int, c uv.Cell) {
 	if to < len(line) && line[to].Width == 0 {
 		line[to] = c
 	}
-	if c == uv.EmptyCell && to-from <= len(blankRow) {
-		// One bulk copy beats a per-cell loop of write-barriered stores.
-		copy(line[from:to], blankRow[:to-from])
-		return
+	if c == uv.EmptyCell {
+		if blank := blankRow(); to-from <= len(blank) {
+			// One bulk copy beats a per-cell loop of write-barriered stores.
+			copy(line[from:to], blank[:to-from])
+			return
+		}
 	}
 	for i := from; i < to; i++ {
 		line[i] = c
 	}
 }
 
-// blankRow is a row of empty cells used as a copy source by fill.
-var blankRow = func() []uv.Cell {
+// blankRow returns a row of empty cells used as a copy source by fill,
+// made on first use (it is 58 KB; package initialisation runs before every
+// subcommand, docs/ARCHITECTURE.md).
+var blankRow = sync.OnceValue(func() []uv.Cell {
 	r := make([]uv.Cell, 512)
 	for i := range r {
 		r[i] = uv.EmptyCell
 	}
 	return r
-}()
+})
 
 // normalize blanks orphaned wide-character halves after cells were shifted
 // (ICH, DCH, insert mode).

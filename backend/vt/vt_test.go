@@ -456,3 +456,18 @@ func TestGlyph(t *testing.T) {
 		}
 	}
 }
+
+// The character tables are constants (nothing is built before main): every
+// ASCII byte maps to its own one-character string, and the DEC special
+// graphics set (ESC ( 0) maps 0x5f..0x7e to these glyphs, in order.
+func TestCharacterTables(t *testing.T) {
+	for b := range 0x80 {
+		if got, want := asciiStr(byte(b)), string(rune(b)); got != want {
+			t.Errorf("asciiStr(%#x) = %q, want %q", b, got, want)
+		}
+	}
+	const dec = "\u00a0◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·"
+	if got := strings.Join(decGraphics[:], ""); got != dec {
+		t.Errorf("decGraphics = %q, want %q", got, dec)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -49,14 +50,16 @@ func newBlemeesdCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// systemdUnit is a user unit running exe's daemon.
+// systemdUnit is a user unit running exe's daemon. It has no After=:
+// default.target, which wants it, is ordered after it already, and an
+// After=default.target would make an ordering cycle that systemd breaks
+// by dropping a job. The path is quoted as systemd reads ExecStart.
 func systemdUnit(exe string) string {
 	return `[Unit]
 Description=Headless agent daemon (blemeesd-compatible, heimdall-tui)
-After=default.target
 
 [Service]
-ExecStart=` + exe + ` blemeesd
+ExecStart=` + strconv.Quote(exe) + ` blemeesd
 Restart=on-failure
 RestartSec=2s
 
@@ -131,7 +134,7 @@ func (a *app) blemeesd(o blemeesdOptions) error {
 		sig := <-sigs
 		log.Info("signal; shutting down", "signal", sig.String(), "grace_s", cfg.ShutdownGraceS)
 		// §9.5: past grace + 5 s the daemon force-exits 1.
-		budget := time.Duration(cfg.ShutdownGraceS*float64(time.Second)) + 5*time.Second + time.Second
+		budget := cfg.ForceExitAfter()
 		time.AfterFunc(budget, func() {
 			log.Error("shutdown over budget; exiting", "budget", budget)
 			os.Exit(1)

@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -142,16 +144,19 @@ func TestBlemeesdConfigPrecedence(t *testing.T) {
 	if st.Str("socket_path") != sock || cfg["ring_buffer_size"] != 9.0 || cfg["shutdown_grace_s"] != 0.0 {
 		t.Fatalf("status %v", st)
 	}
-	c.Send(map[string]any{"type": "blemeesd.open", "session_id": "s1"})
+	c.Send(map[string]any{"type": "blemeesd.open", "session_id": "s1", "system_prompt": "SECRET-SYSTEM-PROMPT"})
 	c.Until("claude.system")
 	c.Send(map[string]any{"type": "claude.user", "session_id": "s1", "message": map[string]any{"role": "user", "content": "SECRET-USER-TEXT"}})
+	c.Until("claude.result")
+	// claude's stderr ("warning line N") is a body too.
+	c.Send(map[string]any{"type": "claude.user", "session_id": "s1", "message": map[string]any{"role": "user", "content": "stderr:3"}})
 	c.Until("claude.result")
 	cmd.Process.Signal(syscall.SIGINT)
 	if code, took := waitExit(t, cmd, 10*time.Second); code != 0 || took > 2*time.Second {
 		t.Fatalf("exit %d after %v", code, took)
 	}
 	log := stderr.String()
-	if strings.Contains(log, "SECRET") || !strings.Contains(log, "<redacted ") {
+	if strings.Contains(log, "SECRET") || strings.Contains(log, "warning line") || !strings.Contains(log, "<redacted ") {
 		t.Fatalf("debug log does not redact:\n%s", log)
 	}
 
@@ -170,10 +175,87 @@ func TestBlemeesdConfigPrecedence(t *testing.T) {
 	waitExit(t, cmd, 10*time.Second)
 }
 
+// §7 and §9.6 as a user meets them: the socket is created 0600; a stale
+// socket (a file nobody accepts on) is replaced; a path owned by another
+// user is refused with exit 1 and left alone (a file there, as §7 says of
+// any path); --log-file takes the JSON
+// log, whose connection lines carry the peer's pid and uid.
+func TestBlemeesdSocketAndLogFile(t *testing.T) {
+	dir, env := daemonEnv(t)
+	sock := filepath.Join(dir, "x.sock")
+	// A daemon killed outright leaves its socket behind.
+	killed, _ := startDaemon(t, env, sock, "--socket", sock)
+	killed.Process.Kill()
+	killed.Wait()
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("no stale socket: %v", err)
+	}
+	logFile := filepath.Join(dir, "d.log")
+	cmd, stderr := startDaemon(t, env, sock, "--socket", sock, "--log-file", logFile)
+	if !poll(10*time.Second, func() bool {
+		nc, err := net.Dial("unix", sock)
+		if err == nil {
+			nc.Close()
+		}
+		return err == nil
+	}) {
+		t.Fatalf("the daemon did not replace the stale socket:\n%s", stderr.String())
+	}
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode: %v %v", fi.Mode(), err)
+	}
+	c := blemeestest.Connect(t, sock)
+	c.Request(map[string]any{"type": "blemeesd.ping", "id": "p"}, "blemeesd.pong")
+	c.NC.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code, _ := waitExit(t, cmd, 10*time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if stderr.String() != "" {
+		t.Fatalf("with --log-file, stderr got %q", stderr.String())
+	}
+	b, _ := os.ReadFile(logFile)
+	peer := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line not JSON: %q", l)
+		}
+		if ev, _ := m["event"].(string); ev == "client connected" || ev == "connection closed" {
+			peer[ev] = m["peer_pid"] == float64(os.Getpid()) && m["peer_uid"] == float64(os.Getuid()) && m["connection_id"] != nil
+		}
+	}
+	if !peer["client connected"] || !peer["connection closed"] {
+		t.Fatalf("peer pid %d / uid %d not on the connection lines:\n%s", os.Getpid(), os.Getuid(), b)
+	}
+
+	if os.Geteuid() != 0 {
+		t.Log("not root: the path of another user cannot be arranged")
+		return
+	}
+	other := filepath.Join(dir, "other.sock")
+	os.WriteFile(other, nil, 0o600)
+	os.Chown(other, 65534, 65534)
+	r := exec.Command(binPath, "blemeesd", "--socket", other)
+	r.Env = env
+	out, _ := r.CombinedOutput()
+	if r.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "owned by uid 65534") {
+		t.Fatalf("socket path of another user: exit %d\n%s", r.ProcessState.ExitCode(), out)
+	}
+	if _, err := os.Lstat(other); err != nil {
+		t.Fatalf("the other user's socket was touched: %v", err)
+	}
+}
+
 func TestBlemeesdUnitAndVersion(t *testing.T) {
 	r := hm(t, "blemeesd", "--systemd-unit")
-	if r.code != 0 || !strings.Contains(r.stdout, "ExecStart=") || !strings.Contains(r.stdout, " blemeesd\n") || !strings.Contains(r.stdout, "WantedBy=default.target") {
+	if r.code != 0 || !strings.Contains(r.stdout, "ExecStart="+strconv.Quote(binPath)+" blemeesd\n") || !strings.Contains(r.stdout, "WantedBy=default.target") {
 		t.Fatalf("unit: %v", r)
+	}
+	// No After=default.target: with WantedBy=default.target it is an
+	// ordering cycle.
+	if strings.Contains(r.stdout, "After=") {
+		t.Fatalf("unit orders itself: %v", r)
 	}
 	if r := hm(t, "blemeesd", "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "blemeesd 0.1.0") {
 		t.Fatalf("version: %v", r)

@@ -48,16 +48,16 @@ func newHaidCmd(a *app) *cobra.Command {
 			"registry (haid, role, status, registered_at, last_seen; tab-separated).",
 	}
 	c.AddCommand(&cobra.Command{
-		Use: "whoami", Args: planArgs(0, 0),
+		Use: "whoami", Short: "Print this checkout's root HAID", Args: planArgs(0, 0),
 		RunE: func(*cobra.Command, []string) error { a.println(whoami()); return nil },
 	}, &cobra.Command{
-		Use: "spawn ROLE", Args: planArgs(1, 1),
+		Use: "spawn ROLE", Short: "Print the HAID of a role under the root ({root}/{role})", Args: planArgs(1, 1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			a.println(coord.Spawn(whoami(), args[0]))
 			return nil
 		},
 	}, &cobra.Command{
-		Use: "list", Args: planArgs(0, 0),
+		Use: "list", Short: "List the registered HAIDs", Args: planArgs(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			agents, err := coordLedger().Agents()
 			if err != nil {
@@ -71,7 +71,7 @@ func newHaidCmd(a *app) *cobra.Command {
 	})
 	var role string
 	reg := &cobra.Command{
-		Use: "register HAID [--role R]", Args: planArgs(1, 1),
+		Use: "register HAID [--role R]", Short: "Record a HAID as active in the registry", Args: planArgs(1, 1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			g, err := coordLedger().Register(args[0], role)
 			if err != nil {
@@ -108,7 +108,7 @@ func newClaimCmd(a *app) *cobra.Command {
 		return whoami()
 	}
 	mk := &cobra.Command{
-		Use: "claim --surfaces 'a/**,b.md' --task T [--ttl-minutes N] [--haid H]", Args: planArgs(0, 0),
+		Use: "claim --surfaces 'a/**,b.md' --task T [--ttl-minutes N] [--haid H]", Short: "Claim surfaces for a task (exit 1 on a collision)", Args: planArgs(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if surfaces == "" || task == "" {
 				return usageErr(a, cmd, "--surfaces and --task are required")
@@ -125,7 +125,7 @@ func newClaimCmd(a *app) *cobra.Command {
 	mk.Flags().StringVar(&task, "task", "", "task reference")
 	mk.Flags().IntVar(&ttl, "ttl-minutes", coord.DefaultTTL, "lifetime without heartbeat")
 	ls := &cobra.Command{
-		Use: "list [--json]", Args: planArgs(0, 0),
+		Use: "list [--json]", Short: "List the active claims", Args: planArgs(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			cls, err := coordLedger().Claims()
 			if err != nil {
@@ -145,7 +145,7 @@ func newClaimCmd(a *app) *cobra.Command {
 	}
 	ls.Flags().BoolVar(&asJSON, "json", false, "a JSON array of the active claims")
 	rel := &cobra.Command{
-		Use: "release [--haid H]", Args: planArgs(0, 0),
+		Use: "release [--haid H]", Short: "Release a HAID's claim", Args: planArgs(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			h := me()
 			had, err := coordLedger().Release(h)
@@ -161,7 +161,7 @@ func newClaimCmd(a *app) *cobra.Command {
 		},
 	}
 	hb := &cobra.Command{
-		Use: "heartbeat [--haid H]", Args: planArgs(0, 0),
+		Use: "heartbeat [--haid H]", Short: "Renew a HAID's claim (its ttl counts from now)", Args: planArgs(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			cl, err := coordLedger().Heartbeat(me())
 			if err != nil {
@@ -172,7 +172,7 @@ func newClaimCmd(a *app) *cobra.Command {
 		},
 	}
 	gc := &cobra.Command{
-		Use: "gc", Args: planArgs(0, 0),
+		Use: "gc", Short: "Remove expired claims", Args: planArgs(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			gone, err := coordLedger().GC()
 			if err != nil {

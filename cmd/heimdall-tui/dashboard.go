@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,8 @@ import (
 type dashboardOptions struct {
 	theme    string
 	logPath  string
-	blemeesd bool // run blemeesd in the dashboard (as config [blemeesd] enabled)
+	blemeesd bool   // run blemeesd in the dashboard (as config [blemeesd] enabled)
+	web      string // serve the sessions to browsers on this address (as config [web] addr)
 }
 
 // defaultLogPath is the dashboard's log: $XDG_STATE_HOME/heimdall/dashboard.log
@@ -85,17 +87,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 	defer logFile.Close()
 	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("dashboard_pid", os.Getpid())
 
-	// The supervisors the dashboard starts are its children while it
-	// lives: what they leave (a session's program whose supervisor
-	// crashed) comes to it rather than to init, and it reaps that.
-	if err := supervisor.EnableSubreaper(logger); err != nil {
-		logger.Warn("not a child subreaper: orphans of sessions go to init", "err", err)
-	}
-	dir, err := filepath.Abs(a.dir())
-	if err != nil {
-		return err
-	}
-	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger, Supervisor: a.supervisorCommand(dir)})
+	f, dir, err := a.openFleet(logger)
 	if err != nil {
 		return err
 	}
@@ -113,6 +105,15 @@ func (a *app) dashboard(o dashboardOptions) error {
 		default:
 			defer daemon.Shutdown()
 		}
+	}
+	// Browsers see the fleet's sessions (web.go); the URL is printed before
+	// the UI takes the terminal, and shows again when it gives it back.
+	var web *runningWeb
+	if addr := cmp.Or(o.web, a.cfg.Web.Addr); addr != "" {
+		if web, err = startWeb(addr, a.cfg.Web, nil, f, logger, a.stderr); err != nil {
+			return err
+		}
+		defer web.stop(logger)
 	}
 	// Sessions that need input while no dashboard runs notify the user in
 	// the terminal the last dashboard ran in (config notify).
@@ -155,6 +156,9 @@ func (a *app) dashboard(o dashboardOptions) error {
 
 	logger.Info("dashboard started", "dir", dir)
 	final, runErr := p.Run()
+	if web != nil {
+		web.stop(logger)
+	}
 	if fm, ok := final.(*tuiapp.Model); ok && fm.StopSessions() {
 		a.stopSessions(f, logger)
 	}
@@ -167,6 +171,23 @@ func (a *app) dashboard(o dashboardOptions) error {
 		return fmt.Errorf("dashboard: %w", runErr)
 	}
 	return nil
+}
+
+// openFleet opens the fleet of the socket dir (returned too, absolute)
+// for a process that starts sessions: the dashboard, `web`. The
+// supervisors it starts are its children while it lives: what they leave
+// (a session's program whose supervisor crashed) comes to it rather than
+// to init, and it reaps that.
+func (a *app) openFleet(logger *slog.Logger) (*fleet.Fleet, string, error) {
+	if err := supervisor.EnableSubreaper(logger); err != nil {
+		logger.Warn("not a child subreaper: orphans of sessions go to init", "err", err)
+	}
+	dir, err := filepath.Abs(a.dir())
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger, Supervisor: a.supervisorCommand(dir)})
+	return f, dir, err
 }
 
 // supervisorCommand is how the dashboard starts a session's supervisor:

@@ -303,3 +303,33 @@ func TestDashboardPlanningViewsFollowOtherWriters(t *testing.T) {
 	d.waitFor("no sessions")
 	d.quit()
 }
+
+// The ledger view follows the coordination ledger as agents write it, in a
+// planning tree that only the ledger's tools have written (ledger/claims/
+// and decisions.md, no protocol/): a claim made from a shell and a
+// decision appended over MCP show while the view is open.
+func TestDashboardLedgerFollowsClaims(t *testing.T) {
+	t.Parallel()
+	e := newPlanEnv(t)
+	e.want(0, "claimed src/a/** for haid:alice.box-1a2b (task T-1, ttl 60m)\n", "claim", "claim", "--surfaces", "src/a/**", "--task", "T-1", "--haid", "haid:alice.box-1a2b")
+	d := startDashboard(t, "HEIMDALL_PLANNING_DIR="+e.root)
+	d.sendKeys("L")
+	d.waitFor("Claims (1 active)")
+	r := e.run("", "claim", "claim", "--surfaces", "docs/**", "--task", "T-2", "--haid", "haid:bob.box-3c4d", "--ttl-minutes", "30")
+	if r.code != 0 {
+		t.Fatalf("claim: %v", r)
+	}
+	d.waitFor("haid:bob.box-3c4d")
+	d.waitFor("Claims (2 active)")
+	mcp := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"cursor"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"append_decision","arguments":{"title":"parser uses tables","body":"agreed"}}}` + "\n"
+	if r := e.run(mcp, "ledger-mcp"); r.code != 0 || !strings.Contains(r.stdout, `"id":2,"result"`) {
+		t.Fatalf("ledger-mcp: %v", r)
+	}
+	d.waitFor("parser uses tables")
+	e.want(0, "released haid:bob.box-3c4d\n", "claim", "release", "--haid", "haid:bob.box-3c4d")
+	d.waitFor("Claims (1 active)")
+	d.sendKeys("Escape")
+	d.waitFor("no sessions")
+	d.quit()
+}

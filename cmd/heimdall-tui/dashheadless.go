@@ -20,8 +20,9 @@ import (
 // clients open and those the dashboard opens) are members of the
 // dashboard's fleet; or, when a standalone daemon already answers on the
 // socket, that one followed (follow), its sessions listed as they are
-// found (fleet.Blemees: those of the dashboard's working directory), so
-// the same sessions show either way.
+// found (fleet.Blemees: those of the dashboard's directories), so the same
+// sessions show either way; the spawn dialog opens sessions through
+// either.
 type dashDaemon struct {
 	d        *blemeesd.Daemon
 	headless *fleet.Headless // nil when following a standalone daemon

@@ -21,8 +21,9 @@ func (nopSink) Deliver(headless.Event) {}
 func (nopSink) Taken(string, int)      {}
 
 // The dashboard's blemeesd: its sessions (here one a socket client would
-// open) are listed in the fleet; a second one on the same socket is not
-// started.
+// open) are listed in the fleet; a second dashboard on the same socket
+// starts no daemon but follows the first one's, and opens headless
+// sessions through it (owned by the second, watched by the first).
 func TestDashDaemon(t *testing.T) {
 	dir, env := daemonEnv(t)
 	for _, kv := range env {
@@ -60,17 +61,22 @@ func TestDashDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := headlessOpener(dd2, nil).Open(fleet.HeadlessSpec{ID: "second", Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		kinds := map[string]session.Kind{}
 		for _, in := range f.Sessions() {
 			kinds[in.ID] = in.Kind
 		}
-		followed := map[string]bool{}
+		followed, owned := map[string]bool{}, map[string]bool{}
 		for _, in := range f2.Sessions() {
 			followed[in.ID] = in.Kind == session.KindHeadless
+			owned[in.ID] = in.Owned
 		}
-		if kinds["claude-abcdef01"] == session.KindHeadless && kinds[id] == session.KindHeadless && followed[id] {
+		if kinds["claude-abcdef01"] == session.KindHeadless && kinds[id] == session.KindHeadless && followed[id] &&
+			owned["second"] && !owned[id] && len(kinds) == 3 {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -45,14 +45,17 @@ func dashHeddle(c config.Heddle, f *fleet.Fleet, logger *slog.Logger) *fleet.Hed
 }
 
 // headlessOpener opens the sessions of event-driven kinds the spawn
-// dialog offers: headless Claude through the daemon the dashboard runs
-// (not while it follows a standalone daemon: blemees/1 gives a watcher no
-// way to open one for the dashboard to own), heddle workers when config
-// [heddle] enables them; nil (none offered) without either. A nil opener
-// must not become a non-nil interface.
+// dialog offers: headless Claude through the daemon the dashboard runs,
+// or the standalone one it follows (owned by the follower's connection);
+// heddle workers when config [heddle] enables them; nil (none offered)
+// without any. A nil pointer must not become a non-nil interface.
 func headlessOpener(dd *dashDaemon, h *fleet.Heddle) tuiapp.HeadlessOpener {
 	o := fleet.Openers{}
-	if dd != nil && dd.headless != nil {
+	switch {
+	case dd == nil:
+	case dd.follow != nil:
+		o[session.KindHeadless] = dd.follow
+	case dd.headless != nil:
 		o[session.KindHeadless] = dd.headless
 	}
 	if h != nil {

@@ -105,11 +105,12 @@ func TestDashSpawnHeadless(t *testing.T) {
 	}
 }
 
-// Following a standalone daemon, the dashboard offers no headless spawn
-// (a nil opener, not a non-nil interface holding a nil pointer).
-func TestHeadlessOpenerWhileFollowing(t *testing.T) {
+// Without a daemon (or with a dashDaemon that neither runs nor follows
+// one) the dashboard offers no headless spawn: a nil opener, not a non-nil
+// interface holding a nil pointer. Following one, see TestDashDaemon.
+func TestHeadlessOpenerNil(t *testing.T) {
 	if o := headlessOpener(&dashDaemon{}, nil); o != nil {
-		t.Fatalf("opener %#v while following", o)
+		t.Fatalf("opener %#v with neither", o)
 	}
 	if o := headlessOpener(nil, nil); o != nil {
 		t.Fatalf("opener %#v without a daemon", o)

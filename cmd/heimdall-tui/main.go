@@ -10,5 +10,10 @@ import (
 )
 
 func main() {
+	// An agent's hook runs before each of its tool calls: it skips the
+	// command tree (see hook.go).
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		os.Exit(runHook(os.Args[2:], os.Stdin))
+	}
 	os.Exit(execute(multicallArgs(os.Args), os.Stdin, os.Stdout, os.Stderr))
 }

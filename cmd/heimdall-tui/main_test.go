@@ -15,6 +15,7 @@ import (
 var (
 	binPath        string // heimdall-tui
 	seedClientPath string // testdata/seedclient: the wire protocol seed's client
+	fakeClaudePath string // testdata/fakeclaude, named claude: Claude Code with hooks
 )
 
 // raceEnabled is set by race_test.go when the tests run with -race; the
@@ -52,9 +53,11 @@ func testMain(m *testing.M) int {
 
 	binPath = filepath.Join(tmp, "heimdall-tui")
 	seedClientPath = filepath.Join(tmp, "seedclient")
+	fakeClaudePath = filepath.Join(tmp, "fake", "claude")
 	builds := [][]string{
 		{"build", "-o", binPath, "."},
 		{"build", "-o", seedClientPath, "./testdata/seedclient"},
+		{"build", "-o", fakeClaudePath, "./testdata/fakeclaude"},
 	}
 	if raceEnabled {
 		builds[0] = []string{"build", "-race", "-o", binPath, "."}

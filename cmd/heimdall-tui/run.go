@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -34,6 +35,7 @@ func newRunCmd(a *app) *cobra.Command {
 		workdir      string
 		env          []string
 		cols, rows   uint16
+		noHooks      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [--detach] --id ID [flags] -- PROG [ARGS...]",
@@ -65,7 +67,7 @@ func newRunCmd(a *app) *cobra.Command {
 				}
 			}
 			return a.run(runOptions{detach: detach || dash, dashboard: dash, id: id, classifier: classifier,
-				agent: agent, workdir: workdir, env: env, cols: cols, rows: rows, argv: args})
+				agent: agent, workdir: workdir, env: env, cols: cols, rows: rows, argv: args, hooks: !noHooks && a.cfg.HooksFor(agent)})
 		},
 	}
 	f := cmd.Flags()
@@ -81,6 +83,7 @@ func newRunCmd(a *app) *cobra.Command {
 	// failed with what it printed).
 	f.BoolVar(&dash, "dashboard", false, "started by the dashboard (implies --detach)")
 	f.MarkHidden("dashboard")
+	f.BoolVar(&noHooks, "no-hooks", false, "do not give a Claude Code or codex session hooks (its state then comes from its screen alone)")
 	f.Uint16Var(&cols, "cols", supervisor.DefaultCols, "initial pty columns (0: the default)")
 	f.Uint16Var(&rows, "rows", supervisor.DefaultRows, "initial pty rows (0: the default)")
 	cmd.MarkFlagRequired("id")
@@ -89,6 +92,7 @@ func newRunCmd(a *app) *cobra.Command {
 
 type runOptions struct {
 	detach, dashboard     bool
+	hooks                 bool // the agent reports to its supervisor (agenthooks.go)
 	id, classifier, agent string
 	workdir               string
 	env                   []string
@@ -123,6 +127,16 @@ func (a *app) run(o runOptions) error {
 		return err
 	}
 	cfg.OnAttention = away.fire
+	cleanHooks := func() {}
+	if o.hooks {
+		var env []string
+		if cfg.Argv, env, cleanHooks, err = prepareHooks(dir, o); err != nil {
+			return err
+		}
+		cfg.Env = append(cfg.Env, env...)
+	}
+	rk := &recordKeeper{dir: dir}
+	cfg.OnConversation = rk.conversation
 	// Before the program starts, so that nothing it orphans escapes to
 	// init (which in a container may never reap it).
 	reapErr := supervisor.EnableSubreaper(nil)
@@ -133,19 +147,24 @@ func (a *app) run(o runOptions) error {
 		a.errorf("session %q already running in %s", o.id, dir)
 		return exitCode(1)
 	case errors.As(err, &startErr):
+		cleanHooks()
 		a.errorf("%v", err)
 		return exitCode(startErr.ExitCode()) // 127 not found, else 126, as a shell
 
 	case err != nil:
+		cleanHooks()
 		return err
 	}
+	// From here the hooks file is this session's (with ErrAlreadyRunning
+	// it is the running one's, left alone).
+	defer cleanHooks()
 	sess, logger := h.Session, h.Logger
 	if reapErr != nil {
 		logger.Warn("not a child subreaper: orphans of the session go to init", "err", reapErr)
 	} else {
 		supervisor.EnableSubreaper(logger) // reaps are logged (debug) in the session's log
 	}
-	rec := startRecord(dir, o, cls.Name(), h, now)
+	rec := rk.start(startRecord(dir, o, cls.Name(), h, now), h.Logger)
 	away.start(sess, rec.Dir, logger)
 	go h.Serve()
 	defer stopOnSignals(sess, logger)()
@@ -170,7 +189,7 @@ func (a *app) run(o runOptions) error {
 	}
 
 	sess.Wait()
-	endRecord(dir, rec, sess, !o.detach, logger)
+	endRecord(dir, rk.end(), sess, !o.detach, logger)
 	// Finish (the child has exited: no kill, no wait) SIGKILLs what is left
 	// of the process group after a requested kill, so a grandchild that
 	// ignores SIGTERM/SIGHUP does not outlive a killed session.
@@ -241,6 +260,68 @@ func startRecord(dir string, o runOptions, classifier string, h *supervisor.Host
 		h.Logger.Warn("no session record", "err", err)
 	}
 	return rec
+}
+
+// recordKeeper keeps the session's record up to date with what the
+// agent reports while it runs (its conversation id), from the moment run
+// wrote it; a report that comes before is applied then.
+type recordKeeper struct {
+	dir string
+	log *slog.Logger
+
+	mu      sync.Mutex
+	rec     supervisor.Record
+	started bool
+	ended   bool
+	convo   string
+	applied int64 // the last report applied
+
+	reports atomic.Int64 // reports made, in order
+}
+
+// start takes the record run wrote, with any conversation id already
+// reported.
+func (k *recordKeeper) start(rec supervisor.Record, log *slog.Logger) supervisor.Record {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.rec, k.log, k.started = rec, log, true
+	if k.convo != "" {
+		k.rec.Conversation = k.convo
+		k.write()
+	}
+	return k.rec
+}
+
+// conversation is Config.OnConversation: the id goes into the record
+// (written off the caller's goroutine, which must not block).
+func (k *recordKeeper) conversation(id string) {
+	n := k.reports.Add(1)
+	go func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if n < k.applied { // a later report was written first
+			return
+		}
+		k.applied, k.convo = n, id
+		if k.started && !k.ended {
+			k.rec.Conversation = id
+			k.write()
+		}
+	}()
+}
+
+func (k *recordKeeper) write() {
+	if err := supervisor.WriteRecord(k.dir, k.rec); err != nil {
+		k.log.Warn("session record", "err", err)
+	}
+}
+
+// end returns the record as it stands; later reports leave it alone.
+func (k *recordKeeper) end() supervisor.Record {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.ended = true
+	return k.rec
 }
 
 // endRecord records how the session ended (its exit code, its last

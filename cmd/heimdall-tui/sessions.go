@@ -162,6 +162,9 @@ type statusJSON struct {
 	// From the SCREEN extension; absent when the server lacks it.
 	Title      *string `json:"title,omitempty"`
 	NeedsInput *bool   `json:"needs_input,omitempty"`
+	// The agent's own reports (hooks), when it made any: why it waits,
+	// done, the error that ended its turn, its tool, its conversation id.
+	frame.AgentState
 }
 
 // screenTimeout bounds the wait for a SCREEN_RESP: a server without the
@@ -186,7 +189,7 @@ func newStatusCmd(a *app) *cobra.Command {
 					StateByte: uint8(st.State), StateMS: st.StateMS, IdleMS: st.IdleMS}
 				c.Conn().SetDeadline(time.Now().Add(screenTimeout))
 				if si, err := c.Screen(false); err == nil {
-					out.Title, out.NeedsInput = &si.Title, &si.NeedsInput
+					out.Title, out.NeedsInput, out.AgentState = &si.Title, &si.NeedsInput, si.AgentState
 				}
 				if asJSON {
 					return json.NewEncoder(a.stdout).Encode(out)
@@ -195,6 +198,15 @@ func newStatusCmd(a *app) *cobra.Command {
 					id, st.PID, st.Alive, st.State, st.StateMS, st.IdleMS)
 				if out.Title != nil {
 					fmt.Fprintf(a.stdout, "title:    %s\nneeds_input: %v\n", *out.Title, *out.NeedsInput)
+				}
+				for _, kv := range [][2]string{{"reason", out.Reason}, {"error", strings.TrimSpace(out.Error + " " + out.ErrorDetails)},
+					{"tool", out.Tool}, {"conversation_id", out.Conversation}} {
+					if kv[1] != "" {
+						fmt.Fprintf(a.stdout, "%s: %s\n", kv[0], kv[1])
+					}
+				}
+				if out.Done {
+					fmt.Fprintln(a.stdout, "done:     true")
 				}
 				return nil
 			})

@@ -723,7 +723,7 @@ func TestQuitWithHeadlessSessions(t *testing.T) {
 	}
 	m := newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
-	if s := plain(m); !strings.Contains(s, "3 sessions run inside the dashboard") || strings.Contains(s, "Leave them running") {
+	if s := plain(m); !strings.Contains(s, "3 sessions the dashboard drives") || strings.Contains(s, "Leave them running") {
 		t.Fatalf("quit with only headless sessions:\n%s", s)
 	}
 	press(m, "y")
@@ -734,7 +734,7 @@ func TestQuitWithHeadlessSessions(t *testing.T) {
 	b.infos[0].Kind = session.KindHeadless
 	m = newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
-	if s := plain(m); !strings.Contains(s, "2 sessions started from the dashboard") || !strings.Contains(s, "1 session runs inside the") {
+	if s := plain(m); !strings.Contains(s, "2 sessions started from the dashboard") || !strings.Contains(s, "1 session the dashboard") {
 		t.Fatalf("quit with both:\n%s", s)
 	}
 }

@@ -20,6 +20,7 @@ package dialog
 
 import (
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -75,12 +76,13 @@ const (
 )
 
 // dialogKeys are the fixed dialog bindings; Override cannot change them, so
-// the default map is the effective one.
-var dialogKeys = keys.Default()
+// the default map is the effective one. Built on first use: package
+// initialisation runs before every subcommand (docs/ARCHITECTURE.md).
+var dialogKeys = sync.OnceValue(keys.Default)
 
 // dkey returns the dialog action of a key press, "" if none.
 func dkey(msg tea.KeyPressMsg) keys.Action {
-	a, _ := dialogKeys.Lookup(keys.CtxDialog, msg)
+	a, _ := dialogKeys().Lookup(keys.CtxDialog, msg)
 	return a
 }
 

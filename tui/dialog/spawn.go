@@ -48,7 +48,7 @@ const customLabel = "custom command"
 type eventKind struct{ label, note, spawnName, modelHint string }
 
 var eventKinds = map[session.Kind]eventKind{
-	session.KindHeadless: {"claude (headless)", "through the dashboard's blemeesd", HeadlessPreset, "claude's default, e.g. sonnet"},
+	session.KindHeadless: {"claude (headless)", "through blemeesd", HeadlessPreset, "claude's default, e.g. sonnet"},
 	session.KindHeddle:   {"heddle worker", "the worker of config [heddle]", HeddlePreset, "config [heddle] model, e.g. anthropic/claude-sonnet-4"},
 }
 
@@ -127,9 +127,9 @@ func NewSpawnPending(defaultDir string, classifiers []string) *SpawnDialog {
 
 // OfferHeadless adds an entry per event-driven kind (none given:
 // session.KindHeadless) to the agents, after the presets: "claude
-// (headless)", a headless Claude session opened through the dashboard's
-// blemeesd (Model, Permission mode and System prompt instead of a
-// classifier); "heddle worker", a heddle worker (Model and System prompt).
+// (headless)", a headless Claude session opened through blemeesd (the
+// dashboard's own or the standalone one it follows: Model, Permission mode
+// and System prompt instead of a classifier); "heddle worker", a heddle worker (Model and System prompt).
 // Submitting one returns SpawnHeadless with the kind in its Spec. It
 // returns d. The app offers the kinds it can open.
 func (d *SpawnDialog) OfferHeadless(kinds ...session.Kind) *SpawnDialog {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/heimdall-tui/heimdall-tui/wire/jsonl"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
@@ -312,6 +313,12 @@ func str(v json.RawMessage) string {
 
 // dispatch handles one inbound frame; false ends the connection.
 func (c *conn) dispatch(line []byte) bool {
+	// Frames are UTF-8 (§5.1). encoding/json would let bad bytes through
+	// (as U+FFFD, or raw in a RawMessage bound for claude's stdin).
+	if !utf8.Valid(line) {
+		c.sendError("", "", CodeInvalidMessage, "frame is not valid UTF-8")
+		return true
+	}
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil || bytes.TrimSpace(line)[0] != '{' {
 		c.sendError("", "", CodeInvalidMessage, "not a JSON object")

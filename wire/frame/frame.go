@@ -62,14 +62,25 @@ const (
 	Attach          Type = 0x41 // empty: this connection is an interactive terminal
 	Hangup          Type = 0x42 // empty: hang the session up as a closing terminal does
 	SubscribeScreen Type = 0x43 // empty: Subscribe, starting with a repaint of the screen instead of the scrollback
+	Hook            Type = 0x44 // [source u8][JSON]: an agent's own report (HookClaude, HookCodex)
+	Seen            Type = 0x45 // empty: a user has seen the session (it is no longer done)
+	WatchState      Type = 0x46 // empty: send a State now and after every change
 	ScreenResp      Type = 0xC0 // JSON ScreenInfo
+	StateEvent      Type = 0xC6 // JSON StateInfo
+)
+
+// Hook sources: the byte before a HOOK frame's JSON.
+const (
+	HookClaude byte = 0x01 // a Claude Code hook's payload (its stdin)
+	HookCodex  byte = 0x02 // the argument codex gives its notify program
 )
 
 // ScreenANSI is the Screen request flag asking for colours (SGR sequences).
 const ScreenANSI = 0x01
 
 var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Attach: "ATTACH",
-	Hangup: "HANGUP", SubscribeScreen: "SUBSCRIBE_SCREEN"}
+	Hangup: "HANGUP", SubscribeScreen: "SUBSCRIBE_SCREEN", Hook: "HOOK", Seen: "SEEN",
+	WatchState: "WATCH_STATE", StateEvent: "STATE"}
 
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",

@@ -127,6 +127,48 @@ type ScreenInfo struct {
 	// Screen is the visible rows joined by "\n" (trailing blank rows
 	// dropped), with SGR sequences if the request asked for them.
 	Screen string `json:"screen"`
+	// The agent's own reports (see StateInfo), omitted when empty.
+	AgentState
+}
+
+// AgentState is what a session knows from its agent's own reports (hooks)
+// beyond the state: shared by SCREEN_RESP and STATE.
+type AgentState struct {
+	// Reason says why the agent waits for the user (a tool and its
+	// command, or the agent's message).
+	Reason string `json:"reason,omitempty"`
+	// Done: the last turn ended normally and no user has seen the session
+	// since (SEEN, or an attach).
+	Done bool `json:"done,omitempty"`
+	// Error is the kind of failure that ended the last turn (rate_limit,
+	// overloaded, …), ErrorDetails what the agent said of it.
+	Error        string `json:"error,omitempty"`
+	ErrorDetails string `json:"error_details,omitempty"`
+	// Tool is the tool a busy agent runs.
+	Tool string `json:"tool,omitempty"`
+	// Conversation is the agent's own conversation id (claude --resume ID).
+	Conversation string `json:"conversation_id,omitempty"`
+}
+
+// StateInfo is the STATE payload: a session's state as its classifier and
+// its agent's reports say, pushed after WATCH_STATE.
+type StateInfo struct {
+	State      string `json:"state"` // "Idle", "Thinking", … (the State byte table's names)
+	StateMs    uint32 `json:"state_ms"`
+	NeedsInput bool   `json:"needs_input"`
+	Attention  bool   `json:"attention,omitempty"`
+	AgentState
+}
+
+// MarshalBinary encodes s as the STATE payload.
+func (s StateInfo) MarshalBinary() ([]byte, error) { return json.Marshal(s) }
+
+// UnmarshalBinary decodes a STATE payload.
+func (s *StateInfo) UnmarshalBinary(b []byte) error {
+	if err := json.Unmarshal(b, s); err != nil {
+		return fmt.Errorf("frame: STATE: %w", err)
+	}
+	return nil
 }
 
 // MarshalBinary encodes s as the SCREEN_RESP payload.

@@ -149,6 +149,10 @@ type Conn struct {
 	Lines [][]byte
 	// NoCheck skips the schema check and keeps no lines (benchmarks).
 	NoCheck bool
+	// CheckSent validates every frame sent against the inbound schemas
+	// too: a flow written as a real client's sends only frames the
+	// contract allows (error-path tests leave it off).
+	CheckSent bool
 }
 
 // Dial connects to the daemon at path (no hello).
@@ -186,6 +190,11 @@ func (c *Conn) Send(v any) {
 // SendRaw writes a line (a newline is added).
 func (c *Conn) SendRaw(line string) {
 	c.t.Helper()
+	if c.CheckSent {
+		if err := ValidateInbound([]byte(line)); err != nil {
+			c.t.Errorf("sent frame fails its schema: %v\n%s", err, line)
+		}
+	}
 	c.NC.SetWriteDeadline(time.Now().Add(c.Wait))
 	if _, err := c.NC.Write([]byte(line + "\n")); err != nil {
 		c.t.Fatalf("send: %v", err)

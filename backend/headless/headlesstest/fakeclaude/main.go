@@ -5,6 +5,10 @@
 // message's text:
 //
 //	crash        a text delta, a line on stderr, then exit 3 mid-turn
+//	closeout     a text delta, then stdout closed mid-turn; it runs on
+//	             (until a signal ends it)
+//	garbage      lines that are not claude events on stdout (not JSON, a
+//	             JSON array, an object without a type), then a normal turn
 //	slow:MS      a delta, a pause of MS milliseconds, the rest of the turn
 //	flood:N      N text deltas, then the result
 //	stream:N:R   N text deltas at R a second, then the result
@@ -195,6 +199,19 @@ func turn(sid, msg string, n int) {
 	case "oauth":
 		fmt.Fprintln(os.Stderr, "API Error: 401 OAuth token expired. Please run claude auth")
 		os.Exit(1)
+	case "closeout":
+		delta(sid, "partial")
+		outMu.Lock()
+		os.Stdout.Close()
+		fmt.Fprintln(os.Stderr, "fake claude: stdout closed")
+		time.Sleep(time.Hour) // the SIGTERM handler ends it
+	case "garbage":
+		outMu.Lock()
+		out.WriteString("not json at all\n[1,2]\n{\"no_type\":1}\n")
+		out.Flush()
+		outMu.Unlock()
+		delta(sid, "echo: ")
+		delta(sid, msg)
 	case "slow":
 		ms, _ := strconv.Atoi(arg)
 		delta(sid, "slow ")

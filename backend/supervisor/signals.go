@@ -1,0 +1,201 @@
+package supervisor
+
+import (
+	"sync"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+)
+
+// Agent signals: what an agent reports besides its screen (Claude Code's
+// hooks, codex's notify) reach the session through Hook (the HOOK frame,
+// sent by `heimdall-tui hook`), and its classifier puts them above the
+// screen rules (classify.Layered). The session adds what needs a user:
+// Done, a turn that ended normally and that nobody has seen since (Seen:
+// the SEEN frame, a dashboard focusing the session; an attach). Whoever
+// watches the verdict (WatchState: the WATCH_STATE frame) gets it at once
+// and after every change, so a hook shows in a dashboard without a poll.
+//
+// Timers: a watched session re-reads its verdict twice after each hook or
+// screen change (the classifier's windows end then: the screen rules'
+// debounce, a hook's settle, the screen's overrule); nothing is armed
+// while nobody watches or nothing happens.
+
+// Detail is the session's verdict beyond its state.
+type Detail struct {
+	classify.Detail
+	// Done: the last turn ended normally, by the agent's own report, and
+	// no user has seen the session since.
+	Done bool
+	// Tool is the tool a busy agent runs, by its own report ("" if not
+	// known).
+	Tool string
+}
+
+// StateView is what a state watcher gets: the state and its detail.
+type StateView struct {
+	State     session.State
+	Since     time.Time
+	Attention bool
+	Detail
+}
+
+// recheck are the delays after a hook or screen change at which a watched
+// session reads its verdict again.
+var recheck = [...]time.Duration{classify.DebounceHold + 100*time.Millisecond, 1300 * time.Millisecond}
+
+// signalState is a Session's (guarded by its mu).
+type signalState struct {
+	seen     time.Time // a user last saw the session
+	convo    string    // the conversation id last reported to OnConversation
+	watchers map[int]func(StateView)
+	nextW    int
+	last     *StateView // the view last given to the watchers
+	timer    *time.Timer
+	step     int // the next recheck
+	wmu      sync.Mutex
+}
+
+func (g *signalState) stopTimer() {
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+}
+
+// Hook records an agent's event now (see classify.Layered.Signal).
+func (s *Session) Hook(h classify.Hook) {
+	now := time.Now()
+	s.mu.Lock()
+	if s.exited {
+		s.mu.Unlock()
+		return
+	}
+	s.cls.Signal(now, h)
+	s.mu.Unlock()
+	s.log.Debug("agent signal", "event", h.Event, "tool", h.Tool)
+	s.checkAttention(now, false)
+	s.signalled()
+}
+
+// Seen records that a user has seen the session (focused it in a
+// dashboard, attached to it): it is no longer Done.
+func (s *Session) Seen() {
+	s.mu.Lock()
+	s.sig.seen = time.Now()
+	s.mu.Unlock()
+	s.publishState()
+}
+
+// Detail returns the session's verdict beyond its state.
+func (s *Session) Detail() Detail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.detailLocked(time.Now())
+}
+
+func (s *Session) detailLocked(now time.Time) Detail {
+	d := Detail{Detail: s.cls.Detail(now), Tool: s.cls.Tool(now)}
+	d.Done = !d.Finished.IsZero() && d.Finished.After(s.sig.seen)
+	return d
+}
+
+func (s *Session) viewLocked(now time.Time) StateView {
+	st, since := s.cls.State(now)
+	return StateView{State: st, Since: since, Attention: s.attn.on, Detail: s.detailLocked(now)}
+}
+
+// WatchState calls fn with the session's state view now and after each
+// change, until remove is called. fn runs on whatever goroutine noticed
+// the change, one call at a time; it must not block or call back into
+// the session.
+func (s *Session) WatchState(fn func(StateView)) (remove func()) {
+	s.sig.wmu.Lock()
+	defer s.sig.wmu.Unlock()
+	s.mu.Lock()
+	if s.sig.watchers == nil {
+		s.sig.watchers = map[int]func(StateView){}
+	}
+	id := s.sig.nextW
+	s.sig.nextW++
+	s.sig.watchers[id] = fn
+	v := s.viewLocked(time.Now())
+	s.mu.Unlock()
+	fn(v)
+	return func() {
+		s.sig.wmu.Lock()
+		defer s.sig.wmu.Unlock()
+		s.mu.Lock()
+		delete(s.sig.watchers, id)
+		s.mu.Unlock()
+	}
+}
+
+// signalled follows a hook or a screen change: the view is published and,
+// while watched, re-read at the recheck delays.
+func (s *Session) signalled() {
+	s.publishState()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.sig.watchers) == 0 || s.exited {
+		return
+	}
+	s.sig.step = 0
+	s.armLocked()
+}
+
+func (s *Session) armLocked() {
+	d := recheck[s.sig.step]
+	if s.sig.step > 0 {
+		d -= recheck[s.sig.step-1]
+	}
+	if s.sig.timer == nil {
+		s.sig.timer = time.AfterFunc(d, s.rechecked)
+	} else {
+		s.sig.timer.Reset(d)
+	}
+}
+
+func (s *Session) rechecked() {
+	s.publishState()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sig.step++; s.sig.step < len(recheck) && !s.exited && len(s.sig.watchers) > 0 {
+		s.armLocked()
+	}
+}
+
+// publishState gives the watchers the view if it changed, and tells
+// OnConversation of a new conversation id.
+func (s *Session) publishState() {
+	s.sig.wmu.Lock()
+	defer s.sig.wmu.Unlock()
+	s.mu.Lock()
+	v := s.viewLocked(time.Now())
+	var fns []func(StateView)
+	if s.sig.last == nil || !sameView(*s.sig.last, v) {
+		s.sig.last = &v
+		for _, fn := range s.sig.watchers {
+			fns = append(fns, fn)
+		}
+	}
+	convo := ""
+	if v.Conversation != s.sig.convo {
+		s.sig.convo, convo = v.Conversation, v.Conversation
+	}
+	s.mu.Unlock()
+	for _, fn := range fns {
+		fn(v)
+	}
+	if convo != "" && s.cfg.OnConversation != nil {
+		s.cfg.OnConversation(convo)
+	}
+}
+
+// sameView reports whether a and b show the same (Since is not compared:
+// it moves only with the state).
+func sameView(a, b StateView) bool {
+	return a.State == b.State && a.Attention == b.Attention && a.Detail.Done == b.Detail.Done && a.Tool == b.Tool &&
+		a.NeedsInput == b.NeedsInput && a.Reason == b.Reason && a.Error == b.Error &&
+		a.ErrorDetails == b.ErrorDetails && a.Conversation == b.Conversation
+}

@@ -1,0 +1,123 @@
+package supervisor
+
+import (
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// sendHook sends a Claude Code hook payload on a connection of its own,
+// as `heimdall-tui hook` does.
+func sendHook(t *testing.T, sock, payload string) {
+	t.Helper()
+	c := dial(t, sock)
+	defer c.Close()
+	if err := c.Send(frame.Hook, append([]byte{frame.HookClaude}, payload...)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// nextState reads frames until a STATE for which ok holds.
+func nextState(t *testing.T, c *frame.Client, what string, ok func(frame.StateInfo) bool) frame.StateInfo {
+	t.Helper()
+	c.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	defer c.Conn().SetReadDeadline(time.Time{})
+	for {
+		f, err := c.Next()
+		if err != nil {
+			t.Fatalf("waiting for a STATE with %s: %v", what, err)
+		}
+		if f.Type != frame.StateEvent {
+			continue
+		}
+		var si frame.StateInfo
+		if err := si.UnmarshalBinary(f.Payload); err != nil {
+			t.Fatal(err)
+		}
+		if ok(si) {
+			return si
+		}
+	}
+}
+
+// Hooks reach the session over HOOK frames and their verdict is pushed
+// to a WATCH_STATE connection at once: busy with the tool, needs input
+// with the command, Done after Stop until SEEN; SCREEN_RESP carries the
+// same and the conversation id, which OnConversation hears of.
+func TestHookFrames(t *testing.T) {
+	convo := make(chan string, 4)
+	s := startServed(t, Config{Argv: []string{"sh", "-c", "exec sleep 60"}, OnConversation: func(id string) { convo <- id }})
+	w := dial(t, s.sock)
+	if err := w.Send(frame.WatchState, nil); err != nil {
+		t.Fatal(err)
+	}
+	nextState(t, w, "the first, Idle", func(si frame.StateInfo) bool { return si.State == "Idle" })
+
+	sendHook(t, s.sock, `{"hook_event_name":"SessionStart","source":"startup","session_id":"conv-1"}`)
+	select {
+	case id := <-convo:
+		if id != "conv-1" {
+			t.Fatalf("conversation %q", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnConversation not called")
+	}
+	sendHook(t, s.sock, `{"hook_event_name":"PreToolUse","session_id":"conv-1","tool_name":"Bash","tool_input":{"command":"make test"}}`)
+	nextState(t, w, "ToolUse Bash", func(si frame.StateInfo) bool { return si.State == "ToolUse" && si.Tool == "Bash" })
+	sendHook(t, s.sock, `{"hook_event_name":"PermissionRequest","session_id":"conv-1","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`)
+	si := nextState(t, w, "needs input", func(si frame.StateInfo) bool { return si.NeedsInput })
+	if si.Reason != "Bash: rm -rf build" || si.Conversation != "conv-1" {
+		t.Fatalf("STATE %+v", si)
+	}
+	sendHook(t, s.sock, `{"hook_event_name":"Stop","session_id":"conv-1"}`)
+	nextState(t, w, "done", func(si frame.StateInfo) bool { return si.Done && si.State == "Idle" && !si.NeedsInput })
+	c := dial(t, s.sock)
+	if sc, err := c.Screen(false); err != nil || !sc.Done || sc.Conversation != "conv-1" {
+		t.Fatalf("SCREEN_RESP %+v %v", sc.AgentState, err)
+	}
+	if err := c.Send(frame.Seen, nil); err != nil {
+		t.Fatal(err)
+	}
+	nextState(t, w, "not done after SEEN", func(si frame.StateInfo) bool { return !si.Done })
+	sendHook(t, s.sock, `{"hook_event_name":"StopFailure","error":"rate_limit","error_details":"resets 3pm"}`)
+	si = nextState(t, w, "an error", func(si frame.StateInfo) bool { return si.Error != "" })
+	if si.Error != "rate_limit" || si.ErrorDetails != "resets 3pm" || si.Done {
+		t.Fatalf("STATE %+v", si)
+	}
+	// Bad HOOK payloads are ignored; the connection and session go on.
+	for _, p := range [][]byte{nil, {0x09, '{', '}'}, append([]byte{frame.HookClaude}, "not json"...)} {
+		if err := c.Send(frame.Hook, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Status(); err != nil {
+		t.Fatalf("STATUS after bad HOOKs: %v", err)
+	}
+}
+
+// A WATCH_STATE client that never reads holds up neither the session nor
+// its other clients: it only ever has the latest state waiting.
+func TestWatchStateSlowClient(t *testing.T) {
+	s := startServed(t, Config{Argv: []string{"sh", "-c", "exec sleep 60"}})
+	lazy := dial(t, s.sock)
+	if err := lazy.Send(frame.WatchState, nil); err != nil {
+		t.Fatal(err)
+	}
+	w := dial(t, s.sock)
+	if err := w.Send(frame.WatchState, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2000; i++ {
+		ev := `{"hook_event_name":"PreToolUse","tool_name":"T` + string(rune('a'+i%26)) + `"}`
+		if i%2 == 1 {
+			ev = `{"hook_event_name":"Stop"}`
+		}
+		sendHook(t, s.sock, ev)
+	}
+	sendHook(t, s.sock, `{"hook_event_name":"PreToolUse","tool_name":"Last"}`)
+	nextState(t, w, "the last hook", func(si frame.StateInfo) bool { return si.Tool == "Last" })
+	if _, err := dial(t, s.sock).Status(); err != nil {
+		t.Fatal(err)
+	}
+}

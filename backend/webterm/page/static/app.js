@@ -1,0 +1,344 @@
+// The heimdall-tui web terminal: the session list and one terminal at a
+// time over the WebSocket terminal protocol (wire/wsterm/PROTOCOL.md).
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const enc = new TextEncoder();
+const HEARTBEAT_MS = 30000;        // ping every 30 s
+const BACKOFF_MIN = 1000, BACKOFF_MAX = 30000;
+
+// A token given as ?token= is now a cookie (the server set it): keep it
+// out of the address bar.
+if (new URLSearchParams(location.search).has('token')) {
+  history.replaceState(null, '', location.pathname + location.hash);
+}
+
+let uploadLimit = 0;
+let assistants = [];
+
+function notice(text, isError) {
+  const n = $('notice');
+  n.textContent = text;
+  n.className = isError ? 'error' : '';
+  n.hidden = false;
+  clearTimeout(notice.t);
+  notice.t = setTimeout(() => { n.hidden = true; }, isError ? 6000 : 3000);
+}
+
+function stateClass(s) {
+  if (!s.alive) return 'dead';
+  if (s.needsInput) return 'input';
+  return (s.state || '').toLowerCase().replace(/[^a-z]/g, '');
+}
+
+// ---- session list -------------------------------------------------------
+
+async function loadList() {
+  let data;
+  try {
+    const r = await fetch('/api/sessions', { cache: 'no-store' });
+    if (!r.ok) throw new Error(r.status + ' ' + (await r.text()));
+    data = await r.json();
+  } catch (e) {
+    $('conn').textContent = 'offline';
+    $('conn').className = 'conn bad';
+    return;
+  }
+  $('conn').textContent = '';
+  uploadLimit = data.uploadLimit;
+  assistants = data.assistants || [];
+  const sel = $('assistant');
+  const keep = sel.value;
+  sel.replaceChildren(...assistants.map((a) => {
+    const o = document.createElement('option');
+    o.value = a.key;
+    o.textContent = a.name + (a.found ? '' : ' (not installed)');
+    return o;
+  }));
+  if (keep) sel.value = keep;
+  const ul = $('sessions');
+  ul.replaceChildren(...data.sessions.map((s) => {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = '#/s/' + encodeURIComponent(s.id);
+    a.dataset.id = s.id;
+    const state = s.alive ? (s.needsInput ? 'needs input' : s.state) : 'exited ' + s.exitCode;
+    a.innerHTML = '<span class="sid"></span><span class="state"></span><span class="name"></span><span class="dim"></span>';
+    a.querySelector('.sid').textContent = s.id;
+    a.querySelector('.state').textContent = state;
+    a.querySelector('.state').classList.add(stateClass(s));
+    a.querySelector('.name').textContent = s.name || s.title || '';
+    a.querySelector('.dim').textContent = [s.assistant, s.cols + '×' + s.rows, s.viewers ? s.viewers + ' viewing' : '', s.dir].filter(Boolean).join(' · ');
+    li.append(a);
+    return li;
+  }));
+  $('empty').hidden = data.sessions.length > 0;
+}
+
+$('new-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const id = (crypto.randomUUID ? crypto.randomUUID() : Date.now().toString(16) + Math.random().toString(16).slice(2));
+  location.hash = '#/s/' + id + '?assistant=' + encodeURIComponent($('assistant').value);
+});
+
+// ---- terminal -----------------------------------------------------------
+
+class TermView {
+  constructor(id, assistant) {
+    this.id = id;
+    this.assistant = assistant;
+    this.ended = false;
+    this.closed = false;
+    this.backoff = BACKOFF_MIN;
+    this.chunks = null;
+    this.chain = Promise.resolve(); // output is written in the order it came
+    this.term = new Terminal({ cursorBlink: true, scrollback: 5000, fontSize: window.innerWidth < 600 ? 12 : 14,
+      fontFamily: 'ui-monospace, Menlo, Consolas, monospace', theme: { background: '#1a1b26' } });
+    this.fit = new FitAddon.FitAddon();
+    this.term.loadAddon(this.fit);
+    this.term.open($('term'));
+    this.term.onData((d) => this.sendBytes(enc.encode(d)));
+    this.term.onResize(() => this.sendResize());
+    this.onWinResize = () => this.refit();
+    window.addEventListener('resize', this.onWinResize);
+    this.ro = new ResizeObserver(() => this.refit());
+    this.ro.observe($('term-wrap'));
+    this.refit();
+    this.term.focus();
+    this.connect();
+  }
+
+  refit() {
+    if (this.closed) return;
+    try { this.fit.fit(); } catch (e) { /* not laid out yet */ }
+  }
+
+  url() {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    let u = proto + '//' + location.host + '/ws/' + encodeURIComponent(this.id);
+    if (this.assistant) u += '?assistant=' + encodeURIComponent(this.assistant);
+    return u;
+  }
+
+  connect() {
+    if (this.closed || this.ended) return;
+    setConn('connecting…', '');
+    const ws = new WebSocket(this.url());
+    ws.binaryType = 'arraybuffer';
+    this.ws = ws;
+    this.expectChunks = true;
+    this.chunks = null;
+    ws.onopen = () => {
+      this.backoff = BACKOFF_MIN;
+      setConn('connected', 'ok');
+      this.sendResize();
+      this.startHeartbeat();
+    };
+    ws.onmessage = (ev) => {
+      if (typeof ev.data === 'string') this.onText(ev.data);
+      else this.onBinary(new Uint8Array(ev.data));
+    };
+    ws.onclose = (ev) => {
+      this.stopHeartbeat();
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.closed || this.ended) return;
+      setConn('disconnected: ' + (ev.reason || ev.code) + ', retrying in ' + Math.round(this.backoff / 1000) + ' s', 'bad');
+      this.retry = setTimeout(() => this.connect(), this.backoff);
+      this.backoff = Math.min(BACKOFF_MAX, this.backoff * 2);
+    };
+  }
+
+  startHeartbeat() {
+    this.stopHeartbeat();
+    this.heartbeat = setInterval(() => this.sendJSON({ type: 'ping', data: { ts: Date.now() } }), HEARTBEAT_MS);
+  }
+  stopHeartbeat() { clearInterval(this.heartbeat); }
+
+  open() { return this.ws && this.ws.readyState === WebSocket.OPEN; }
+  sendBytes(b) { if (this.open()) this.ws.send(b); }
+  sendJSON(v) { if (this.open()) this.ws.send(JSON.stringify(v)); }
+
+  sendResize() {
+    const rows = this.term.rows, cols = this.term.cols;
+    this.sendBytes(new Uint8Array([0x00, (rows >> 8) & 0xff, rows & 0xff, (cols >> 8) & 0xff, cols & 0xff]));
+  }
+
+  onBinary(b) {
+    // A snapshot chunk: [0x02][index][total][gzip data]. Snapshots come
+    // first on a connection: once raw output came, a 0x02 is output.
+    if (this.expectChunks && b.length >= 3 && b[0] === 0x02 && b[1] < b[2]) {
+      const total = b[2];
+      if (!this.chunks || this.chunks.length !== total) this.chunks = new Array(total).fill(null);
+      this.chunks[b[1]] = b.slice(3);
+      if (this.chunks.every((c) => c !== null)) {
+        const parts = this.chunks;
+        this.chunks = null;
+        this.chain = this.chain.then(async () => {
+          const data = await gunzip(parts);
+          this.term.reset();
+          await new Promise((res) => this.term.write(data, res));
+        }).catch((e) => notice('snapshot: ' + e, true));
+      }
+      return;
+    }
+    this.expectChunks = false;
+    this.chain = this.chain.then(() => new Promise((res) => this.term.write(b, res)));
+  }
+
+  onText(text) {
+    let m;
+    try { m = JSON.parse(text); } catch (e) { return; }
+    switch (m.type) {
+      case 'status': this.onStatus(m); break;
+      case 'chat': addChat(m); break;
+      case 'pong': break;
+      case 'file_upload':
+        if (m.success) notice('File uploaded: ' + m.filename);
+        else notice('Upload failed: ' + m.error, true);
+        break;
+      case 'exit':
+        this.ended = true;
+        $('ended-text').textContent = 'Session ended (exit code ' + m.exitCode + ')';
+        $('ended').hidden = false;
+        setConn('ended', 'bad');
+        break;
+    }
+  }
+
+  onStatus(m) {
+    this.status = m;
+    $('title').textContent = (m.sessionName || m.uuidShort) + ' · ' + m.assistant;
+    $('meta').textContent = m.viewers + (m.viewers === 1 ? ' viewer' : ' viewers') + ' · ' + m.cols + '×' + m.rows;
+    if (document.activeElement !== $('rename')) $('rename').value = m.sessionName || '';
+    const y = $('yolo');
+    y.hidden = !m.yoloSupported;
+    y.classList.toggle('on', !!m.yoloMode);
+    y.textContent = m.yoloMode ? 'YOLO: on' : 'YOLO: off';
+  }
+
+  upload(file) {
+    if (!this.open()) { notice('Not connected', true); return; }
+    if (uploadLimit && file.size > uploadLimit) { notice(file.name + ' is too large (at most ' + uploadLimit + ' bytes)', true); return; }
+    const reader = new FileReader();
+    reader.onload = () => {
+      const data = new Uint8Array(reader.result);
+      const name = enc.encode(file.name).slice(0, 0xffff);
+      const msg = new Uint8Array(3 + name.length + data.length);
+      msg[0] = 0x01; msg[1] = (name.length >> 8) & 0xff; msg[2] = name.length & 0xff;
+      msg.set(name, 3); msg.set(data, 3 + name.length);
+      this.sendBytes(msg);
+    };
+    reader.onerror = () => notice('Error reading ' + file.name, true);
+    reader.readAsArrayBuffer(file);
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.retry);
+    this.stopHeartbeat();
+    window.removeEventListener('resize', this.onWinResize);
+    this.ro.disconnect();
+    if (this.ws) { const ws = this.ws; this.ws = null; ws.close(1000, 'left'); }
+    this.term.dispose();
+  }
+}
+
+async function gunzip(parts) {
+  const blob = new Blob(parts);
+  const stream = blob.stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+function setConn(text, cls) {
+  $('conn').textContent = text;
+  $('conn').className = 'conn ' + cls;
+}
+
+function addChat(m) {
+  const li = document.createElement('li');
+  const who = document.createElement('span');
+  who.className = 'who';
+  who.textContent = m.userName + ': ';
+  const t = document.createElement('time');
+  t.dateTime = m.timestamp;
+  t.textContent = new Date(m.timestamp).toLocaleTimeString();
+  li.append(who, document.createTextNode(m.text), t);
+  $('chat-log').append(li);
+  li.scrollIntoView({ block: 'end' });
+  if ($('chat').hidden) $('chat-toggle').textContent = 'Chat •';
+}
+
+// ---- wiring -------------------------------------------------------------
+
+let view = null;
+
+function route() {
+  const m = location.hash.match(/^#\/s\/([^?]+)(?:\?assistant=(.*))?$/);
+  if (view) { view.close(); view = null; }
+  $('ended').hidden = true;
+  $('chat-log').replaceChildren();
+  if (m) {
+    $('list-view').hidden = true;
+    $('term-view').hidden = false;
+    $('title').textContent = decodeURIComponent(m[1]);
+    view = new TermView(decodeURIComponent(m[1]), m[2] ? decodeURIComponent(m[2]) : '');
+    // Once started, a reload joins rather than starts: drop ?assistant.
+    if (m[2]) history.replaceState(null, '', '#/s/' + m[1]);
+  } else {
+    $('term-view').hidden = true;
+    $('list-view').hidden = false;
+    $('title').textContent = '';
+    $('meta').textContent = '';
+    setConn('', '');
+    loadList();
+  }
+}
+window.addEventListener('hashchange', route);
+setInterval(() => { if (!view && !document.hidden) loadList(); }, 3000);
+
+$('rename-btn').addEventListener('click', () => {
+  if (view) view.sendJSON({ type: 'rename_session', name: $('rename').value.trim() });
+});
+$('rename').addEventListener('keydown', (e) => { if (e.key === 'Enter') $('rename-btn').click(); });
+$('yolo').addEventListener('click', () => { if (view) view.sendJSON({ type: 'toggle_yolo' }); });
+$('chat-toggle').addEventListener('click', () => {
+  $('chat').hidden = !$('chat').hidden;
+  $('chat-toggle').textContent = 'Chat';
+  if (view) view.refit();
+  if (!$('chat').hidden) $('chat-input').focus();
+});
+$('chat-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const text = $('chat-input').value.trim();
+  if (!text || !view) return;
+  let name = localStorage.getItem('heimdall-user');
+  if (!name) {
+    name = (prompt('Your name for the chat') || '').trim();
+    if (!name) return;
+    localStorage.setItem('heimdall-user', name);
+  }
+  view.sendJSON({ type: 'chat', userName: name, text: text });
+  $('chat-input').value = '';
+});
+$('file').addEventListener('change', (e) => {
+  for (const f of e.target.files) if (view) view.upload(f);
+  e.target.value = '';
+});
+const KEYS = { esc: '\x1b', tab: '\t', ctrlc: '\x03', up: '\x1b[A', down: '\x1b[B', right: '\x1b[C', left: '\x1b[D', enter: '\r' };
+$('keys').addEventListener('click', (e) => {
+  const k = e.target.dataset && e.target.dataset.key;
+  if (k && view) { view.sendBytes(enc.encode(KEYS[k])); view.term.focus(); }
+});
+
+// Drag and drop: files dropped on the terminal are uploaded.
+const wrap = $('term-wrap');
+wrap.addEventListener('dragover', (e) => { e.preventDefault(); $('drop').hidden = false; });
+wrap.addEventListener('dragleave', () => { $('drop').hidden = true; });
+wrap.addEventListener('drop', (e) => {
+  e.preventDefault();
+  $('drop').hidden = true;
+  for (const f of e.dataTransfer.files) if (view) view.upload(f);
+});
+
+route();

@@ -1,0 +1,425 @@
+// Package webterm serves the fleet's pty sessions to browsers over the
+// WebSocket terminal protocol (wire/wsterm, PROTOCOL.md there), and the
+// page that speaks it (webterm/page). It keeps no session table of its
+// own: /ws/{id} joins the fleet's session of that id — started from the
+// dashboard, `run` or an earlier browser — or starts one in the fleet, so
+// sessions started in a browser show in the dashboard and vice versa. What
+// only the protocol knows (a session's name, its viewers and their sizes,
+// YOLO mode) is kept here per session id.
+//
+// Each viewer follows its session's output over a connection of its own
+// to the session's supervisor (fleet.Output): a repaint, sent to a joining
+// viewer as a gzip snapshot, then the output from exactly there. Nothing a
+// viewer does waits for another viewer or holds up the pty: every message
+// to a client goes through its own bounded queue, and a client that lets
+// it fill is disconnected (its page reconnects and gets a fresh snapshot).
+//
+// The Server is shaped like net/http.Server: Handler, ListenAndServe,
+// Serve, Shutdown, Close, ErrServerClosed.
+package webterm
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/backend/webterm/page"
+)
+
+// Fleet is what the server needs of the fleet; *fleet.Fleet has it.
+type Fleet interface {
+	Spawn(spec fleet.Spec) (string, error)
+	Sessions() []session.Info
+	Send(id string, in session.Input) error
+	Resize(id string, cols, rows uint16) error
+	Output(id string, interactive bool) (*fleet.Output, error)
+	Replace(ctx context.Context, id string, spec fleet.Spec) error
+	Presets() []fleet.Preset
+}
+
+// ErrServerClosed is returned by Serve and ListenAndServe after Shutdown
+// or Close.
+var ErrServerClosed = http.ErrServerClosed
+
+// ErrTokenRequired is returned by Serve for a listener on an address other
+// than loopback when Options.Token is empty: anyone who can reach it could
+// type into the sessions.
+var ErrTokenRequired = errors.New("webterm: a token is required to serve on a non-loopback address")
+
+// DefaultAddr is where `heimdall-tui web` listens by default.
+const DefaultAddr = "127.0.0.1:1977"
+
+// DefaultUploadLimit is the largest upload (file data) a client may send
+// unless Options.UploadLimit says otherwise.
+const DefaultUploadLimit = 32 << 20
+
+// Options configure a Server.
+type Options struct {
+	Fleet Fleet  // required
+	Addr  string // ListenAndServe's address ("" = DefaultAddr)
+	// Token, if set, is required of every request: as ?token= (the server
+	// then sets it as a cookie, so the page's own requests carry it) or
+	// the cookie. Serve refuses a non-loopback listener without one.
+	Token string
+	// Origins are the browser origins allowed besides the page's own host
+	// (a WebSocket whose Origin names another host is refused): host
+	// patterns ("example.com", "*.example.com:8443") or, with "://",
+	// scheme://host patterns (path.Match syntax).
+	Origins []string
+	// Dir is the working directory of sessions started here ("" = this
+	// process's).
+	Dir string
+	// Custom is the command line of the assistant "custom" (display name
+	// "Custom"), from `web --shell`; nil: there is none.
+	Custom []string
+	// UploadLimit caps an upload's data in bytes (0 = DefaultUploadLimit);
+	// the connection's read limit is sized from it.
+	UploadLimit int64
+	// QueueLimit is how many bytes may wait to be sent to one client: the
+	// session's output waits for the client beyond it, and a client whose
+	// queue stays over it for WriteTimeout, or reaches twice it, is
+	// disconnected (0 = 8 MiB).
+	QueueLimit int
+	// WriteTimeout bounds one message's write to a client, and the wait
+	// for a full queue to drain (0 = 10 s).
+	WriteTimeout time.Duration
+	Logger       *slog.Logger // nil: discarded
+}
+
+// Server serves the page, the session list and the WebSocket terminals.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	// presets is the fleet's presets as the server started: the
+	// assistants' names and YOLO commands for status messages (Presets
+	// looks every program up on PATH; the list and starts ask afresh).
+	presets []fleet.Preset
+	hs      *http.Server
+	mux     *http.ServeMux
+
+	mu       sync.Mutex
+	sessions map[string]*sess // by session id: viewers, name, YOLO mode
+	clients  map[*client]bool // every open WebSocket
+	conns    sync.WaitGroup   // WebSocket handlers running
+	closed   bool
+	starting map[string]*sync.Mutex // session ids being started from here
+}
+
+// New returns a Server for opts.
+func New(opts Options) (*Server, error) {
+	if opts.Fleet == nil {
+		return nil, errors.New("webterm: no fleet")
+	}
+	if opts.Addr == "" {
+		opts.Addr = DefaultAddr
+	}
+	if opts.UploadLimit <= 0 {
+		opts.UploadLimit = DefaultUploadLimit
+	}
+	if opts.QueueLimit <= 0 {
+		opts.QueueLimit = 8 << 20
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 10 * time.Second
+	}
+	opts.Origins = slices.Clone(opts.Origins)
+	opts.Custom = slices.Clone(opts.Custom)
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, log: log, presets: opts.Fleet.Presets(), sessions: map[string]*sess{}, clients: map[*client]bool{}, starting: map[string]*sync.Mutex{}}
+	s.mux = http.NewServeMux()
+	static, err := fs.Sub(page.Files, "static")
+	if err != nil {
+		return nil, err
+	}
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	s.mux.HandleFunc("GET /{$}", s.serveIndex)
+	s.mux.HandleFunc("GET /api/sessions", s.serveSessions)
+	s.mux.HandleFunc("GET /ws/{id}", s.serveWS)
+	s.hs = &http.Server{Addr: opts.Addr, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	s.hs.RegisterOnShutdown(s.closeClients)
+	return s, nil
+}
+
+// NewToken returns a random token (32 hex digits) for Options.Token.
+func NewToken() string {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}
+
+// Loopback reports whether addr (host:port, as for net.Listen) listens on
+// loopback only: a loopback IP or "localhost". An empty host (every
+// address) is not.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// Handler returns the server's handler: the token check, then the page
+// (GET /, /static/), the session list (GET /api/sessions) and the
+// terminals (GET /ws/{id}?assistant=KEY).
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.authorize) }
+
+// tokenCookie carries the token after the first request with ?token=.
+const tokenCookie = "heimdall_web_token"
+
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Token != "" {
+		q := r.URL.Query().Get("token")
+		given := q
+		if given == "" {
+			if c, err := r.Cookie(tokenCookie); err == nil {
+				given = c.Value
+			}
+		}
+		if subtle.ConstantTimeCompare([]byte(given), []byte(s.opts.Token)) != 1 {
+			s.log.Info("web request refused: no valid token", "remote", r.RemoteAddr, "path", r.URL.Path)
+			http.Error(w, "a valid token is required (?token=…)", http.StatusUnauthorized)
+			return
+		}
+		if q != "" {
+			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		}
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.mux.ServeHTTP(w, r)
+}
+
+// ListenAndServe listens on Options.Addr and serves.
+func (s *Server) ListenAndServe() error {
+	l, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(l)
+}
+
+// Serve serves on l until Shutdown or Close (then ErrServerClosed). A
+// listener on a non-loopback address without a token is refused
+// (ErrTokenRequired) and closed.
+func (s *Server) Serve(l net.Listener) error {
+	if s.opts.Token == "" && !Loopback(l.Addr().String()) {
+		l.Close()
+		return fmt.Errorf("%w (%s)", ErrTokenRequired, l.Addr())
+	}
+	return s.hs.Serve(l)
+}
+
+// Shutdown stops accepting, closes every WebSocket (status going away:
+// pages reconnect to the next server) and waits for their handlers and
+// the other requests to finish, or ctx to end. Sessions keep running.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.hs.Shutdown(ctx) // calls closeClients
+	done := make(chan struct{})
+	go func() { s.conns.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return err
+}
+
+// Close closes the listeners and every connection at once, and waits for
+// the WebSocket handlers to return.
+func (s *Server) Close() error {
+	err := s.hs.Close()
+	s.closeClients()
+	s.conns.Wait()
+	return err
+}
+
+// closeClients marks the server closed and disconnects every client.
+func (s *Server) closeClients() {
+	s.mu.Lock()
+	s.closed = true
+	cs := make([]*client, 0, len(s.clients))
+	for c := range s.clients {
+		cs = append(cs, c)
+	}
+	s.mu.Unlock()
+	for _, c := range cs {
+		c.drop(websocketGoingAway, "server shutting down")
+	}
+}
+
+func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
+	b, err := page.Files.ReadFile("static/index.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(b)
+}
+
+// SessionJSON is a session as GET /api/sessions lists it.
+type SessionJSON struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`      // the protocol's session name, "" if unnamed
+	Agent         string `json:"agent"`     // preset name
+	Assistant     string `json:"assistant"` // display name
+	State         string `json:"state"`     // idle, thinking, …, dead
+	NeedsInput    bool   `json:"needsInput"`
+	Alive         bool   `json:"alive"`
+	ExitCode      int    `json:"exitCode"`
+	Title         string `json:"title"`
+	Dir           string `json:"dir"`
+	Cols          int    `json:"cols"`
+	Rows          int    `json:"rows"`
+	Viewers       int    `json:"viewers"`
+	YoloMode      bool   `json:"yoloMode"`
+	YoloSupported bool   `json:"yoloSupported"`
+}
+
+// AssistantJSON is an assistant a new session can be started with.
+type AssistantJSON struct {
+	Key   string `json:"key"`
+	Name  string `json:"name"`
+	Found bool   `json:"found"` // its program is on PATH
+}
+
+// ListJSON is GET /api/sessions' answer.
+type ListJSON struct {
+	Sessions    []SessionJSON   `json:"sessions"`
+	Assistants  []AssistantJSON `json:"assistants"`
+	UploadLimit int64           `json:"uploadLimit"`
+}
+
+// serveSessions lists the fleet's pty sessions (those with a screen) and
+// the assistants.
+func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
+	out := ListJSON{Sessions: []SessionJSON{}, UploadLimit: s.opts.UploadLimit}
+	presets := s.opts.Fleet.Presets()
+	live := map[string]bool{}
+	for _, in := range s.opts.Fleet.Sessions() {
+		if in.Caps&session.CapScreen == 0 {
+			continue
+		}
+		live[in.ID] = true
+		a := s.assistant(in.Agent, presets)
+		j := SessionJSON{ID: in.ID, Agent: in.Agent, Assistant: a.name, State: in.State.String(), NeedsInput: in.NeedsInput,
+			Alive: in.Alive, ExitCode: in.ExitCode, Title: in.Title, Dir: in.Dir, Cols: in.Cols, Rows: in.Rows, YoloSupported: a.yolo != nil}
+		s.mu.Lock()
+		if ss := s.sessions[in.ID]; ss != nil {
+			j.Name, j.Viewers, j.YoloMode = ss.name, len(ss.clients), ss.yolo
+		}
+		s.mu.Unlock()
+		out.Sessions = append(out.Sessions, j)
+	}
+	s.prune(live)
+	for _, a := range s.assistants(presets) {
+		out.Assistants = append(out.Assistants, AssistantJSON{Key: a.key, Name: a.name, Found: a.found})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(out)
+}
+
+// prune forgets what it kept of sessions the fleet no longer lists and
+// nobody views.
+func (s *Server) prune(live map[string]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, ss := range s.sessions {
+		if !live[id] && len(ss.clients) == 0 && !ss.replacing {
+			delete(s.sessions, id)
+		}
+	}
+}
+
+// workDir is where sessions started here run.
+func (s *Server) workDir() string {
+	if s.opts.Dir != "" {
+		return s.opts.Dir
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
+// displayNames are the protocol's assistants' display names; other
+// presets show under their own names.
+var displayNames = map[string]string{
+	"claude": "Claude", "gemini": "Gemini", "codex": "Codex", "aider": "Aider", "goose": "Goose",
+	"opencode": "OpenCode", "shell": "Shell", customKey: "Custom",
+}
+
+// customKey is the assistant `web --shell CMD` registers.
+const customKey = "custom"
+
+// assistantInfo is an assistant: a fleet preset, or custom.
+type assistantInfo struct {
+	key, name string
+	argv, env []string
+	yolo      []string // nil: no YOLO mode
+	yoloEnv   []string
+	resume    []string
+	found     bool
+}
+
+// assistants lists the assistants: the fleet's presets (the dashboard's
+// built-ins and config [[agent]] tables), then custom if configured.
+func (s *Server) assistants(presets []fleet.Preset) []assistantInfo {
+	var out []assistantInfo
+	for _, p := range presets {
+		name := displayNames[p.Name]
+		if name == "" {
+			name = p.Name
+		}
+		out = append(out, assistantInfo{key: p.Name, name: name, argv: p.Argv, env: p.Env,
+			yolo: p.Yolo, yoloEnv: p.YoloEnv, resume: p.Resume, found: p.Found})
+	}
+	if len(s.opts.Custom) > 0 && !slices.ContainsFunc(presets, func(p fleet.Preset) bool { return p.Name == customKey }) {
+		out = append(out, assistantInfo{key: customKey, name: displayNames[customKey], argv: s.opts.Custom, found: true})
+	}
+	return out
+}
+
+// assistant is the assistant named key; an unknown one (a session started
+// elsewhere with a program no preset names) has its key as its name and
+// no command.
+func (s *Server) assistant(key string, presets []fleet.Preset) assistantInfo {
+	for _, a := range s.assistants(presets) {
+		if a.key == key {
+			return a
+		}
+	}
+	name := key
+	if name == "" {
+		name = "Terminal"
+	}
+	return assistantInfo{key: key, name: name}
+}
+
+// isNetClosed reports errors of a connection closed under a reader.
+func isNetClosed(err error) bool {
+	return errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "use of closed network connection")
+}

@@ -1,0 +1,130 @@
+package webterm
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/wire/wsterm"
+)
+
+// UploadDir is where uploads go, under the session's working directory.
+const UploadDir = ".swe-swe/uploads"
+
+// maxNameBytes bounds a saved file name (most file systems allow 255).
+const maxNameBytes = 200
+
+// SanitizeName makes an uploaded file's name safe to create in the upload
+// directory: its last path element only (either slash), control
+// characters and anything but letters, digits (of any script), '.', '-', '_', ' ', '+',
+// '@', '(' and ')' replaced by '_', no leading dots or spaces (no ".."
+// and no hidden files), at most 200 bytes; "upload" if nothing is left.
+func SanitizeName(name string) string {
+	name = strings.ToValidUTF8(name, "_")
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
+			strings.ContainsRune(".-_ +@()", r):
+			b.WriteRune(r)
+		case r > 0x7f && r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			b.WriteRune(r) // letters and digits of other scripts
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name = strings.TrimLeft(b.String(), ". ")
+	name = strings.TrimRight(name, " ")
+	for len(name) > maxNameBytes {
+		_, n := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-n]
+	}
+	if name == "" {
+		return "upload"
+	}
+	return name
+}
+
+// upload saves a client's file in <session dir>/.swe-swe/uploads under its
+// sanitised name (name-2.ext, name-3.ext… if taken: an upload never
+// overwrites), answers file_upload, and types the file's absolute path
+// into the session so its agent sees where it is. The directory is opened
+// as an os.Root: a symlink planted in the workspace cannot lead the write
+// outside it.
+func (s *Server) upload(c *client, rawName, data []byte) {
+	shown := SanitizeName(string(rawName))
+	fail := func(format string, args ...any) {
+		reason := fmt.Sprintf(format, args...)
+		s.log.Info("web upload failed", "id", c.ss.id, "name", string(rawName), "err", reason)
+		c.sendJSON(wsterm.UploadFailed(shown, reason))
+	}
+	if int64(len(data)) > s.opts.UploadLimit {
+		fail("file too large: %d bytes (at most %d)", len(data), s.opts.UploadLimit)
+		return
+	}
+	in, ok := s.lookup(c.ss.id)
+	if !ok || in.Dir == "" {
+		fail("the session's working directory is unknown")
+		return
+	}
+	name, err := saveUpload(in.Dir, shown, data)
+	if err != nil {
+		fail("Failed to save file: %v", err)
+		return
+	}
+	abs := filepath.Join(in.Dir, UploadDir, name)
+	s.log.Info("web upload saved", "id", c.ss.id, "path", abs, "bytes", len(data))
+	c.sendJSON(wsterm.UploadOK(name))
+	if err := s.opts.Fleet.Send(c.ss.id, session.Input{Data: []byte(abs)}); err != nil {
+		s.log.Info("web upload: path not typed", "id", c.ss.id, "err", err)
+	}
+}
+
+// saveUpload writes data to dir/UploadDir/name, or the first free
+// name-N.ext, creating the directories, and returns the name used.
+func saveUpload(dir, name string, data []byte) (string, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	if err := root.MkdirAll(UploadDir, 0o755); err != nil {
+		return "", err
+	}
+	ext := path.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	for n := 1; n <= 1000; n++ {
+		try := name
+		if n > 1 {
+			try = base + "-" + strconv.Itoa(n) + ext
+		}
+		f, err := root.OpenFile(path.Join(UploadDir, try), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			root.Remove(path.Join(UploadDir, try))
+			return "", werr
+		}
+		return try, nil
+	}
+	return "", fmt.Errorf("%s: no free name", name)
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+)
+
+// Agent hooks: how `run` has the agent report its steps to its session's
+// supervisor (`heimdall-tui hook`, hook.go), without touching the user's
+// own settings (agent-signals §1):
+//   - Claude Code gets a settings file of its own, DIR/.hooks/ID.json
+//     (0600), holding a command hook for each event the classifier reads,
+//     passed with --settings (claude merges it over the user's settings;
+//     both sets of hooks run). It is removed when the session ends.
+//   - codex gets `-c notify=[EXE,"hook","--codex"]`: its turn completions.
+// The program's environment names the session's socket (HookSocketEnv).
+
+// claudeHookEvents are the Claude Code events the settings file hooks:
+// agent-signals §1's table. The tool events take a matcher ("*": every
+// tool).
+var claudeHookEvents = []struct {
+	name    string
+	matcher bool
+}{
+	{"SessionStart", false}, {"UserPromptSubmit", false},
+	{"PreToolUse", true}, {"PostToolUse", true}, {"PostToolUseFailure", true}, {"PermissionRequest", true},
+	{"Notification", false}, {"Stop", false}, {"StopFailure", false},
+	{"SubagentStart", false}, {"SubagentStop", false}, {"PreCompact", false}, {"PostCompact", false},
+	{"SessionEnd", false},
+}
+
+// hookTimeout is the timeout (seconds) Claude gets for each hook: the
+// command returns within 200 ms; this only bounds a stuck shell.
+const hookTimeout = 5
+
+// signalAgent names the agent a session runs for its hooks: "claude",
+// "codex", or "" (none: the screen alone tells). A preset of that name
+// counts, or the matching classifier with a program of that name.
+func signalAgent(o runOptions) string {
+	base := filepath.Base(o.argv[0])
+	for _, name := range []string{"claude", "codex"} {
+		if o.agent == name || (o.classifier == name && base == name) {
+			return name
+		}
+	}
+	return ""
+}
+
+// prepareHooks returns the argv and extra environment that make the
+// session's agent report to its supervisor, and a clean-up to run when
+// the session has ended; argv unchanged if its agent has no hooks.
+func prepareHooks(dir string, o runOptions) (argv, env []string, cleanup func(), err error) {
+	cleanup = func() {}
+	agent := signalAgent(o)
+	if agent == "" {
+		return o.argv, nil, cleanup, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("agent hooks: %w", err)
+	}
+	sock, err := filepath.Abs(supervisor.SocketPath(dir, o.id))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("agent hooks: %w", err)
+	}
+	env = []string{HookSocketEnv + "=" + sock}
+	argv = append([]string(nil), o.argv...)
+	switch agent {
+	case "codex":
+		notify, _ := json.Marshal([]string{exe, "hook", "--codex"})
+		argv = append(argv, "-c", "notify="+string(notify))
+	case "claude":
+		path := supervisor.HooksPath(dir, o.id)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, nil, nil, fmt.Errorf("agent hooks: %w", err)
+		}
+		// Made anew, 0600 (WriteFile keeps a leftover file's mode). A
+		// session of the same ID already running read its own at start.
+		os.Remove(path)
+		if err := os.WriteFile(path, claudeSettings(exe), 0o600); err != nil {
+			return nil, nil, nil, fmt.Errorf("agent hooks: %w", err)
+		}
+		cleanup = func() { os.Remove(path) }
+		argv = append(argv, "--settings", path)
+	}
+	return argv, env, cleanup, nil
+}
+
+// claudeSettings is the settings file: a command hook running exe's
+// `hook` for every event of claudeHookEvents. The command ends in
+// `|| true`: a binary replaced or removed while the session runs (a `go
+// run` build) must not make every tool call show a hook error.
+func claudeSettings(exe string) []byte {
+	cmd := shellQuote(exe) + " hook 2>/dev/null || true"
+	type handler struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+		Timeout int    `json:"timeout"`
+	}
+	type group struct {
+		Matcher string    `json:"matcher,omitempty"`
+		Hooks   []handler `json:"hooks"`
+	}
+	hooks := map[string][]group{}
+	for _, e := range claudeHookEvents {
+		g := group{Hooks: []handler{{Type: "command", Command: cmd, Timeout: hookTimeout}}}
+		if e.matcher {
+			g.Matcher = "*"
+		}
+		hooks[e.name] = []group{g}
+	}
+	b, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	return append(b, '\n')
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+)
+
+// Start cost (issue 18): `hook` runs before every tool call of a Claude
+// session and `resolve` / `ledger log` replace bash+jq tools, so what counts
+// is a whole process run — exec, runtime start, package initialisation,
+// cobra, the command's work, exit. BenchmarkStartCost times such runs of the
+// binary built by TestMain and reports their median and 99th percentile:
+//
+//	go test -run '^$' -bench StartCost -benchtime 1x ./cmd/heimdall-tui/
+//
+// Each case runs max(b.N, $HEIMDALL_BENCH_RUNS or 200) times (-benchtime 1x
+// keeps it to one pass). With HEIMDALL_BENCH_OLD_BIN naming another build,
+// e.g. main's:
+//
+//	mkdir /tmp/hm-main && git archive main | tar -x -C /tmp/hm-main
+//	(cd /tmp/hm-main && go build -o /tmp/hm-old ./cmd/heimdall-tui)
+//	HEIMDALL_BENCH_OLD_BIN=/tmp/hm-old go test -run '^$' -bench StartCost -benchtime 1x ./cmd/heimdall-tui/
+//
+// the cases marked old also run that binary, alternately with this one (the
+// order flipping every run), so load from other processes on the machine
+// falls on both alike; its figures are reported with an old_ prefix. On a
+// loaded machine cpu_p50_ms (user + system time) moves less than the wall
+// times.
+func BenchmarkStartCost(b *testing.B) {
+	if raceEnabled {
+		b.Skip("a -race binary says nothing about start cost")
+	}
+	runs := 200
+	if s := os.Getenv("HEIMDALL_BENCH_RUNS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("HEIMDALL_BENCH_RUNS=%q: want a positive count", s)
+		}
+		runs = n
+	}
+	oldBin := os.Getenv("HEIMDALL_BENCH_OLD_BIN")
+	for _, c := range startCases {
+		b.Run(c.name, func(b *testing.B) {
+			inv := c.setup(b)
+			if inv.stdin != nil {
+				inv.stdinPath = filepath.Join(b.TempDir(), "stdin")
+				if err := os.WriteFile(inv.stdinPath, inv.stdin, 0o600); err != nil {
+					b.Fatal(err)
+				}
+			}
+			n := max(b.N, runs)
+			var cur, old runTimes
+			for i := range n {
+				// Alternate which binary goes first, so neither always
+				// runs right after the other (warm caches, a scheduler tick).
+				first, second := binPath, oldBin
+				if i%2 == 1 {
+					first, second = oldBin, binPath
+				}
+				for _, bin := range []string{first, second} {
+					switch {
+					case bin == binPath:
+						cur.add(timeRun(b, bin, inv))
+					case bin != "" && c.old:
+						old.add(timeRun(b, bin, inv))
+					}
+				}
+			}
+			b.ReportMetric(0, "ns/op") // b.N runs are not what was timed
+			cur.report(b, "")
+			if len(old.wall) > 0 {
+				old.report(b, "old_")
+			}
+		})
+	}
+}
+
+// startCase is one kind of whole-process run. To add one, append to
+// startCases: setup prepares what it needs under b.TempDir() (a planning
+// dir, a running session to report to) and returns the invocation; a
+// session it starts must be stopped with b.Cleanup.
+type startCase struct {
+	name string
+	// old: HEIMDALL_BENCH_OLD_BIN runs it too (the old binary has the
+	// subcommand and exits 0 on it).
+	old   bool
+	setup func(b *testing.B) invocation
+}
+
+// invocation is what one run executes: the binary with args, with env
+// added to the benchmark's environment (TestMain's: no user config). Every
+// run must exit 0; stdin, stdout and stderr are /dev/null.
+type invocation struct {
+	args  []string
+	env   []string
+	stdin []byte // when set, each run reads it on stdin (from a file)
+
+	stdinPath string // the file holding stdin, written once per case
+}
+
+var startCases = []startCase{
+	// The bare start: runtime, package initialisation, the cobra tree, the
+	// config lookup, and cobra's help text. (There is no --version.)
+	{name: "help", old: true, setup: func(*testing.B) invocation {
+		return invocation{args: []string{"--help"}}
+	}},
+	// A lookup in a 500-symbol table, as an agent's `heimdall-resolve F250`.
+	{name: "resolve", old: true, setup: func(b *testing.B) invocation {
+		root := benchPlanningDir(b)
+		syms := map[string]string{}
+		for i := range 500 {
+			syms[fmt.Sprintf("F%d", i)] = fmt.Sprintf("src/module%d/file%d.ts", i/20, i)
+		}
+		doc, err := json.MarshalIndent(map[string]any{"version": planning.ProtocolVersion, "symbols": syms}, "", "  ")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "protocol", "symbols.json"), doc, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return invocation{args: []string{"resolve", "F250"}, env: []string{"HEIMDALL_PLANNING_DIR=" + root}}
+	}},
+	// An append to the token ledger (lock, append, protocol.log line).
+	{name: "ledger-log", old: true, setup: func(b *testing.B) invocation {
+		root := benchPlanningDir(b)
+		return invocation{args: []string{"ledger", "log", "--role", "r", "--kind", "k", "--tokens", "1"}, env: []string{"HEIMDALL_PLANNING_DIR=" + root}}
+	}},
+	// Claude's PreToolUse hook reporting to a live session's supervisor.
+	{name: "hook-live", setup: func(b *testing.B) invocation {
+		return invocation{args: []string{"hook"}, env: []string{HookSocketEnv + "=" + benchSession(b)}, stdin: []byte(benchHookPayload)}
+	}},
+	// The same with the supervisor gone (its socket missing).
+	{name: "hook-missing", setup: func(b *testing.B) invocation {
+		return invocation{args: []string{"hook"}, env: []string{HookSocketEnv + "=" + filepath.Join(b.TempDir(), "gone.sock")}, stdin: []byte(benchHookPayload)}
+	}},
+}
+
+// benchHookPayload is a PreToolUse payload as Claude Code sends it.
+const benchHookPayload = `{"session_id":"6f1c2d9e-5a4b-4c3d-8e2f-1a0b9c8d7e6f","transcript_path":"/home/u/.claude/projects/-src-app/6f1c2d9e.jsonl",` +
+	`"cwd":"/src/app","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+	`"tool_input":{"command":"go test ./...","description":"Run the tests"}}`
+
+// benchSession starts a supervised session (`run --detach`, sleep) in a
+// short temp dir, stopped when the benchmark ends, and returns its socket.
+func benchSession(b *testing.B) string {
+	dir, err := os.MkdirTemp("", "hmb")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(binPath, "--socket-dir", dir, "run", "--detach", "--id", "bench", "--", "sleep", "600")
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	sock := filepath.Join(dir, "bench.sock")
+	b.Cleanup(func() {
+		exec.Command(binPath, "--socket-dir", dir, "kill", "bench").Run()
+		cmd.Wait()
+		os.RemoveAll(dir)
+	})
+	for i := 0; i < 200; i++ {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			return sock
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	b.Fatalf("the session did not start on %s", sock)
+	return ""
+}
+
+// benchPlanningDir makes an empty planning dir (ROOT/protocol) in a temp dir.
+func benchPlanningDir(b *testing.B) string {
+	root := filepath.Join(b.TempDir(), ".planning")
+	if err := os.MkdirAll(filepath.Join(root, "protocol"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	return root
+}
+
+// runTimes are the figures of a case's runs of one binary: wall time,
+// start to reaped, and CPU time (user + system), which other load on the
+// machine disturbs less.
+type runTimes struct{ wall, cpu []time.Duration }
+
+func (r *runTimes) add(wall, cpu time.Duration) {
+	r.wall = append(r.wall, wall)
+	r.cpu = append(r.cpu, cpu)
+}
+
+// report reports the median and 99th percentile of the wall times and the
+// median CPU time, in milliseconds, their units prefixed with prefix.
+func (r *runTimes) report(b *testing.B, prefix string) {
+	b.ReportMetric(percentileMs(r.wall, 50), prefix+"p50_ms")
+	b.ReportMetric(percentileMs(r.wall, 99), prefix+"p99_ms")
+	b.ReportMetric(percentileMs(r.cpu, 50), prefix+"cpu_p50_ms")
+}
+
+// timeRun runs bin once as inv says and returns its wall time, start to
+// reaped, and its CPU time. A failed run fails the benchmark with the
+// run's output.
+func timeRun(b *testing.B, bin string, inv invocation) (wall, cpu time.Duration) {
+	b.Helper()
+	cmd := exec.Command(bin, inv.args...)
+	cmd.Env = append(os.Environ(), inv.env...)
+	if inv.stdinPath != "" {
+		f, err := os.Open(inv.stdinPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		cmd.Stdin = f
+	}
+	start := time.Now()
+	err := cmd.Run()
+	wall = time.Since(start)
+	if err != nil {
+		again := exec.Command(bin, inv.args...)
+		again.Env = cmd.Env
+		if inv.stdinPath != "" {
+			if f, err := os.Open(inv.stdinPath); err == nil {
+				defer f.Close()
+				again.Stdin = f
+			}
+		}
+		out, _ := again.CombinedOutput()
+		b.Fatalf("%s %q: %v\n%s", bin, inv.args, err, out)
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// percentileMs is the p-th percentile of ds in milliseconds (nearest rank).
+func percentileMs(ds []time.Duration, p float64) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	k := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return float64(s[max(k, 0)]) / float64(time.Millisecond)
+}

@@ -1,0 +1,307 @@
+// Command fakeclaude is a Claude Code stand-in for tests of agent hooks:
+// an interactive program in a pty that draws screens like Claude Code's
+// (the claude classifier's rules read them) and, when started with
+// --settings FILE, runs the command hooks that file names with realistic
+// payloads (agent-signals §1) at each step of a scripted turn. It never
+// writes the user's ~/.claude/settings.json.
+//
+// Type a prompt and Enter (the tty is raw; Esc interrupts a turn):
+//
+//	tool       a Bash tool call (PreToolUse, PostToolUse), an answer, Stop
+//	perm       a Bash call that asks permission (PermissionRequest): 1
+//	           allows it, 2 (or Esc) refuses it; then the answer, Stop
+//	slow       a turn that works until Esc (no hook fires on Esc)
+//	ratelimit  a turn that fails: StopFailure rate_limit
+//	/clear     a new conversation: SessionStart source=clear, a new id
+//	quit       SessionEnd, exit 0
+//	anything   an echo answer, Stop
+//
+// FAKE_CLAUDE_STEP (milliseconds, default 300) paces the steps. A hook
+// that prints anything or exits non-zero is shown as Claude shows it
+// ("hook error"), so tests see it on the screen.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+)
+
+type fake struct {
+	hooks   map[string][]string // event → commands
+	convo   int
+	cwd     string
+	step    time.Duration
+	title   string
+	history []string // transcript lines above the input box
+	status  string   // a spinner line, "" when idle
+	dialog  []string // a permission dialog, drawn instead of the input box
+	errs    []string
+	keys    chan byte
+}
+
+func main() {
+	f := &fake{hooks: map[string][]string{}, step: 300 * time.Millisecond, keys: make(chan byte, 64)}
+	if ms, err := strconv.Atoi(os.Getenv("FAKE_CLAUDE_STEP")); err == nil {
+		f.step = time.Duration(ms) * time.Millisecond
+	}
+	f.cwd, _ = os.Getwd()
+	args := os.Args[1:]
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--settings" && i+1 < len(args) {
+			f.loadSettings(args[i+1])
+			i++
+		}
+	}
+	if old, err := term.MakeRaw(0); err == nil {
+		defer term.Restore(0, old)
+	}
+	go func() {
+		b := make([]byte, 256)
+		for {
+			n, err := os.Stdin.Read(b)
+			for _, c := range b[:n] {
+				f.keys <- c
+			}
+			if err != nil {
+				close(f.keys)
+				return
+			}
+		}
+	}()
+	f.convo = 1
+	f.hook("SessionStart", map[string]any{"source": "startup", "model": "claude-opus-4-6"})
+	f.title = "✳ Claude Code"
+	f.history = []string{"✻ Welcome to Claude Code (fake)"}
+	f.draw()
+	for {
+		line, ok := f.readLine()
+		if !ok {
+			return
+		}
+		if line == "" {
+			continue
+		}
+		if !f.turn(line) {
+			return
+		}
+	}
+}
+
+func (f *fake) loadSettings(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.errs = append(f.errs, "settings: "+err.Error())
+		return
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		f.errs = append(f.errs, "settings: "+err.Error())
+		return
+	}
+	for ev, groups := range s.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if h.Type == "command" {
+					f.hooks[ev] = append(f.hooks[ev], h.Command)
+				}
+			}
+		}
+	}
+}
+
+// hook runs the event's hooks with the payload Claude Code gives them.
+func (f *fake) hook(event string, extra map[string]any) {
+	payload := map[string]any{"session_id": fmt.Sprintf("conv-%d", f.convo), "transcript_path": "/tmp/fake-transcript.jsonl",
+		"cwd": f.cwd, "hook_event_name": event, "permission_mode": "default"}
+	for k, v := range extra {
+		payload[k] = v
+	}
+	body, _ := json.Marshal(payload)
+	for _, c := range f.hooks[event] {
+		cmd := exec.Command("sh", "-c", c)
+		cmd.Stdin = bytes.NewReader(body)
+		out, err := cmd.Output()
+		if err != nil || len(out) > 0 {
+			f.errs = append(f.errs, fmt.Sprintf("%s hook error: %v %q", event, err, out))
+		}
+	}
+}
+
+// draw paints the screen: the transcript, a status line, the input box
+// (or a dialog), the footer, and the title.
+func (f *fake) draw() {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\x1b]0;%s\x07\x1b[H\x1b[2J", f.title)
+	lines := append([]string(nil), f.history...)
+	if f.status != "" {
+		lines = append(lines, "", f.status)
+	}
+	lines = append(lines, "")
+	rule := strings.Repeat("─", 78)
+	footer := "  ? for shortcuts"
+	if f.status != "" {
+		footer = "  esc to interrupt"
+	}
+	if f.dialog != nil {
+		lines = append(lines, rule)
+		lines = append(lines, f.dialog...)
+	} else {
+		lines = append(lines, rule, "❯ ", rule, footer)
+	}
+	lines = append(lines, f.errs...)
+	b.WriteString(strings.Join(lines, "\r\n"))
+	os.Stdout.WriteString(b.String())
+}
+
+// readLine reads a line of input, echoing it in the box.
+func (f *fake) readLine() (string, bool) {
+	var line []byte
+	for c := range f.keys {
+		switch c {
+		case '\r', '\n':
+			return string(line), true
+		case 0x7f, 0x08:
+			if len(line) > 0 {
+				line = line[:len(line)-1]
+			}
+		case 0x1b:
+		default:
+			line = append(line, c)
+		}
+	}
+	return "", false
+}
+
+// wait waits one step; an Esc ends it early (false).
+func (f *fake) wait(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			return true
+		case c, ok := <-f.keys:
+			if !ok || c == 0x1b {
+				return false
+			}
+		}
+	}
+}
+
+func (f *fake) busy(verb string) {
+	f.title = "⠂ Working"
+	f.status = "✻ " + verb + "… (1s · ↓ 12 tokens)"
+	f.draw()
+}
+
+func (f *fake) idle(lines ...string) {
+	f.history = append(f.history, lines...)
+	f.status, f.dialog, f.title = "", nil, "✳ Claude Code"
+	f.draw()
+}
+
+func (f *fake) interrupted() {
+	f.idle("  ⎿  Interrupted · What should Claude do instead?")
+}
+
+// turn plays one prompt's turn; false ends the program.
+func (f *fake) turn(prompt string) bool {
+	if prompt == "quit" {
+		f.hook("SessionEnd", map[string]any{"reason": "prompt_input_exit"})
+		return false
+	}
+	if prompt == "/clear" {
+		f.convo++
+		f.history = nil
+		f.hook("SessionStart", map[string]any{"source": "clear", "model": "claude-opus-4-6"})
+		f.idle("✻ Conversation cleared")
+		return true
+	}
+	f.history = append(f.history, "> "+prompt)
+	f.hook("UserPromptSubmit", map[string]any{"prompt": prompt})
+	f.busy("Pondering")
+	if !f.wait(f.step) {
+		f.interrupted()
+		return true
+	}
+	switch prompt {
+	case "tool", "perm":
+		cmd := "ls"
+		if prompt == "perm" {
+			cmd = "rm -rf build"
+		}
+		input := map[string]any{"command": cmd, "description": "run " + cmd}
+		f.hook("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input})
+		f.history = append(f.history, "", "⏺ Bash("+cmd+")")
+		if prompt == "perm" {
+			f.hook("PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": input})
+			f.title = "✳ Claude Code"
+			f.status = ""
+			f.dialog = []string{" Bash command", "", "   " + cmd, "   run " + cmd, "", " Do you want to proceed?",
+				" ❯ 1. Yes", "   2. No, and tell Claude what to do differently (esc)", "", " Esc to cancel"}
+			f.draw()
+			allowed := false
+			for c := range f.keys {
+				if c == '1' || c == '\r' {
+					allowed = true
+					break
+				}
+				if c == '2' || c == 0x1b {
+					break
+				}
+			}
+			f.dialog = nil
+			if !allowed {
+				f.idle("  ⎿  User rejected the command")
+				return true
+			}
+		}
+		f.history = append(f.history, "  ⎿  Running…")
+		f.busy("Pondering")
+		if !f.wait(f.step) {
+			f.interrupted()
+			return true
+		}
+		f.history[len(f.history)-1] = "  ⎿  a.txt"
+		f.hook("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_response": map[string]any{"stdout": "a.txt"}})
+		f.busy("Pondering")
+		if !f.wait(f.step) {
+			f.interrupted()
+			return true
+		}
+		f.answer("Done with " + cmd + ".")
+	case "slow":
+		for f.wait(f.step) {
+			f.busy("Pondering")
+		}
+		f.interrupted()
+	case "ratelimit":
+		f.hook("StopFailure", map[string]any{"error": "rate_limit", "error_details": "5-hour limit reached ∙ resets 3pm"})
+		f.idle("  ⎿  API Error: Rate limit reached · resets 3pm")
+	default:
+		f.answer("echo: " + prompt)
+	}
+	return true
+}
+
+func (f *fake) answer(text string) {
+	f.history = append(f.history, "", "⏺ "+text)
+	f.hook("Stop", map[string]any{"stop_hook_active": false, "last_assistant_message": text})
+	f.idle()
+}

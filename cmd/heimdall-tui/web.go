@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/backend/webterm"
+)
+
+// webShutdownWait bounds how long the web server waits for its
+// connections to close when it stops.
+const webShutdownWait = 3 * time.Second
+
+func newWebCmd(a *app) *cobra.Command {
+	var addr, shell string
+	cmd := &cobra.Command{
+		Use:   "web",
+		Short: "Serve the sessions to browsers: WebSocket terminals and a page",
+		Long: "web serves every pty session of the socket dir to browsers over the WebSocket terminal\n" +
+			"protocol (/ws/{id}?assistant=KEY joins a session or starts one), and a page at / that lists\n" +
+			"them and opens terminals. Sessions started here are the dashboard's too, and keep running\n" +
+			"when web stops. Binding an address other than loopback requires a token: config [web]\n" +
+			"token, else one is generated and printed once; browsers pass it as ?token=.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("addr") && a.cfg.Web.Addr != "" {
+				addr = a.cfg.Web.Addr
+			}
+			var custom []string
+			if shell != "" {
+				custom = []string{"/bin/sh", "-c", shell}
+			}
+			return a.web(addr, custom)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", webterm.DefaultAddr, "address to listen on (host:port; default config [web] addr, else "+webterm.DefaultAddr+")")
+	cmd.Flags().StringVar(&shell, "shell", "", "command (run with sh -c) of the assistant \"custom\" (display name Custom)")
+	return cmd
+}
+
+// web runs the web server standalone over a fleet of the socket dir until
+// SIGINT or SIGTERM.
+func (a *app) web(addr string, custom []string) error {
+	logger := slog.New(slog.NewJSONHandler(a.stderr, nil))
+	f, _, err := a.openFleet(logger)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	w, err := startWeb(addr, a.cfg.Web, custom, f, logger, a.stdout)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-sigs:
+	case err := <-w.done:
+		return fmt.Errorf("web: %w", err)
+	}
+	w.stop(logger)
+	f.Close()
+	supervisor.ReapOrphans(orphanWait)
+	return nil
+}
+
+// runningWeb is a web server serving in the background.
+type runningWeb struct {
+	srv      *webterm.Server
+	url      string
+	done     chan error // Serve's error, if it stops by itself
+	stopOnce sync.Once
+}
+
+// startWeb listens on addr and serves f's sessions in the background. A
+// non-loopback addr gets cfg.Token, else a generated token. The URL to open
+// (with ?token= when one is needed) is printed once on out.
+func startWeb(addr string, cfg config.Web, custom []string, f webterm.Fleet, logger *slog.Logger, out io.Writer) (*runningWeb, error) {
+	token := webToken(addr, cfg.Token)
+	srv, err := webterm.New(webterm.Options{Fleet: f, Addr: addr, Token: token, Origins: cfg.Origins,
+		UploadLimit: cfg.UploadLimit, Custom: custom, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	w := &runningWeb{srv: srv, url: webURL(l.Addr().String(), token), done: make(chan error, 1)}
+	go func() {
+		if err := srv.Serve(l); !errors.Is(err, webterm.ErrServerClosed) {
+			logger.Error("web server stopped", "err", err)
+			w.done <- err
+		}
+	}()
+	logger.Info("web server listening", "addr", l.Addr().String(), "token", token != "")
+	fmt.Fprintf(out, "heimdall-tui web: open %s\n", w.url)
+	return w, nil
+}
+
+// stop shuts the server down (connections closed: pages reconnect to the
+// next one); the sessions keep running. It is idempotent.
+func (w *runningWeb) stop(logger *slog.Logger) {
+	w.stopOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), webShutdownWait)
+		defer cancel()
+		if err := w.srv.Shutdown(ctx); err != nil {
+			logger.Warn("web shutdown", "err", err)
+			w.srv.Close()
+		}
+	})
+}
+
+// webToken is the token a server on addr requires: none on loopback
+// unless configured, the configured one, else a new one.
+func webToken(addr, configured string) string {
+	switch {
+	case configured != "":
+		return configured
+	case webterm.Loopback(addr):
+		return ""
+	}
+	return webterm.NewToken()
+}
+
+// webURL is the page's URL for a server listening on addr (an unspecified
+// host shows as this machine's name).
+func webURL(addr, token string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			if h, err := os.Hostname(); err == nil {
+				host = h
+			}
+		}
+		addr = net.JoinHostPort(host, port)
+	}
+	u := "http://" + addr + "/"
+	if token != "" {
+		u += "?token=" + token
+	}
+	return u
+}
