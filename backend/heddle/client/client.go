@@ -306,17 +306,9 @@ func (c *Client) Init(ctx context.Context, cfg wire.InitConfig) (wire.InitOK, er
 		empty := ""
 		cfg.SystemPrompt = &empty
 	}
-	_, ch, err := c.request(wire.Request{Type: wire.TypeInit, ProtocolVersion: wire.Version, Config: &cfg}, true)
-	if err != nil {
-		return wire.InitOK{}, err
-	}
-	l, err := c.await(ctx, "init", ch)
-	if err != nil {
-		return wire.InitOK{}, err
-	}
 	var ok wire.InitOK
-	if err := wire.Decode(l, &ok); err != nil || l.Type != wire.TypeInitOK {
-		return wire.InitOK{}, fmt.Errorf("heddle worker answered init with %s", l.Raw)
+	if err := c.call(ctx, wire.Request{Type: wire.TypeInit, ProtocolVersion: wire.Version, Config: &cfg}, wire.TypeInitOK, &ok); err != nil {
+		return wire.InitOK{}, err
 	}
 	if ok.Error != nil {
 		return ok, fmt.Errorf("heddle worker: init: %w", ok.Error)
@@ -345,19 +337,28 @@ func (c *Client) Cancel(sendID string) (string, error) {
 
 // Status asks the worker for its state.
 func (c *Client) Status(ctx context.Context) (wire.StatusOK, error) {
-	_, ch, err := c.request(wire.Request{Type: wire.TypeStatus}, true)
-	if err != nil {
-		return wire.StatusOK{}, err
-	}
-	l, err := c.await(ctx, "status", ch)
-	if err != nil {
-		return wire.StatusOK{}, err
-	}
 	var st wire.StatusOK
-	if err := wire.Decode(l, &st); err != nil || l.Type != wire.TypeStatusOK {
-		return wire.StatusOK{}, fmt.Errorf("heddle worker answered status with %s", l.Raw)
+	if err := c.call(ctx, wire.Request{Type: wire.TypeStatus}, wire.TypeStatusOK, &st); err != nil {
+		return wire.StatusOK{}, err
 	}
 	return st, nil
+}
+
+// call writes q, waits for its reply and decodes it into v: a reply of
+// another type than want (a refusal: await's error) is an error.
+func (c *Client) call(ctx context.Context, q wire.Request, want string, v any) error {
+	_, ch, err := c.request(q, true)
+	if err != nil {
+		return err
+	}
+	l, err := c.await(ctx, q.Type, ch)
+	if err != nil {
+		return err
+	}
+	if l.Type != want || wire.Decode(l, v) != nil {
+		return fmt.Errorf("heddle worker answered %s with %s", q.Type, l.Raw)
+	}
+	return nil
 }
 
 // Shutdown asks the worker to shut down and waits for it to exit (until
