@@ -133,6 +133,7 @@ type Config struct {
 	Keys             map[string][]string // action name → keys
 	Agents           []Agent
 	Blemeesd         Blemeesd
+	Heddle           Heddle
 	Web              Web
 	Path             string // file loaded; "" if built-in defaults
 }
@@ -145,6 +146,22 @@ type Web struct {
 	Token       string   `toml:"token"`
 	Origins     []string `toml:"origins"`      // browser origins allowed besides the page's own host
 	UploadLimit int64    `toml:"upload_limit"` // bytes; 0 = the server's default (32 MiB)
+}
+
+// Heddle is the [heddle] table: whether the dashboard offers heddle
+// workers (sessions of kind heddle), the worker command, and init's
+// defaults. A worker gets base_url as HEDDLE_BASE_URL; the rest of its
+// environment (OPENROUTER_API_KEY, HEDDLE_HOME, …) is the dashboard's.
+type Heddle struct {
+	Enabled bool `toml:"enabled"`
+	// Command is the worker ([] = this binary's heddle-headless).
+	Command      []string `toml:"command"`
+	Model        string   `toml:"model"`
+	SystemPrompt string   `toml:"system_prompt"`
+	// Tools are the tools the worker enables ([] = heddle's six).
+	Tools         []string `toml:"tools"`
+	MaxIterations int      `toml:"max_iterations"` // 0 = the worker's default
+	BaseURL       string   `toml:"base_url"`       // "" = the worker's (OpenRouter)
 }
 
 // Blemeesd is the [blemeesd] table: whether the dashboard runs the
@@ -233,6 +250,7 @@ type fileConfig struct {
 	Agents           []Agent             `toml:"agent"`
 	Blemeesd         Blemeesd            `toml:"blemeesd"`
 	Web              Web                 `toml:"web"`
+	Heddle           Heddle              `toml:"heddle"`
 }
 
 // Load reads the config file at path and returns the effective
@@ -334,7 +352,14 @@ func parse(path, data string) (Config, []string, error) {
 		Agents:           fc.Agents,
 		Blemeesd:         fc.Blemeesd,
 		Web:              fc.Web,
+		Heddle:           fc.Heddle,
 		Path:             path,
+	}
+	if c.Heddle.MaxIterations < 0 {
+		return fail("heddle.max_iterations", "must be >= 0, got %d", c.Heddle.MaxIterations)
+	}
+	if u := c.Heddle.BaseURL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return fail("heddle.base_url", "must be an http:// or https:// URL, got %q", u)
 	}
 	if p := c.Blemeesd.Socket; p != "" && !filepath.IsAbs(p) {
 		return fail("blemeesd.socket", "must be an absolute path, got %q", p)

@@ -364,6 +364,8 @@ func TestInvalidValues(t *testing.T) {
 		{"relative blemeesd socket", "[blemeesd]\nsocket = \"b.sock\"", []string{`blemeesd.socket: must be an absolute path, got "b.sock"`}},
 		{"long blemeesd socket", "[blemeesd]\nsocket = \"/" + strings.Repeat("s", 120) + "\"", []string{"blemeesd.socket: too long for a Unix socket"}},
 		{"wrong type blemeesd enabled", "[blemeesd]\nenabled = \"yes\"", []string{"blemeesd.enabled", "incompatible types"}},
+		{"negative heddle max_iterations", "[heddle]\nmax_iterations = -1", []string{"heddle.max_iterations: must be >= 0"}},
+		{"heddle base_url not a URL", "[heddle]\nbase_url = \"openrouter.ai\"", []string{`heddle.base_url: must be an http:// or https:// URL, got "openrouter.ai"`}},
 		{"wrong type notify_command", `notify_command = ["notify-send", "x"]`, []string{"line 1", "notify_command", "incompatible types"}},
 	}
 	for _, tt := range tests {
@@ -387,6 +389,22 @@ func TestBlemeesd(t *testing.T) {
 	}
 	if d := Default().Blemeesd; d.Enabled || d.Socket != "" {
 		t.Fatalf("default [blemeesd] = %+v", d)
+	}
+}
+
+func TestHeddle(t *testing.T) {
+	c, w, err := Load(writeConfig(t, "[heddle]\nenabled = true\ncommand = [\"heddle\", \"--headless\"]\nmodel = \"anthropic/claude-sonnet-4\"\n"+
+		"system_prompt = \"Be brief.\"\ntools = [\"read_file\"]\nmax_iterations = 7\nbase_url = \"http://127.0.0.1:9/v1\"\n"), true)
+	if err != nil || len(w) != 0 {
+		t.Fatalf("Load = %v, %q", err, w)
+	}
+	want := Heddle{Enabled: true, Command: []string{"heddle", "--headless"}, Model: "anthropic/claude-sonnet-4", SystemPrompt: "Be brief.",
+		Tools: []string{"read_file"}, MaxIterations: 7, BaseURL: "http://127.0.0.1:9/v1"}
+	if !reflect.DeepEqual(c.Heddle, want) {
+		t.Fatalf("[heddle] = %+v", c.Heddle)
+	}
+	if d := Default().Heddle; d.Enabled || d.Command != nil {
+		t.Fatalf("default [heddle] = %+v", d)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // Blemees follows a standalone blemeesd (one the dashboard did not start)
 // over its socket, listing its live sessions in a fleet as members of kind
 // session.KindHeadless that show the same transcript and state as the
-// sessions of the dashboard's own daemon (they feed the same headlessView).
+// sessions of the dashboard's own daemon (they feed the same claudeView).
 //
 // Finding the sessions: blemees/1 has no call that lists a daemon's live
 // sessions — status_reply only counts them, and list_sessions {cwd} lists
@@ -359,13 +359,13 @@ func (b *Blemees) forget(m *blemeesMember) {
 // blemeesMember is a session of a standalone daemon the dashboard
 // watches, or owns (opened through the follower, until another client
 // takes it over). The connection's reader queues its events (deliver); its
-// goroutine feeds them to its headlessView.
+// goroutine feeds them to its claudeView.
 type blemeesMember struct {
 	b         *Blemees
 	sid       string
 	id        string // the fleet's
 	r         Reporter
-	v         *headlessView
+	v         *claudeView
 	dir       string
 	model     string // session_info's, until claude's init says
 	started   time.Time
@@ -387,7 +387,7 @@ type blemeesMember struct {
 }
 
 func newBlemeesMember(b *Blemees, sid string) *blemeesMember {
-	return &blemeesMember{b: b, sid: sid, v: newHeadlessView(sid, true), started: time.Now(),
+	return &blemeesMember{b: b, sid: sid, v: newClaudeView(sid, true), started: time.Now(),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), exited: make(chan struct{}), done: make(chan struct{})}
 }
 

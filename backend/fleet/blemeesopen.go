@@ -3,6 +3,8 @@ package fleet
 import (
 	"fmt"
 	"os"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/uuid"
 )
 
 // Open opens a headless Claude session on the followed daemon (blemees/1
@@ -20,7 +22,7 @@ func (b *Blemees) Open(spec HeadlessSpec) (string, error) {
 		}
 		spec.Dir = wd // the daemon's own directory is not the dashboard's
 	}
-	sid := newUUID()
+	sid := uuid.New()
 	id := spec.ID
 	if id == "" {
 		id = fleetID(sid)

@@ -12,3 +12,7 @@ import (
 func OpenTestFleet(t testing.TB, dir string, cfg config.Config) *Fleet {
 	return openFleet(t, testOptions(t, dir, cfg))
 }
+
+// HeimdallBin is the heimdall-tui binary TestMain built (heddle-headless
+// is one of its subcommands).
+func HeimdallBin() string { return supervisorBin }

@@ -1,15 +1,14 @@
 package fleet
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/uuid"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
@@ -35,8 +34,12 @@ type Headless struct {
 	tracked map[string]bool // headless ids listed or being listed
 }
 
-// HeadlessSpec is a headless Claude session the dashboard opens.
+// HeadlessSpec is a session of an event-driven kind the dashboard opens:
+// a headless Claude session (Kind "" or session.KindHeadless: Headless),
+// or a heddle worker (session.KindHeddle: Heddle, which takes ID, Dir,
+// Model and SystemPrompt). Openers routes it by Kind.
 type HeadlessSpec struct {
+	Kind session.Kind
 	// ID is the fleet ID ("": "claude-" and the session id's first 8
 	// characters).
 	ID             string
@@ -119,7 +122,7 @@ func addHeadless(f *Fleet, sid string, start StartFunc) error {
 // member, and lists it; it returns its fleet ID. It blocks while claude
 // starts.
 func (h *Headless) Open(spec HeadlessSpec) (string, error) {
-	sid := newUUID()
+	sid := uuid.New()
 	id := spec.ID
 	if id == "" {
 		id = fleetID(sid)
@@ -174,19 +177,10 @@ func (x resumable) Restart(r Reporter) (Member, error) {
 	return m, nil
 }
 
-// newUUID returns a random (version 4) UUID: claude's --session-id.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
 // headlessMember is a headless session of this process's Manager in a
 // fleet. It is the session's Sink: Deliver queues events (it never blocks:
 // the session holds its emit lock meanwhile) and the member's goroutine
-// feeds them to its headlessView (transcript, title) and reports.
+// feeds them to its claudeView (transcript, title) and reports.
 type headlessMember struct {
 	h   *Headless
 	id  string // the fleet's
@@ -194,7 +188,7 @@ type headlessMember struct {
 	r   Reporter
 	own bool // the dashboard opened it: the member is its owner
 	s   *headless.Session
-	v   *headlessView
+	v   *claudeView
 
 	wake     chan struct{} // capacity 1: events queued or taken
 	stop     chan struct{} // closed by Hangup of a watched session
@@ -207,7 +201,7 @@ type headlessMember struct {
 }
 
 func newHeadlessMember(h *Headless, id, sid string, r Reporter, own bool) *headlessMember {
-	return &headlessMember{h: h, id: id, sid: sid, r: r, own: own, v: newHeadlessView(sid, false), wake: make(chan struct{}, 1),
+	return &headlessMember{h: h, id: id, sid: sid, r: r, own: own, v: newClaudeView(sid, false), wake: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -288,121 +282,80 @@ func (hm *headlessMember) drain() {
 	}
 }
 
-// headlessView is what a headless member shows of its session, built from
-// the session's events alone, so that a session of this process's Manager
-// (headlessMember) and one followed on a standalone daemon (blemeesMember)
-// show the same. Transcript entries are numbered by the view, from 1: a
-// user turn sent from the dashboard (a socket client's turns are not in
-// claude's output, so they are not shown); each completed assistant
-// message's text; each tool call (name and JSON arguments) and tool
-// result; the session's notices (start, stderr, crash, interrupt, a failed
-// or denied turn). An assistant message is entered once it is complete, as
-// entries are read by Seq and cannot change; while it streams its tail is
-// shown in the title (a Changed report), so the list shows the answer as it
-// comes.
+// claudeView is the claude mapping of an eventView: claude's events (of
+// a session of this process's Manager, headlessMember, or of one followed
+// on a standalone daemon, blemeesMember, so both show the same) as view
+// operations. Entries: a user turn sent from the dashboard (a socket
+// client's turns are not in claude's output, so they are not shown); each
+// completed assistant message's text; each tool call (name and JSON
+// arguments) and tool result; the session's notices (start, stderr,
+// crash, interrupt, a failed or denied turn).
 //
 // With streamState the view also keeps the session's state from the
 // stream (a followed session cannot be asked): a turn is active from its
 // first stream event to its result; Thinking, Streaming or ToolUse as the
 // stream events say; Idle after the result, a crash or an interrupt. A
 // member of this process sets the Manager's state instead (setState).
-type headlessView struct {
-	sid         string
-	streamState bool
-
-	mu         sync.Mutex
-	lastSeq    uint64
-	entries    []session.Entry
-	state      session.State
-	stateSince time.Time
-	lastOutput time.Time
-	partial    strings.Builder // the streaming assistant message's text
-	problem    string          // the last turn's failure, shown in the title
-	inits      int
-	model      string
+type claudeView struct {
+	*eventView
+	// guarded by eventView.mu
+	lastSeq uint64
+	inits   int
+	model   string
 }
 
-func newHeadlessView(sid string, streamState bool) *headlessView {
-	return &headlessView{sid: sid, streamState: streamState, stateSince: time.Now()}
+func newClaudeView(sid string, streamState bool) *claudeView {
+	return &claudeView{eventView: newEventView(sid, streamState, session.KindHeadless, "claude", []string{"claude", "-p"})}
 }
 
 // seen is the seq of the last event handled.
-func (v *headlessView) seen() uint64 {
+func (v *claudeView) seen() uint64 {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.lastSeq
 }
 
-// fed is what feeding events did.
-type fed struct {
-	dirty, changed, turnDone bool
-	fails                    []error
-}
-
-// feed handles evs in order.
-func (v *headlessView) feed(evs []headless.Event) fed {
+// feed handles evs in order; replays of events the view has are skipped.
+func (v *claudeView) feed(evs []headless.Event) fed {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	var d fed
 	for _, ev := range evs {
-		dirty, changed, err, done := v.handle(ev)
-		d.dirty, d.changed, d.turnDone = d.dirty || dirty, d.changed || changed, d.turnDone || done
-		if err != nil {
-			d.fails = append(d.fails, err)
+		if ev.Seq != 0 {
+			if ev.Seq <= v.lastSeq {
+				continue // a replay of what the view has
+			}
+			v.lastSeq = ev.Seq
 		}
+		e := v.applyLocked(v.ops(ev))
+		d.dirty, d.changed, d.turnDone = d.dirty || e.dirty, d.changed || e.changed, d.turnDone || e.turnDone
+		d.fails = append(d.fails, e.fails...)
 	}
 	return d
 }
 
-// report tells r what feeding did: failures, then Dirty and Changed.
-func (v *headlessView) report(r Reporter, d fed) {
-	v.mu.Lock()
-	seq := uint64(len(v.entries))
-	v.mu.Unlock()
-	for _, err := range d.fails {
-		r.Failed(err)
+// ops maps one event (v.mu held).
+func (v *claudeView) ops(ev headless.Event) []viewOp {
+	switch ev.Kind {
+	case headless.EventStderr:
+		return []viewOp{{kind: opNotice, text: "stderr: " + ev.Text}}
+	case headless.EventCrashed:
+		return []viewOp{{kind: opProblem, text: "claude crashed: " + ev.Text, problem: "claude crashed",
+			err: fmt.Errorf("%s: claude crashed: %s", v.sid, ev.Text)}, {kind: opDiscard}, {kind: opState, state: session.Idle}}
+	case headless.EventOAuthExpired:
+		return []viewOp{{kind: opProblem, text: headless.ErrOAuthExpired.Error(), problem: "OAuth token expired", err: headless.ErrOAuthExpired}}
+	case headless.EventInterrupted:
+		var ops []viewOp
+		if !ev.WasIdle {
+			ops = append(ops, viewOp{kind: opNotice, text: "interrupted"})
+		}
+		return append(ops, viewOp{kind: opDiscard}, viewOp{kind: opState, state: session.Idle})
+	case headless.EventReplayGap:
+		return []viewOp{{kind: opNotice, text: fmt.Sprintf("events %d to %d are no longer kept", ev.Since+1, ev.First-1)}}
+	case headless.EventClaude:
+		return v.claudeOps(ev.Raw)
 	}
-	if d.dirty {
-		r.Dirty(seq)
-	}
-	if d.changed {
-		r.Changed()
-	}
-}
-
-// setState records st; it reports a change.
-func (v *headlessView) setState(st session.State) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.setStateLocked(st)
-}
-
-func (v *headlessView) setStateLocked(st session.State) bool {
-	if v.state == st {
-		return false
-	}
-	v.state, v.stateSince = st, time.Now()
-	return true
-}
-
-// streamStateLocked sets the state the stream says, if the view keeps it.
-func (v *headlessView) streamStateLocked(st session.State) bool {
-	return v.streamState && v.setStateLocked(st)
-}
-
-// addLocked appends an entry (v.mu held).
-func (v *headlessView) addLocked(role session.Role, text string) {
-	now := time.Now()
-	v.entries = append(v.entries, session.Entry{Seq: uint64(len(v.entries) + 1), Time: now, Role: role, Text: text})
-	v.lastOutput = now
-}
-
-// userTurn enters a user turn the dashboard sent; it returns the entry's
-// seq.
-func (v *headlessView) userTurn(text string) uint64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.addLocked(session.RoleUser, text)
-	v.problem = ""
-	return uint64(len(v.entries))
+	return nil
 }
 
 // claudeEvent is what the view reads of a claude event.
@@ -432,125 +385,75 @@ type block struct {
 	ToolUseID string          `json:"tool_use_id"`
 }
 
-// handle turns one event into entries. It reports whether entries were
-// added (dirty), the title or state changed, an error the user should
-// see, and whether a turn ended.
-func (v *headlessView) handle(ev headless.Event) (dirty, changed bool, fail error, turnDone bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if ev.Seq != 0 {
-		if ev.Seq <= v.lastSeq {
-			return // a replay of what the view has
-		}
-		v.lastSeq = ev.Seq
-	}
-	n := len(v.entries)
-	defer func() { dirty = dirty || len(v.entries) > n }()
-	switch ev.Kind {
-	case headless.EventStderr:
-		v.addLocked(session.RoleSystem, "stderr: "+ev.Text)
-	case headless.EventCrashed:
-		v.addLocked(session.RoleSystem, "claude crashed: "+ev.Text)
-		v.problem, v.partial = "claude crashed", strings.Builder{}
-		v.streamStateLocked(session.Idle)
-		return dirty, true, fmt.Errorf("%s: claude crashed: %s", v.sid, ev.Text), false
-	case headless.EventOAuthExpired:
-		v.addLocked(session.RoleSystem, headless.ErrOAuthExpired.Error())
-		v.problem = "OAuth token expired"
-		return dirty, true, headless.ErrOAuthExpired, false
-	case headless.EventInterrupted:
-		if !ev.WasIdle {
-			v.addLocked(session.RoleSystem, "interrupted")
-		}
-		v.partial = strings.Builder{}
-		v.streamStateLocked(session.Idle)
-		return dirty, true, nil, false
-	case headless.EventReplayGap:
-		v.addLocked(session.RoleSystem, fmt.Sprintf("events %d to %d are no longer kept", ev.Since+1, ev.First-1))
-	case headless.EventClaude:
-		return v.claudeLocked(ev.Raw)
-	}
-	return
-}
-
-// claudeLocked handles a claude event (v.mu held).
-func (v *headlessView) claudeLocked(raw json.RawMessage) (dirty, changed bool, fail error, turnDone bool) {
+// claudeOps maps a claude event (v.mu held).
+func (v *claudeView) claudeOps(raw json.RawMessage) []viewOp {
 	var ce claudeEvent
 	if json.Unmarshal(raw, &ce) != nil {
-		return
+		return nil
 	}
+	state := func(st session.State) viewOp { return viewOp{kind: opState, state: st} }
 	// A followed session's events are the frames as read: "claude.system".
 	switch strings.TrimPrefix(ce.Type, "claude.") {
 	case "system":
 		if ce.Subtype != "init" {
-			break
+			return nil
 		}
 		v.inits++
-		if ce.Model != "" && ce.Model != v.model {
-			v.model, changed = ce.Model, true
+		if ce.Model != "" {
+			v.model = ce.Model
 		}
+		ops := []viewOp{{kind: opModel, text: ce.Model}}
 		if v.inits == 1 {
-			v.addLocked(session.RoleSystem, "claude started · "+v.model)
+			ops = append(ops, viewOp{kind: opNotice, text: "claude started · " + v.model})
 		}
+		return ops
 	case "stream_event":
 		if ce.Event == nil {
-			break
+			return nil
 		}
 		switch {
 		case ce.Event.Type == "message_start":
-			v.partial.Reset()
-			v.problem = ""
-			changed = true
-			v.streamStateLocked(session.Thinking)
+			return []viewOp{{kind: opTurnStart}, state(session.Thinking)}
 		case ce.Event.Type == "content_block_start":
 			switch ce.Event.ContentBlock.Type {
 			case "tool_use", "server_tool_use":
-				changed = v.streamStateLocked(session.ToolUse) || changed
+				return []viewOp{state(session.ToolUse)}
 			case "thinking":
-				changed = v.streamStateLocked(session.Thinking) || changed
-			default:
-				changed = v.streamStateLocked(session.Streaming) || changed
+				return []viewOp{state(session.Thinking)}
 			}
+			return []viewOp{state(session.Streaming)}
 		case ce.Event.Type == "content_block_delta" && ce.Event.Delta.Type == "text_delta":
-			v.partial.WriteString(ce.Event.Delta.Text)
-			changed = true
-			v.streamStateLocked(session.Streaming)
+			return []viewOp{{kind: opDelta, text: ce.Event.Delta.Text}, state(session.Streaming)}
 		case ce.Event.Type == "content_block_delta" && ce.Event.Delta.Type == "thinking_delta":
-			changed = v.streamStateLocked(session.Thinking) || changed
+			return []viewOp{state(session.Thinking)}
 		}
 	case "assistant":
 		var blocks []block
 		json.Unmarshal(ce.Message.Content, &blocks)
+		var ops []viewOp
 		for _, b := range blocks {
 			switch b.Type {
 			case "text":
 				if b.Text != "" {
-					v.addLocked(session.RoleAssistant, b.Text)
+					ops = append(ops, viewOp{kind: opMessage, text: b.Text})
 				}
 			case "tool_use", "server_tool_use":
-				v.addLocked(session.RoleTool, b.Name+" "+compactJSON(b.Input))
+				ops = append(ops, viewOp{kind: opTool, text: b.Name + " " + compactJSON(b.Input)})
 			}
 		}
-		v.partial.Reset()
-		changed = true
+		return append(ops, viewOp{kind: opDiscard})
 	case "user": // tool results claude reports
 		var blocks []block
 		json.Unmarshal(ce.Message.Content, &blocks)
+		var ops []viewOp
 		for _, b := range blocks {
-			if b.Type != "tool_result" {
-				continue
+			if b.Type == "tool_result" {
+				ops = append(ops, viewOp{kind: opToolResult, text: contentText(b.Content), isErr: b.IsError})
 			}
-			prefix := "→ "
-			if b.IsError {
-				prefix = "→ error: "
-			}
-			v.addLocked(session.RoleTool, prefix+contentText(b.Content))
 		}
+		return ops
 	case "result":
-		turnDone = true
-		v.partial.Reset()
-		changed = true
-		v.streamStateLocked(session.Idle)
+		ops := []viewOp{{kind: opTurnDone}, state(session.Idle)}
 		var denied []string
 		for _, d := range ce.PermissionDenials {
 			denied = append(denied, d.ToolName)
@@ -561,17 +464,14 @@ func (v *headlessView) claudeLocked(raw json.RawMessage) (dirty, changed bool, f
 			if ce.Result != "" {
 				msg += ": " + ce.Result
 			}
-			v.addLocked(session.RoleSystem, msg)
-			v.problem = "turn failed"
-			fail = fmt.Errorf("%s: %s", v.sid, msg)
+			ops = append(ops, viewOp{kind: opProblem, text: msg, problem: "turn failed", err: fmt.Errorf("%s: %s", v.sid, msg)})
 		case len(denied) > 0:
 			msg := "permission denied: " + strings.Join(denied, ", ")
-			v.addLocked(session.RoleSystem, msg)
-			v.problem = msg
-			fail = fmt.Errorf("%s: %s", v.sid, msg)
+			ops = append(ops, viewOp{kind: opProblem, text: msg, problem: msg, err: fmt.Errorf("%s: %s", v.sid, msg)})
 		}
+		return ops
 	}
-	return
+	return nil
 }
 
 // compactJSON is a tool call's arguments on one line.
@@ -599,43 +499,6 @@ func contentText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-// titleTail is how much of a streaming answer the title shows.
-const titleTail = 60
-
-// info fills what the view knows of a session's Info: its title (the
-// model, else model, and the streaming answer's tail or the last problem),
-// state and last output.
-func (v *headlessView) info(in *session.Info, model string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	title := v.model
-	if title == "" {
-		title = model
-	}
-	switch {
-	case v.partial.Len() > 0:
-		tail := []rune(strings.Join(strings.Fields(v.partial.String()), " "))
-		if len(tail) > titleTail {
-			tail = append([]rune("…"), tail[len(tail)-titleTail:]...)
-		}
-		title += " · " + string(tail)
-	case v.problem != "":
-		title += " · " + v.problem
-	}
-	in.Kind, in.Agent, in.Argv = session.KindHeadless, "claude", []string{"claude", "-p"}
-	in.State, in.StateSince, in.LastOutput, in.Title = v.state, v.stateSince, v.lastOutput, title
-}
-
-// transcript implements Transcripter for a member.
-func (v *headlessView) transcript(after uint64) []session.Entry {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if after >= uint64(len(v.entries)) {
-		return nil
-	}
-	return append([]session.Entry(nil), v.entries[after:]...)
 }
 
 // Info implements Member.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/headless/headlesstest"
+	"github.com/heimdall-tui/heimdall-tui/backend/heddle/heddletest"
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
@@ -14,7 +15,10 @@ import (
 // sessions' supervisors with (`run --dashboard`), built once by TestMain.
 var supervisorBin string
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+func TestMain(m *testing.M) {
+	heddletest.RunIfWorker() // this binary as a scripted heddle worker (heddle_test.go)
+	os.Exit(testMain(m))
+}
 
 func testMain(m *testing.M) int {
 	tmp, err := os.MkdirTemp("", "fleetbin")

@@ -55,6 +55,11 @@ const KindPty Kind = "pty"
 // driven in process: a transcript of events, no terminal.
 const KindHeadless Kind = "headless"
 
+// KindHeddle is a heddle worker (a heddle binary, `heimdall-tui
+// heddle-headless`, any program speaking heddle's headless protocol)
+// driven in process: a transcript of events, no terminal.
+const KindHeddle Kind = "heddle"
+
 // Caps are the optional things a session can do beyond the basics every
 // session has (info, send, stop, hang up, done). A fleet finds them on its
 // members by type assertion and lists them here, so a UI can say why an
@@ -206,8 +211,11 @@ type Entry struct {
 // Describe names a session of kind with its article: "a pty session", "an
 // aider session" ("an unknown session" for "").
 func (k Kind) Describe() string {
-	if k == KindHeadless {
+	switch k {
+	case KindHeadless:
 		return "a headless Claude session"
+	case KindHeddle:
+		return "a heddle worker session"
 	}
 	name := string(k)
 	if name == "" {

@@ -135,7 +135,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		Keys:        km,
 		KillGrace:   a.cfg.KillGrace,
 		Bell:        a.cfg.Bell,
-		Headless:    headlessOpener(daemon),
+		Headless:    headlessOpener(daemon, dashHeddle(a.cfg.Heddle, f, logger)),
 		DefaultDir:  cwd,
 		Classifiers: classify.Names(),
 		Logger:      logger,
@@ -188,22 +188,6 @@ func (a *app) openFleet(logger *slog.Logger) (*fleet.Fleet, string, error) {
 	}
 	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger, Supervisor: a.supervisorCommand(dir)})
 	return f, dir, err
-}
-
-// headlessOpener opens the headless Claude sessions the spawn dialog
-// offers: through the daemon the dashboard runs, or the standalone one it
-// follows (owned by the follower's connection); nil (none offered)
-// without either. A nil pointer must not become a non-nil interface.
-func headlessOpener(dd *dashDaemon) tuiapp.HeadlessOpener {
-	switch {
-	case dd == nil:
-		return nil
-	case dd.follow != nil:
-		return dd.follow
-	case dd.headless != nil:
-		return dd.headless
-	}
-	return nil
 }
 
 // supervisorCommand is how the dashboard starts a session's supervisor:

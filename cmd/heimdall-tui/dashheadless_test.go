@@ -61,7 +61,7 @@ func TestDashDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := headlessOpener(dd2).Open(fleet.HeadlessSpec{ID: "second", Dir: dir}); err != nil {
+	if _, err := headlessOpener(dd2, nil).Open(fleet.HeadlessSpec{ID: "second", Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -23,7 +23,7 @@ import (
 // permission mode, system prompt and directory, listed in the fleet under
 // the form's name. Without a daemon nothing is offered.
 func TestDashSpawnHeadless(t *testing.T) {
-	if headlessOpener(nil) != nil {
+	if headlessOpener(nil, nil) != nil {
 		t.Fatal("an opener without a daemon")
 	}
 	dir, env := daemonEnv(t)
@@ -72,7 +72,7 @@ func TestDashSpawnHeadless(t *testing.T) {
 	if !ok {
 		t.Fatalf("form returned %#v", act)
 	}
-	id, err := headlessOpener(dd).Open(sh.Spec)
+	id, err := headlessOpener(dd, nil).Open(sh.Spec)
 	if err != nil || id != "rev" {
 		t.Fatalf("Open: %q, %v", id, err)
 	}
@@ -109,10 +109,10 @@ func TestDashSpawnHeadless(t *testing.T) {
 // one) the dashboard offers no headless spawn: a nil opener, not a non-nil
 // interface holding a nil pointer. Following one, see TestDashDaemon.
 func TestHeadlessOpenerNil(t *testing.T) {
-	if o := headlessOpener(&dashDaemon{}); o != nil {
+	if o := headlessOpener(&dashDaemon{}, nil); o != nil {
 		t.Fatalf("opener %#v with neither", o)
 	}
-	if o := headlessOpener(nil); o != nil {
+	if o := headlessOpener(nil, nil); o != nil {
 		t.Fatalf("opener %#v without a daemon", o)
 	}
 }

@@ -94,7 +94,7 @@ func newRoot(a *app) *cobra.Command {
 	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newAttachCmd(a), newCleanCmd(a), newScreenCmd(a),
 		newValidateCmd(a), newResolveCmd(a), newCapsuleCmd(a), newBriefCmd(a), newBlackboardCmd(a), newLedgerCmd(a), newGateCmd(a), newProtocolCmd(a), newInstallLinksCmd(a),
 		newHaidCmd(a), newClaimCmd(a), newLedgerMCPCmd(a),
-		newBlemeesdCmd(a), newWebCmd(a))
+		newBlemeesdCmd(a), newWebCmd(a), newHeddleHeadlessCmd(a), newHeddleCmd(a))
 	root.AddCommand(newHookCmd(a))
 	return root
 }

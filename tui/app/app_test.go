@@ -35,6 +35,7 @@ type stub struct {
 	screens map[string]int // Screen calls per ID
 	failed  error          // returned by the next mutating call
 	presets []fleet.Preset // what Presets returns
+	kinds   []session.Kind // what Kinds returns (nil: headless Claude)
 	// presetCalls counts Presets calls: the tests check that Update makes
 	// none (only the Cmds it returns may).
 	presetCalls int
@@ -725,7 +726,7 @@ func TestQuitWithHeadlessSessions(t *testing.T) {
 	}
 	m := newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
-	if s := plain(m); !strings.Contains(s, "3 headless sessions the dashboard") || strings.Contains(s, "Leave them running") {
+	if s := plain(m); !strings.Contains(s, "3 sessions the dashboard drives") || strings.Contains(s, "Leave them running") {
 		t.Fatalf("quit with only headless sessions:\n%s", s)
 	}
 	press(m, "y")
@@ -736,7 +737,7 @@ func TestQuitWithHeadlessSessions(t *testing.T) {
 	b.infos[0].Kind = session.KindHeadless
 	m = newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
-	if s := plain(m); !strings.Contains(s, "2 sessions started from the dashboard") || !strings.Contains(s, "1 headless session the") {
+	if s := plain(m); !strings.Contains(s, "2 sessions started from the dashboard") || !strings.Contains(s, "1 session the dashboard") {
 		t.Fatalf("quit with both:\n%s", s)
 	}
 }

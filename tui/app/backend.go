@@ -85,16 +85,17 @@ type Backend interface {
 	Endpoint(id string) (attach.Endpoint, error)
 }
 
-// HeadlessOpener opens headless Claude sessions, listed in the Backend's
-// fleet: *fleet.Headless over the dashboard's blemeesd, and *fleet.Blemees
-// over a standalone one it follows, implement it.
-// Open blocks while claude starts: it is called only from a tea.Cmd.
+// HeadlessOpener opens sessions of event-driven kinds (headless Claude,
+// heddle workers), listed in the Backend's fleet: fleet.Openers — over
+// the dashboard's blemeesd (*fleet.Headless) or the standalone one it
+// follows (*fleet.Blemees), and its heddle config (*fleet.Heddle) —
+// implements it. Open blocks while the session's program starts: it is
+// called only from a tea.Cmd.
 type HeadlessOpener interface {
-	// Open starts the session and returns its fleet ID.
+	// Open starts the session of spec.Kind and returns its fleet ID.
 	Open(spec fleet.HeadlessSpec) (id string, err error)
+	// Kinds lists the kinds it opens, as the spawn form offers them.
+	Kinds() []session.Kind
 }
 
-var (
-	_ HeadlessOpener = (*fleet.Headless)(nil)
-	_ HeadlessOpener = (*fleet.Blemees)(nil)
-)
+var _ HeadlessOpener = fleet.Openers{}

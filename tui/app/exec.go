@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -65,13 +66,13 @@ func (m *Model) exec(act action.Action) tea.Cmd {
 	case action.OpenSpawn:
 		d := dialog.NewSpawnPending(m.opt.DefaultDir, m.opt.Classifiers)
 		if m.opt.Headless != nil {
-			d.OfferHeadless()
+			d.OfferHeadless(m.opt.Headless.Kinds()...)
 		}
 		return m.pushForPresets(d)
 	case action.OpenCommand:
 		d := dialog.NewCommandPending(m.ids())
 		if m.opt.Headless != nil {
-			d.OfferHeadless()
+			d.OfferHeadless(m.opt.Headless.Kinds()...)
 		}
 		return m.pushForPresets(d)
 	case action.Page:
@@ -154,14 +155,14 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 		return m.op(id, fmt.Sprintf("%s resized to %d×%d", id, cols, rows),
 			func(b Backend) error { return b.Resize(id, cols, rows) })
 	case action.Kill:
-		headless := in.Kind == session.KindHeadless
+		headless := showsTranscript(in) // closed, not killed: it has no terminal
 		if !a.Confirmed {
 			title, text := "Kill "+id, dialog.KillText(id, m.opt.KillGrace, a.Force)
 			if a.Force {
 				title += " now"
 			}
 			if headless {
-				title, text = "Close "+id, dialog.CloseText(id)
+				title, text = "Close "+id, dialog.CloseText(id, in.Kind)
 			}
 			a.Confirmed = true
 			m.push(dialog.NewConfirm(title, text, a))
@@ -275,17 +276,28 @@ func (m *Model) spawn(a action.Spawn) tea.Cmd {
 	})
 }
 
-// spawnHeadless opens a headless Claude session off the event loop
-// (claude starts: up to seconds), when the dashboard runs blemeesd.
+// spawnHeadless opens a session of an event-driven kind off the event
+// loop (its program starts: up to seconds), when the dashboard can open
+// that kind (Options.Headless).
 func (m *Model) spawnHeadless(a action.SpawnHeadless) tea.Cmd {
 	h := m.opt.Headless
-	if h == nil {
-		return m.report(errors.New("headless sessions need blemeesd in the dashboard: --blemeesd or config [blemeesd] enabled"))
+	kind := a.Spec.Kind
+	if kind == "" {
+		kind = session.KindHeadless
+	}
+	if h == nil || !slices.Contains(h.Kinds(), kind) {
+		return m.report(fmt.Errorf("cannot open %s here: %s", kind.Describe(), kindNeeds[kind]))
 	}
 	return m.run(func() tea.Msg {
 		id, err := h.Open(a.Spec)
-		return opMsg{done: "started " + id + " (headless claude)", err: err, spawned: id}
+		return opMsg{done: "started " + id + " (" + kind.Describe() + ")", err: err, spawned: id}
 	})
+}
+
+// kindNeeds says what the dashboard needs to open a kind.
+var kindNeeds = map[session.Kind]string{
+	session.KindHeadless: "headless sessions need blemeesd in the dashboard: --blemeesd or config [blemeesd] enabled",
+	session.KindHeddle:   "heddle workers need a worker command: config [heddle] command",
 }
 
 // onOp reports a Backend call's result. A result about a session that has

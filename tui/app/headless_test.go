@@ -13,7 +13,11 @@ import (
 
 // Open makes the stub a HeadlessOpener: the session it opens is listed.
 func (s *stub) Open(spec fleet.HeadlessSpec) (string, error) {
-	err := s.record("open headless %q dir=%s model=%s perm=%s prompt=%q", spec.ID, spec.Dir, spec.Model, spec.PermissionMode, spec.SystemPrompt)
+	kind := spec.Kind
+	if kind == "" {
+		kind = session.KindHeadless
+	}
+	err := s.record("open %s %q dir=%s model=%s perm=%s prompt=%q", kind, spec.ID, spec.Dir, spec.Model, spec.PermissionMode, spec.SystemPrompt)
 	if err != nil {
 		return "", err
 	}
@@ -23,9 +27,18 @@ func (s *stub) Open(spec fleet.HeadlessSpec) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.infos = append(s.infos, session.Info{ID: id, Kind: session.KindHeadless, Caps: session.CapTranscript | session.CapInterrupt,
+	s.infos = append(s.infos, session.Info{ID: id, Kind: kind, Caps: session.CapTranscript | session.CapInterrupt,
 		Agent: "claude", Owned: true, Alive: true, Started: t0})
 	return id, nil
+}
+
+// Kinds makes the stub a HeadlessOpener of its kinds (none set: headless
+// Claude only).
+func (s *stub) Kinds() []session.Kind {
+	if s.kinds == nil {
+		return []session.Kind{session.KindHeadless}
+	}
+	return s.kinds
 }
 
 // newHeadlessModel is a dashboard over a stub that is its HeadlessOpener
@@ -94,5 +107,41 @@ func TestCommandSpawnHeadless(t *testing.T) {
 	wantCalls(t, b, `open headless "h2" dir= model= perm= prompt=""`)
 	if m.list.SelectedID() != "h2" {
 		t.Fatalf("selected %q", m.list.SelectedID())
+	}
+}
+
+// With heddle workers offered too, the form has their entry (Model and
+// System prompt, no Permissions) after claude's; it opens a heddle spec;
+// ":spawn heddle NAME" too; closing one asks to close, not kill.
+func TestSpawnHeddle(t *testing.T) {
+	b, m := newHeadlessModel(t)
+	b.kinds = []session.Kind{session.KindHeadless, session.KindHeddle}
+	lookUp(t, m, press(m, "n"))
+	// Entries: shell (selected), claude (headless), heddle worker, custom
+	// command; up wraps.
+	press(m, "up", "up")
+	v := plain(m)
+	if !strings.Contains(v, "▸ heddle worker") || strings.Contains(v, "Permissions") || !strings.Contains(v, "Sys. prompt") {
+		t.Fatalf("heddle form not shown:\n%s", v)
+	}
+	press(m, "tab", "type:w1", "tab", "tab", "type:test/model", "tab", "type:be brief", "enter")
+	wantCalls(t, b, `open heddle "w1" dir=/work model=test/model perm= prompt="be brief"`)
+	if m.list.SelectedID() != "w1" || !strings.Contains(m.status, "started w1 (a heddle worker session)") {
+		t.Fatalf("selected %q, status %q", m.list.SelectedID(), m.status)
+	}
+	lookUp(t, m, press(m, ":"))
+	press(m, "type:spawn heddle w2", "enter")
+	wantCalls(t, b, `open heddle "w1" dir=/work model=test/model perm= prompt="be brief"`, `open heddle "w2" dir= model= perm= prompt=""`)
+	m.exec(action.Kill{ID: "w2"})
+	if v := plain(m); !strings.Contains(v, "Close w2") || !strings.Contains(v, "Its program is stopped") {
+		t.Fatalf("close dialog:\n%s", v)
+	}
+
+	// An opener without heddle: the command says what is missing.
+	b.kinds = nil
+	m.exec(action.SpawnHeadless{Spec: fleet.HeadlessSpec{Kind: session.KindHeddle}})
+	drain(m)
+	if !m.statusErr || !strings.Contains(m.status, "config [heddle] command") {
+		t.Fatalf("status %q", m.status)
 	}
 }

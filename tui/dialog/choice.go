@@ -119,8 +119,8 @@ func wrapButtons(bs []string, w int) []string {
 
 // QuitText says what quitting does with the running sessions started from
 // a dashboard: running pty sessions (the quit choice: leave them running
-// or stop them) and inside ones (headless sessions it opened, which it
-// drives and closes as it quits, either way).
+// or stop them) and inside ones (sessions it opened and drives itself:
+// headless Claude, heddle workers; it closes them as it quits, either way).
 func QuitText(running, inside int, grace time.Duration) string {
 	var b strings.Builder
 	if running > 0 {
@@ -141,11 +141,11 @@ func QuitText(running, inside int, grace time.Duration) string {
 		} else {
 			b.WriteString("Quit heimdall-tui? ")
 		}
-		what := fmt.Sprintf("%d headless sessions the dashboard opened are", inside)
+		what := fmt.Sprintf("%d sessions the dashboard drives itself (headless Claude, heddle workers) are", inside)
 		if inside == 1 {
-			what = "1 headless session the dashboard opened is"
+			what = "1 session the dashboard drives itself (headless Claude, heddle workers) is"
 		}
-		fmt.Fprintf(&b, "%s closed either way (they are driven by this process).", what)
+		fmt.Fprintf(&b, "%s closed either way.", what)
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/textfield"
@@ -42,7 +43,7 @@ type command struct {
 
 // commands are the ':' commands, in the order completion offers them.
 var commands = []command{
-	{"spawn", "spawn PRESET|claude-headless [NAME]", "start a session from a preset, or a headless Claude session", []argKind{argPreset, argNone}, 1, 2, parseSpawn},
+	{"spawn", "spawn PRESET|claude-headless|heddle [NAME]", "start a session from a preset, a headless Claude session or a heddle worker", []argKind{argPreset, argNone}, 1, 2, parseSpawn},
 	{"kill", "kill NAME", "SIGTERM to its process group, SIGKILL after the grace", []argKind{argSession}, 1, 1,
 		onSession(func(id string) Action { return Kill{ID: id} })},
 	{"kill!", "kill! NAME", "SIGKILL to its process group now", []argKind{argSession}, 1, 1,
@@ -129,14 +130,27 @@ func onSession(mk func(id string) Action) func(*cmdline) (Action, error) {
 	}
 }
 
-// HeadlessPreset is what ":spawn" takes for a headless Claude session
-// (claude's defaults, the dashboard's directory; the spawn form sets the
-// rest).
-const HeadlessPreset = "claude-headless"
+// HeadlessPreset and HeddlePreset are what ":spawn" takes for a headless
+// Claude session and a heddle worker (their defaults, the dashboard's
+// directory; the spawn form sets the rest).
+const (
+	HeadlessPreset = "claude-headless"
+	HeddlePreset   = "heddle"
+)
+
+// spawnKind is the event-driven kind ":spawn NAME" names ("": none).
+func spawnKind(name string) session.Kind {
+	for k, ek := range eventKinds {
+		if ek.spawnName == name {
+			return k
+		}
+	}
+	return ""
+}
 
 func parseSpawn(c *cmdline) (Action, error) {
-	if c.args[0] == HeadlessPreset {
-		var spec fleet.HeadlessSpec
+	if kind := spawnKind(c.args[0]); kind != "" {
+		spec := fleet.HeadlessSpec{Kind: kind}
 		if len(c.args) == 2 {
 			if err := c.newName(c.args[1]); err != nil {
 				return nil, err
@@ -319,7 +333,7 @@ type CommandDialog struct {
 	// pending is true from NewCommandPending until SetPresets; queued is
 	// true when enter ran a line that needs the presets meanwhile.
 	pending, queued bool
-	headless        bool // tab offers HeadlessPreset (OfferHeadless)
+	kinds           []session.Kind // tab offers their names after ":spawn" (OfferHeadless)
 }
 
 // NewCommand returns the command line for the given session IDs; presets
@@ -344,11 +358,15 @@ func NewCommandPending(sessionIDs []string) *CommandDialog {
 	return d
 }
 
-// OfferHeadless makes tab offer HeadlessPreset after ":spawn" (the app
-// does when it can open headless sessions); it returns d. The line parses
-// either way: the app refuses a SpawnHeadless it cannot carry out.
-func (d *CommandDialog) OfferHeadless() *CommandDialog {
-	d.headless = true
+// OfferHeadless makes tab offer the ":spawn" names of kinds (none given:
+// session.KindHeadless, HeadlessPreset) after ":spawn" (the app does for
+// the kinds it can open); it returns d. The line parses either way: the
+// app refuses a SpawnHeadless it cannot carry out.
+func (d *CommandDialog) OfferHeadless(kinds ...session.Kind) *CommandDialog {
+	if len(kinds) == 0 {
+		kinds = []session.Kind{session.KindHeadless}
+	}
+	d.kinds = append(d.kinds, kinds...)
 	return d
 }
 
@@ -446,8 +464,10 @@ func (d *CommandDialog) complete() {
 					pool = append(pool, p.Name)
 				}
 			}
-			if d.headless {
-				pool = append(pool, HeadlessPreset)
+			for _, k := range d.kinds {
+				if ek, ok := eventKinds[k]; ok {
+					pool = append(pool, ek.spawnName)
+				}
 			}
 		case argTheme:
 			pool = themes.Names()

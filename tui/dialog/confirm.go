@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
@@ -95,8 +96,12 @@ func KillText(id string, grace time.Duration, force bool) string {
 // CloseText says what killing a headless Claude session does: it is closed
 // (its claude process stopped); its transcript stays on the screen until
 // the session is removed.
-func CloseText(id string) string {
-	return fmt.Sprintf("Close %s? Its claude process is stopped and the session ends; its transcript stays until you remove it (d).", id)
+func CloseText(id string, kind session.Kind) string {
+	what := "Its claude process is stopped"
+	if kind != session.KindHeadless {
+		what = "Its program is stopped"
+	}
+	return fmt.Sprintf("Close %s? %s and the session ends; its transcript stays until you remove it (d).", id, what)
 }
 
 func capitalize(s string) string {

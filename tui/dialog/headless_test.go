@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 )
 
@@ -46,7 +47,7 @@ func TestSpawnHeadlessForm(t *testing.T) {
 	d := NewSpawn(testPresets, dir, testClassifiers).OfferHeadless()
 	act := feed(t, d, "up", "up", "enter", "type:review", "enter", "enter", "type:sonnet", "enter",
 		"right", "right", "enter", "type:be terse", "enter")
-	want := fleet.HeadlessSpec{ID: "review", Dir: dir, Model: "sonnet", PermissionMode: "acceptEdits", SystemPrompt: "be terse"}
+	want := fleet.HeadlessSpec{Kind: session.KindHeadless, ID: "review", Dir: dir, Model: "sonnet", PermissionMode: "acceptEdits", SystemPrompt: "be terse"}
 	if got, ok := act.(SpawnHeadless); !ok || !reflect.DeepEqual(got.Spec, want) {
 		t.Fatalf("got %#v, want %#v", act, SpawnHeadless{Spec: want})
 	}
@@ -63,7 +64,7 @@ func TestSpawnHeadlessForm(t *testing.T) {
 		t.Error("Spec() of the headless entry: no error")
 	}
 	act = feed(t, d, "ctrl+s")
-	want = fleet.HeadlessSpec{Dir: dir}
+	want = fleet.HeadlessSpec{Kind: session.KindHeadless, Dir: dir}
 	if got, ok := act.(SpawnHeadless); !ok || !reflect.DeepEqual(got.Spec, want) {
 		t.Fatalf("defaults: got %#v, want %#v", act, SpawnHeadless{Spec: want})
 	}
@@ -169,8 +170,9 @@ func TestSpawnHeadlessPending(t *testing.T) {
 // defaults; tab offers it only when the app can open one.
 func TestCommandSpawnHeadless(t *testing.T) {
 	for line, want := range map[string]Action{
-		"spawn claude-headless":        SpawnHeadless{},
-		":spawn claude-headless rev-1": SpawnHeadless{Spec: fleet.HeadlessSpec{ID: "rev-1"}},
+		"spawn claude-headless":        SpawnHeadless{Spec: fleet.HeadlessSpec{Kind: session.KindHeadless}},
+		":spawn claude-headless rev-1": SpawnHeadless{Spec: fleet.HeadlessSpec{Kind: session.KindHeadless, ID: "rev-1"}},
+		"spawn heddle w-1":             SpawnHeadless{Spec: fleet.HeadlessSpec{Kind: session.KindHeddle, ID: "w-1"}},
 	} {
 		got, err := ParseCommand(line, testIDs, testPresets...)
 		if err != nil || !reflect.DeepEqual(got, want) {

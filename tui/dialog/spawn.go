@@ -13,6 +13,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
@@ -20,8 +21,9 @@ import (
 )
 
 // The spawn form's fields, in tab order. fCommand is shown only for the
-// "custom command" entry; fModel, fPerm and fPrompt only for the headless
-// Claude entry, which has no fClassifier (its state comes from claude's
+// "custom command" entry; fModel and fPrompt only for the entries of
+// event-driven kinds (headless Claude, heddle workers), fPerm only for
+// headless Claude; those have no fClassifier (their state comes from their
 // events, not a screen).
 const (
 	fPreset = iota
@@ -35,12 +37,23 @@ const (
 	numFields
 )
 
-// customLabel is the last entry of the preset list; headlessLabel the one
-// before it when headless sessions are offered (OfferHeadless).
-const (
-	customLabel   = "custom command"
-	headlessLabel = "claude (headless)"
-)
+// customLabel is the last entry of the preset list; the entries of the
+// event-driven kinds offered (OfferHeadless) come before it.
+const customLabel = "custom command"
+
+// eventKind is what the form and ":spawn" say of an event-driven session
+// kind they can open: its entry's label and note, its name after ":spawn",
+// and what its model field suggests. The kinds are this table's data: a
+// new one is a row here, and its opener in the app's HeadlessOpener.
+type eventKind struct{ label, note, spawnName, modelHint string }
+
+var eventKinds = map[session.Kind]eventKind{
+	session.KindHeadless: {"claude (headless)", "through blemeesd", HeadlessPreset, "claude's default, e.g. sonnet"},
+	session.KindHeddle:   {"heddle worker", "the worker of config [heddle]", HeddlePreset, "config [heddle] model, e.g. anthropic/claude-sonnet-4"},
+}
+
+// headlessLabel is headless Claude's entry.
+var headlessLabel = eventKinds[session.KindHeadless].label
 
 // permissionModes are the --permission-mode values the form offers: ""
 // (no flag: claude's own setting) and claude's safe modes.
@@ -55,11 +68,11 @@ var errPending = errors.New("still looking up presets on PATH: wait a moment, or
 // SpawnDialog is the "new session" form.
 type SpawnDialog struct {
 	presets []fleet.Preset // found ones only
-	// sel is the entry chosen: a preset index, then the headless entry
+	// sel is the entry chosen: a preset index, then the entries of kinds
 	// (when offered), then custom command.
 	sel         int
-	headless    bool // the headless Claude entry is offered
-	perm        int  // index in permissionModes
+	kinds       []session.Kind // the event-driven kinds offered, in order
+	perm        int            // index in permissionModes
 	model       textfield.Field
 	prompt      textfield.Field
 	classifiers []string // choices; [0] is "" (the config's default)
@@ -94,7 +107,7 @@ func NewSpawn(presets []fleet.Preset, defaultDir string, classifiers []string) *
 	d.cmd = textfield.New("program and arguments, e.g. make -j8 test", "")
 	d.name = textfield.New("auto", "")
 	d.dir = textfield.New("the dashboard's directory", defaultDir)
-	d.model = textfield.New("claude's default, e.g. sonnet", "")
+	d.model = textfield.New(eventKinds[session.KindHeadless].modelHint, "")
 	d.prompt = textfield.New("none (one line)", "")
 	d.selectPreset(0)
 	d.setFocus(fPreset)
@@ -112,17 +125,25 @@ func NewSpawnPending(defaultDir string, classifiers []string) *SpawnDialog {
 	return d
 }
 
-// OfferHeadless adds "claude (headless)" to the agents, after the presets:
-// a headless Claude session opened through blemeesd (the dashboard's own
-// or the standalone one it follows)
-// (Model, Permission mode and System prompt instead of a classifier);
-// submitting it returns SpawnHeadless. It returns d. The app offers it
-// only when it can open such sessions.
-func (d *SpawnDialog) OfferHeadless() *SpawnDialog {
-	if !d.headless {
-		d.headless = true
-		if d.sel == len(d.presets) {
-			d.sel++ // custom command stays selected
+// OfferHeadless adds an entry per event-driven kind (none given:
+// session.KindHeadless) to the agents, after the presets: "claude
+// (headless)", a headless Claude session opened through blemeesd (the
+// dashboard's own or the standalone one it follows: Model, Permission mode
+// and System prompt instead of a classifier); "heddle worker", a heddle worker (Model and System prompt).
+// Submitting one returns SpawnHeadless with the kind in its Spec. It
+// returns d. The app offers the kinds it can open.
+func (d *SpawnDialog) OfferHeadless(kinds ...session.Kind) *SpawnDialog {
+	if len(kinds) == 0 {
+		kinds = []session.Kind{session.KindHeadless}
+	}
+	for _, k := range kinds {
+		if _, known := eventKinds[k]; !known || slices.Contains(d.kinds, k) {
+			continue
+		}
+		wasCustom := d.custom()
+		d.kinds = append(d.kinds, k)
+		if wasCustom {
+			d.sel = d.customIdx() // custom command stays selected
 		}
 	}
 	return d
@@ -139,7 +160,7 @@ func (d *SpawnDialog) Pending() bool { return d.pending }
 // chosen meanwhile, stays chosen.
 func (d *SpawnDialog) SetPresets(presets []fleet.Preset) {
 	d.pending = false
-	wasHeadless := d.isHeadless()
+	kind := d.selKind()
 	d.presets = found(presets)
 	if d.err == errPending.Error() {
 		d.err = ""
@@ -148,8 +169,8 @@ func (d *SpawnDialog) SetPresets(presets []fleet.Preset) {
 		d.sel = d.customIdx()
 		return
 	}
-	if wasHeadless {
-		d.sel = d.headlessIdx()
+	if kind != "" {
+		d.sel = len(d.presets) + slices.Index(d.kinds, kind)
 		return
 	}
 	cls := d.cls
@@ -173,26 +194,26 @@ func found(presets []fleet.Preset) []fleet.Preset {
 // Title implements Dialog.
 func (d *SpawnDialog) Title() string { return "New session" }
 
-// headlessIdx is the headless entry's index (-1: not offered), customIdx
-// custom command's, the last; entries counts them.
-func (d *SpawnDialog) headlessIdx() int {
-	if !d.headless {
-		return -1
-	}
-	return len(d.presets)
-}
-
-func (d *SpawnDialog) customIdx() int {
-	if d.headless {
-		return len(d.presets) + 1
-	}
-	return len(d.presets)
-}
+// customIdx is custom command's index, the last (the kinds' entries
+// come before it, after the presets); entries counts them.
+func (d *SpawnDialog) customIdx() int { return len(d.presets) + len(d.kinds) }
 
 func (d *SpawnDialog) entries() int { return d.customIdx() + 1 }
 
-func (d *SpawnDialog) custom() bool     { return d.sel == d.customIdx() }
-func (d *SpawnDialog) isHeadless() bool { return d.sel == d.headlessIdx() }
+func (d *SpawnDialog) custom() bool { return d.sel == d.customIdx() }
+
+// kindAt is the event-driven kind of entry i ("": a preset or custom).
+func (d *SpawnDialog) kindAt(i int) session.Kind {
+	if j := i - len(d.presets); j >= 0 && j < len(d.kinds) {
+		return d.kinds[j]
+	}
+	return ""
+}
+
+// selKind is the selected entry's event-driven kind ("": none).
+func (d *SpawnDialog) selKind() session.Kind { return d.kindAt(d.sel) }
+
+func (d *SpawnDialog) isHeadless() bool { return d.selKind() != "" }
 
 // shown reports whether field f belongs to the selected entry's form.
 func (d *SpawnDialog) shown(f int) bool {
@@ -201,8 +222,10 @@ func (d *SpawnDialog) shown(f int) bool {
 		return d.custom()
 	case fClassifier:
 		return !d.isHeadless()
-	case fModel, fPerm, fPrompt:
+	case fModel, fPrompt:
 		return d.isHeadless()
+	case fPerm:
+		return d.selKind() == session.KindHeadless
 	}
 	return true
 }
@@ -389,8 +412,11 @@ func (d *SpawnDialog) submitHeadless(fail func(int, error) Action) Action {
 	if err := headless.CheckArgs([]string{prompt}); err != nil {
 		return fail(fPrompt, fmt.Errorf("system prompt: %w", err))
 	}
-	return SpawnHeadless{Spec: fleet.HeadlessSpec{ID: name, Dir: dir, Model: model,
-		PermissionMode: permissionModes[d.perm], SystemPrompt: prompt}}
+	spec := fleet.HeadlessSpec{Kind: d.selKind(), ID: name, Dir: dir, Model: model, SystemPrompt: prompt}
+	if spec.Kind == session.KindHeadless {
+		spec.PermissionMode = permissionModes[d.perm]
+	}
+	return SpawnHeadless{Spec: spec}
 }
 
 // checkName refuses names that cannot name the session's socket file.
@@ -445,7 +471,7 @@ func (d *SpawnDialog) Spec() (fleet.Spec, error) {
 	case Spawn:
 		return a.Spec, nil
 	case SpawnHeadless:
-		return fleet.Spec{}, errors.New(headlessLabel + " is selected: it starts no pty session")
+		return fleet.Spec{}, errors.New(eventKinds[a.Spec.Kind].label + " is selected: it starts no pty session")
 	}
 	return fleet.Spec{}, errors.New(d.err)
 }
@@ -464,8 +490,8 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 	var body []string
 	// Preset list.
 	nameW := len(customLabel)
-	if d.headless {
-		nameW = len(headlessLabel)
+	for _, k := range d.kinds {
+		nameW = max(nameW, ansi.StringWidth(eventKinds[k].label))
 	}
 	for _, p := range d.presets {
 		nameW = max(nameW, ansi.StringWidth(p.Name))
@@ -484,8 +510,9 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 		case i < len(d.presets):
 			p := d.presets[i]
 			text = cellwidth.Fit(p.Name, nameW, "…") + "  " + strings.Join(p.Argv, " ")
-		case i == d.headlessIdx():
-			text = cellwidth.Fit(headlessLabel, nameW, "…") + "  through blemeesd"
+		case d.kindAt(i) != "":
+			ek := eventKinds[d.kindAt(i)]
+			text = cellwidth.Fit(ek.label, nameW, "…") + "  " + ek.note
 		default:
 			text = customLabel
 		}
@@ -519,10 +546,12 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 		if perm == "" {
 			perm = "claude's setting"
 		}
-		body = append(body,
-			label(fModel, labelOf(fModel))+d.model.View(st, vw),
-			choice(fPerm, perm),
-			label(fPrompt, labelOf(fPrompt))+d.prompt.View(st, vw))
+		d.model.SetPlaceholder(eventKinds[d.selKind()].modelHint)
+		body = append(body, label(fModel, labelOf(fModel))+d.model.View(st, vw))
+		if d.shown(fPerm) {
+			body = append(body, choice(fPerm, perm))
+		}
+		body = append(body, label(fPrompt, labelOf(fPrompt))+d.prompt.View(st, vw))
 	} else {
 		cname := d.classifiers[d.cls]
 		if cname == "" {

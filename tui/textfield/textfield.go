@@ -38,6 +38,9 @@ func New(placeholder, value string) Field {
 // Value is the field's text.
 func (f *Field) Value() string { return string(f.val) }
 
+// SetPlaceholder sets what the field shows while empty.
+func (f *Field) SetPlaceholder(s string) { f.placeholder = s }
+
 // SetValue replaces the text and puts the cursor at its end.
 func (f *Field) SetValue(s string) {
 	f.val = []rune(s)
