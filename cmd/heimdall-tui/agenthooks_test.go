@@ -218,3 +218,31 @@ func TestHookCommandAlwaysQuiet(t *testing.T) {
 		}
 	}
 }
+
+// A codex session gets codex's notify setting naming `hook --codex`; a
+// turn completion it reports makes the session Done.
+func TestAgentHooksCodex(t *testing.T) {
+	dir := newSockDir(t)
+	p := startRun(t, dir, "cx", nil, []string{"--agent", "codex"}, "sh", "-c", `printf 'arg:%s\n' "$@"; printf 'env:%s\n' "$`+HookSocketEnv+`"; exec sleep 30`, "codex")
+	waitLive(t, p)
+	var screen string
+	if !poll(waitTimeout, func() bool {
+		screen = hm(t, "--socket-dir", dir, "screen", "cx").stdout
+		return strings.Contains(screen, "env:")
+	}) {
+		t.Fatalf("no output:\n%s", screen)
+	}
+	notify, _ := json.Marshal([]string{binPath, "hook", "--codex"})
+	for _, want := range []string{"arg:-c\n", "arg:notify=" + string(notify), "env:" + p.sock} {
+		if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), strings.ReplaceAll(want, "\n", "")) {
+			t.Fatalf("no %q in:\n%s", want, screen)
+		}
+	}
+	w := watchState(t, p.sock)
+	cmd := exec.Command(binPath, "hook", "--codex", `{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"t1","cwd":"/w","last-assistant-message":"ok"}`)
+	cmd.Env = append(os.Environ(), HookSocketEnv+"="+p.sock)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("hook --codex: %v %q", err, out)
+	}
+	awaitState(t, w, "done", func(si frame.StateInfo) bool { return si.Done && si.Conversation == "th-1" })
+}

@@ -333,3 +333,53 @@ func TestDashboardLedgerFollowsClaims(t *testing.T) {
 	d.waitFor("no sessions")
 	d.quit()
 }
+
+// Claude sessions report themselves to the dashboard through their hooks
+// (the fake claude, spawned from a claude preset): a permission prompt
+// shows as needs input with its command in the pane title; a turn that
+// ends while another session is focused shows Done, counted in the
+// header, until the user focuses it; an interrupt (Esc: no hook) settles
+// to Idle.
+func TestDashboardAgentHooks(t *testing.T) {
+	t.Parallel()
+	d := newDash(t, "HOME="+t.TempDir(), "FAKE_CLAUDE_STEP=300")
+	cfg := dashConfig + fmt.Sprintf("[[agent]]\nname = \"claude\"\ncommand = [%q]\nclassifier = \"claude\"\n", fakeClaudePath)
+	if err := os.WriteFile(d.cfg, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.open()
+	d.waitFor("no sessions")
+	d.command("spawn claude a1")
+	d.waitFor("Welcome to Claude Code")
+	d.command("spawn claude b1")
+	d.waitScreen("b1 listed", func(s string) bool { return strings.Contains(s, "b1") && strings.Contains(s, "2 running") })
+	d.sendKeys("home")
+	d.waitFor("╭─ a1")
+
+	d.sendTo("a1", "perm")
+	d.waitFor("a1 — Bash: rm -rf build")
+	d.waitFor("! 1 need input")
+	d.sendTo("a1", "1") // allow
+	d.waitScreen("the prompt answered", func(s string) bool { return !strings.Contains(s, "need input") })
+
+	// A turn that ends while b1 is focused: Done until a1 is focused.
+	d.sendTo("a1", "tool")
+	d.sendKeys("j")
+	d.waitFor("╭─ b1")
+	d.waitFor("✓ 1 done")
+	d.sendKeys("k")
+	d.waitFor("╭─ a1")
+	d.waitScreen("Done cleared by focus", func(s string) bool { return !strings.Contains(s, "done") })
+
+	// Esc fires no hook: the screen settles it.
+	row := func(state string) func(string) bool {
+		re := regexp.MustCompile(`a1 +claude +` + state)
+		return func(s string) bool { return re.MatchString(s) }
+	}
+	d.sendTo("a1", "slow")
+	d.waitScreen("a1 Thinking", row("Thinking"))
+	d.sendKeys("I")
+	d.waitFor("Interrupted")
+	d.waitScreen("a1 Idle", row("Idle"))
+	d.quit()
+}

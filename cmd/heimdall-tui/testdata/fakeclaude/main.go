@@ -16,6 +16,11 @@
 //	quit       SessionEnd, exit 0
 //	anything   an echo answer, Stop
 //
+// FAKE_CLAUDE_TIMES, if set, is a file each hook's firing ("hook EVENT
+// UNIXNANO", just before its command runs) and each permission dialog's
+// drawing ("dialog UNIXNANO", once written) are appended to, for
+// benchmarks of how soon a supervisor shows them.
+//
 // FAKE_CLAUDE_STEP (milliseconds, default 300) paces the steps. A hook
 // that prints anything or exits non-zero is shown as Claude shows it
 // ("hook error"), so tests see it on the screen.
@@ -133,6 +138,9 @@ func (f *fake) hook(event string, extra map[string]any) {
 		payload[k] = v
 	}
 	body, _ := json.Marshal(payload)
+	if len(f.hooks[event]) > 0 {
+		mark("hook " + event)
+	}
 	for _, c := range f.hooks[event] {
 		cmd := exec.Command("sh", "-c", c)
 		cmd.Stdin = bytes.NewReader(body)
@@ -256,6 +264,7 @@ func (f *fake) turn(prompt string) bool {
 			f.dialog = []string{" Bash command", "", "   " + cmd, "   run " + cmd, "", " Do you want to proceed?",
 				" ❯ 1. Yes", "   2. No, and tell Claude what to do differently (esc)", "", " Esc to cancel"}
 			f.draw()
+			mark("dialog")
 			allowed := false
 			for c := range f.keys {
 				if c == '1' || c == '\r' {
@@ -304,4 +313,18 @@ func (f *fake) answer(text string) {
 	f.history = append(f.history, "", "⏺ "+text)
 	f.hook("Stop", map[string]any{"stop_hook_active": false, "last_assistant_message": text})
 	f.idle()
+}
+
+// mark appends "what UNIXNANO" to $FAKE_CLAUDE_TIMES, if set.
+func mark(what string) {
+	path := os.Getenv("FAKE_CLAUDE_TIMES")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%s %d\n", what, time.Now().UnixNano())
+	f.Close()
 }

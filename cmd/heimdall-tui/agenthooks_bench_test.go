@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// BenchmarkHookStateDelay: how soon a Claude session's supervisor reports
+// "needs input" for a permission prompt, with the agent's hooks (from the
+// PermissionRequest hook's firing) and from its screen alone (--no-hooks:
+// from the prompt's drawing), side by side. The fake claude marks both
+// instants (FAKE_CLAUDE_TIMES); the figure is the time from the mark to
+// the STATE that says needs_input reaching a WATCH_STATE client — what a
+// dashboard's fleet receives:
+//
+//	go test -run '^$' -bench HookStateDelay -benchtime 1x ./cmd/heimdall-tui/
+func BenchmarkHookStateDelay(b *testing.B) {
+	if raceEnabled {
+		b.Skip("a -race binary says nothing about delays")
+	}
+	rounds := 30
+	for _, c := range []struct {
+		name, mark string
+		flags      []string
+	}{
+		{"hooks", "hook PermissionRequest", nil},
+		{"screen-only", "dialog", []string{"--no-hooks"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			dir, err := os.MkdirTemp("", "hmb")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
+			times := filepath.Join(dir, "times")
+			b.Setenv("FAKE_CLAUDE_TIMES", times)
+			b.Setenv("FAKE_CLAUDE_STEP", "50")
+			b.Setenv("HOME", dir)
+			args := append([]string{"--socket-dir", dir, "run", "--detach", "--id", "c", "--agent", "claude", "--classifier", "claude"}, c.flags...)
+			args = append(args, "--", fakeClaudePath)
+			p := startProcB(b, binPath, args...)
+			defer p.stop()
+			sock := filepath.Join(dir, "c.sock")
+			var w, in *frame.Client
+			for i := 0; i < 200 && w == nil; i++ {
+				if w, err = frame.Dial(sock, time.Second); err != nil {
+					time.Sleep(25 * time.Millisecond)
+				}
+			}
+			if w == nil {
+				b.Fatalf("no session on %s", sock)
+			}
+			defer w.Close()
+			w.Send(frame.WatchState, nil)
+			if in, err = frame.Dial(sock, time.Second); err != nil {
+				b.Fatal(err)
+			}
+			defer in.Close()
+			var delays []time.Duration
+			for range max(b.N, rounds) {
+				in.Input([]byte("perm\r"))
+				got := awaitStateB(b, w, func(si frame.StateInfo) bool { return si.NeedsInput })
+				delays = append(delays, got.Sub(lastMark(b, times, c.mark)))
+				in.Input([]byte("2")) // refuse: back to the prompt
+				awaitStateB(b, w, func(si frame.StateInfo) bool { return !si.NeedsInput && si.State == "Idle" })
+			}
+			slices.Sort(delays)
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(float64(delays[len(delays)/2])/1e6, "p50_ms")
+			b.ReportMetric(float64(delays[len(delays)*99/100])/1e6, "p99_ms")
+		})
+	}
+}
+
+// benchProc is a process a benchmark started; stop ends it (SIGTERM, as
+// a user's, then SIGKILL) and waits.
+type benchProc struct{ stop func() }
+
+func startProcB(b *testing.B, path string, args ...string) benchProc {
+	cmd := exec.Command(path, args...)
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	return benchProc{stop: func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}}
+}
+
+// awaitStateB reads STATEs until ok holds and returns when it arrived.
+func awaitStateB(b *testing.B, c *frame.Client, ok func(frame.StateInfo) bool) time.Time {
+	c.Conn().SetReadDeadline(time.Now().Add(20 * time.Second))
+	for {
+		f, err := c.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if f.Type != frame.StateEvent {
+			continue
+		}
+		var si frame.StateInfo
+		if si.UnmarshalBinary(f.Payload) == nil && ok(si) {
+			return time.Now()
+		}
+	}
+}
+
+// lastMark is the time of the last "what UNIXNANO" line of the file.
+func lastMark(b *testing.B, path, what string) time.Time {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var at time.Time
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), what+" "); ok {
+			if ns, err := strconv.ParseInt(rest, 10, 64); err == nil {
+				at = time.Unix(0, ns)
+			}
+		}
+	}
+	if at.IsZero() {
+		b.Fatalf("no %q mark in %s", what, path)
+	}
+	return at
+}
