@@ -295,20 +295,23 @@ func (l *Layered) decide(now time.Time) verdict {
 		return sv
 	}
 	hv := verdict{state: l.effect.state, since: l.hookAt, needs: l.effect.needs, fromHook: true}
-	switch {
-	case hv.needs:
+	if hv.needs {
 		// Stale once the screen changed after it settled and no longer
 		// shows a question: the user answered, the turn moved on.
-		if l.screenAt.After(l.hookAt.Add(hookSettle)) && !sv.needs {
-			// The tool the question was about runs now (no hook fires
-			// until it ends): the busy verdict from before the question
-			// holds, from when the screen moved on.
-			if busy(l.beforeEffect.state) {
-				return verdict{state: l.beforeEffect.state, since: l.screenAt, fromHook: true}
-			}
+		if !l.screenAt.After(l.hookAt.Add(hookSettle)) || sv.needs {
+			return hv
+		}
+		if !busy(l.beforeEffect.state) {
 			return sv
 		}
-		return hv
+		// Allowed, the tool the question was about runs now (no hook
+		// fires until it ends): the busy verdict from before the question
+		// holds from when the screen moved on — unless the screen then
+		// stands still at an idle prompt (refused: no hook fires either),
+		// as below.
+		hv = verdict{state: l.beforeEffect.state, since: l.screenAt, fromHook: true}
+	}
+	switch {
 	case sv.needs:
 		// A question on the screen the hooks did not announce: never
 		// report a waiting agent as busy or idle.

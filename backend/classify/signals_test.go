@@ -99,6 +99,7 @@ func TestLayeredTurn(t *testing.T) {
 	if l.Tool(at(2001)) != "Bash" {
 		t.Fatalf("tool %q after the question", l.Tool(at(2001)))
 	}
+	wantState(t, l, at(2900), session.ToolUse, false) // the screen stood still, but the hook was a question
 	l.Signal(at(3000), hook(t, `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":""}}`))
 	wantState(t, l, at(3001), session.Thinking, false)
 	l.Signal(at(4000), hook(t, `{"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done"}`))
@@ -111,6 +112,21 @@ func TestLayeredTurn(t *testing.T) {
 	if d := l.Detail(at(5001)); !d.Finished.IsZero() {
 		t.Fatalf("detail after a new prompt %+v", d)
 	}
+}
+
+// A refused permission fires no hook: once the screen moved on and stands
+// still at an idle prompt, the question and the tool call before it are
+// stale.
+func TestLayeredRefused(t *testing.T) {
+	s := &screenStub{st: session.Thinking, since: at(0)}
+	l := NewLayered(s)
+	l.Signal(at(0), hook(t, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`))
+	l.Signal(at(10), hook(t, `{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`))
+	show(l, s, at(50), session.Idle, true) // the box
+	wantState(t, l, at(800), session.Idle, true)
+	show(l, s, at(900), session.Idle, false) // refused: "User rejected", the prompt
+	wantState(t, l, at(901), session.ToolUse, false)
+	wantState(t, l, at(1950), session.Idle, false)
 }
 
 // StopFailure ends a turn without Stop: Idle with the error's kind and

@@ -28,7 +28,7 @@ func BenchmarkHookStateDelay(b *testing.B) {
 	if raceEnabled {
 		b.Skip("a -race binary says nothing about delays")
 	}
-	rounds := 30
+	rounds := 20
 	for _, c := range []struct {
 		name, mark string
 		flags      []string
@@ -71,7 +71,11 @@ func BenchmarkHookStateDelay(b *testing.B) {
 				in.Input([]byte("perm\r"))
 				got := awaitStateB(b, w, func(si frame.StateInfo) bool { return si.NeedsInput })
 				delays = append(delays, got.Sub(lastMark(b, times, c.mark)))
-				in.Input([]byte("2")) // refuse: back to the prompt
+				// Refuse, as a person would, not within the settle of the
+				// hook (a refusal fires no hook: the screen moving on
+				// clears the question only after it).
+				time.Sleep(500 * time.Millisecond)
+				in.Input([]byte("2"))
 				awaitStateB(b, w, func(si frame.StateInfo) bool { return !si.NeedsInput && si.State == "Idle" })
 			}
 			slices.Sort(delays)
