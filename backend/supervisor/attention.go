@@ -23,12 +23,18 @@ import (
 // again: just after the classifier's debounce.
 const attentionRecheck = classify.DebounceHold + 20*time.Millisecond
 
-// Attention reports whether the session started needing input while
-// nobody watched it, and still does.
+// Attention reports whether the session wants the user's attention: it
+// started needing input while nobody watched it, and still does; or its
+// program rang the bell (or sent a notification) since a user last saw it
+// (signals.go).
 func (s *Session) Attention() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.attn.on
+	return s.attentionLocked()
+}
+
+func (s *Session) attentionLocked() bool {
+	return s.attn.on || (!s.sig.alerted.IsZero() && s.sig.alerted.After(s.sig.seen))
 }
 
 // checkAttention reads the classifier's verdict at now and updates the

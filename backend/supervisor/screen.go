@@ -21,7 +21,7 @@ type screen struct {
 func newScreen(s *Session, cols, rows int) *screen {
 	sc := &screen{s: s}
 	// No scrollback (vt's default): the session's byte ring serves replays.
-	emu := vt.New(cols, rows, vt.Options{Reply: sc.reply})
+	emu := vt.New(cols, rows, vt.Options{Reply: sc.reply, Alert: s.alerted})
 	sc.Feeder = NewFeeder(emu, sc.observe)
 	return sc
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
 
 // Agent signals: what an agent reports besides its screen (Claude Code's
@@ -48,6 +49,7 @@ var recheck = [...]time.Duration{classify.DebounceHold + 100*time.Millisecond, 1
 // signalState is a Session's (guarded by its mu).
 type signalState struct {
 	seen     time.Time // a user last saw the session
+	alerted  time.Time // the program last rang the bell or sent a notification
 	convo    string    // the conversation id last reported to OnConversation
 	watchers map[int]func(StateView)
 	nextW    int
@@ -78,8 +80,22 @@ func (s *Session) Hook(h classify.Hook) {
 	s.signalled()
 }
 
+// alerted is the emulator's Alert: the program rang the bell or sent a
+// desktop notification (OSC 9/99/777). It wants attention until a user
+// has seen the session (Attention). The sequence goes nowhere else: a
+// dashboard draws the session from cells, so the program's bells never
+// reach the dashboard's own terminal.
+func (s *Session) alerted(a vt.Alert) {
+	s.mu.Lock()
+	s.sig.alerted = time.Now()
+	s.mu.Unlock()
+	s.log.Debug("the program asks for attention", "bell", a.Bell, "text", a.Text)
+	s.publishState()
+}
+
 // Seen records that a user has seen the session (focused it in a
-// dashboard, attached to it): it is no longer Done.
+// dashboard, attached to it): it is no longer Done, and a bell it rang
+// is answered.
 func (s *Session) Seen() {
 	s.mu.Lock()
 	s.sig.seen = time.Now()
@@ -102,7 +118,7 @@ func (s *Session) detailLocked(now time.Time) Detail {
 
 func (s *Session) viewLocked(now time.Time) StateView {
 	st, since := s.cls.State(now)
-	return StateView{State: st, Since: since, Attention: s.attn.on, Detail: s.detailLocked(now)}
+	return StateView{State: st, Since: since, Attention: s.attentionLocked(), Detail: s.detailLocked(now)}
 }
 
 // WatchState calls fn with the session's state view now and after each

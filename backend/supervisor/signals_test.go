@@ -121,3 +121,25 @@ func TestWatchStateSlowClient(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A bell (or a notification sequence) from the program wants attention
+// until a user has seen the session.
+func TestBellWantsAttention(t *testing.T) {
+	g := newGate(t)
+	s := startServed(t, Config{Argv: []string{"sh", "-c", g.Wait() + `; printf 'done\a'; exec sleep 60`}})
+	w := dial(t, s.sock)
+	if err := w.Send(frame.WatchState, nil); err != nil {
+		t.Fatal(err)
+	}
+	if si := nextState(t, w, "the first", func(frame.StateInfo) bool { return true }); si.Attention {
+		t.Fatalf("attention before the bell: %+v", si)
+	}
+	g.Open(t)
+	nextState(t, w, "attention after the bell", func(si frame.StateInfo) bool { return si.Attention })
+	if sc, err := dial(t, s.sock).Screen(false); err != nil || !sc.Attention {
+		t.Fatalf("SCREEN_RESP attention %v %v", sc.Attention, err)
+	}
+	c := dial(t, s.sock)
+	c.Send(frame.Seen, nil)
+	nextState(t, w, "no attention once seen", func(si frame.StateInfo) bool { return !si.Attention })
+}

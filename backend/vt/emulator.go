@@ -30,6 +30,8 @@ type Emulator struct {
 	osc     oscState // an OSC string being collected (see osc.go)
 	reply   func([]byte)
 	replies [][]byte // queued replies, delivered after mu is released
+	alert   func(Alert)
+	alerts  []Alert // queued alerts, delivered after mu is released
 
 	cols, rows int
 	main, alt  *screen
@@ -68,7 +70,7 @@ type rgbEntry struct {
 // New returns an emulator with a cols x rows screen (each at least 1).
 func New(cols, rows int, opts Options) *Emulator {
 	cols, rows = max(cols, 1), max(rows, 1)
-	e := &Emulator{reply: opts.Reply}
+	e := &Emulator{reply: opts.Reply, alert: opts.Alert}
 	e.sb.max = max(opts.ScrollbackLines, 0)
 	e.parser = ansi.NewParser()
 	// The parser's default 64 KiB payload buffer is per emulator, i.e. per
@@ -135,15 +137,25 @@ func (e *Emulator) WriteSome(p []byte, budget int) int {
 		e.dirty = false
 		e.seq.Add(1)
 	}
-	replies := e.replies
-	e.replies = nil
+	replies, alerts := e.replies, e.alerts
+	e.replies, e.alerts = nil, nil
 	e.mu.Unlock()
 	if e.reply != nil {
 		for _, r := range replies {
 			e.reply(r)
 		}
 	}
+	for _, a := range alerts {
+		e.alert(a)
+	}
 	return n
+}
+
+// queueAlert schedules an Alert for delivery once Write releases mu.
+func (e *Emulator) queueAlert(a Alert) {
+	if e.alert != nil && len(e.alerts) < 16 { // a flood of bells is one bell's news
+		e.alerts = append(e.alerts, a)
+	}
 }
 
 // apply is WriteSome's work, with mu held and the budget in units of a dry

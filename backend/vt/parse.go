@@ -3,6 +3,7 @@ package vt
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
@@ -29,7 +30,8 @@ func count(ps ansi.Params, i int) int {
 // execute handles C0 control characters.
 func (e *Emulator) execute(b byte) {
 	switch b {
-	case '\a': // BEL: nothing visible
+	case '\a': // BEL: nothing visible; the program wants attention
+		e.queueAlert(Alert{Bell: true})
 	case '\b':
 		e.dirty = true
 		e.wrapNext = false
@@ -391,6 +393,19 @@ func (e *Emulator) handleOSC(cmd int, data []byte) {
 			} else {
 				e.link = uv.Link{URL: string(url), Params: string(rest[:i])}
 			}
+		}
+	case 9: // iTerm2's notification; "9;4;…" is a progress report, not one
+		if len(rest) > 0 && !bytes.HasPrefix(rest, []byte("4;")) {
+			e.queueAlert(Alert{Text: string(rest)})
+		}
+	case 99: // kitty's: OSC 99 ; metadata ; payload
+		if i := bytes.IndexByte(rest, ';'); i >= 0 {
+			e.queueAlert(Alert{Text: string(rest[i+1:])})
+		}
+	case 777: // OSC 777 ; notify ; TITLE ; BODY
+		if t, ok := bytes.CutPrefix(rest, []byte("notify;")); ok {
+			title, body, _ := bytes.Cut(t, []byte(";"))
+			e.queueAlert(Alert{Text: strings.TrimPrefix(string(title)+": "+string(body), ": ")})
 		}
 	case 10, 11, 12:
 		if string(rest) == "?" {

@@ -71,7 +71,8 @@ func isFeed(b byte) bool { return b == '\n' || b == '\v' || b == '\f' }
 // plainLen returns the length of the plain run at the start of p and the
 // line feeds (LF, VT, FF) in it. Plain bytes are: printable ASCII,
 // complete UTF-8 characters from U+00A0 up (printed, or combined into the
-// previous cell), CR, LF, VT, FF, TAB, BS and BEL, and complete SGR (CSI
+// previous cell), CR, LF, VT, FF, TAB and BS (not BEL: the emulator tells
+// its Alert of each), and complete SGR (CSI
 // digits/;/: m) and EL (CSI 0/1/2 K) sequences. None of them reads a
 // cell's content to move the cursor, changes the scroll region, modes,
 // charsets or active screen, or moves the cursor up. A sequence cut off
@@ -89,7 +90,7 @@ func plainLen(p []byte) (n, feeds int) {
 			feeds++
 			i++
 			continue
-		case b == '\r' || b == '\t' || b == '\b' || b == '\a':
+		case b == '\r' || b == '\t' || b == '\b':
 			i++
 			continue
 		case b == 0x1b:

@@ -26,6 +26,18 @@ type Options struct {
 	// to the pty. It is called on the Write goroutine and must not block
 	// for long; nil drops the answers.
 	Reply func(p []byte)
+	// Alert receives what a program sends to get the user's attention — a
+	// bell (BEL outside any string) or a desktop notification (OSC 9 with
+	// a message, OSC 99, OSC 777;notify) — after the Write that applied
+	// it, outside the emulator's lock; it must not block for long. nil
+	// drops them. They are never written anywhere by the emulator.
+	Alert func(Alert)
+}
+
+// Alert is a bell or a notification a program sent.
+type Alert struct {
+	Bell bool   // BEL; else a notification
+	Text string // the notification's text (OSC 777: TITLE: BODY)
 }
 
 // Modes are the terminal modes programs set that a client attaching later,

@@ -383,3 +383,35 @@ func TestDashboardAgentHooks(t *testing.T) {
 	d.waitScreen("a1 Idle", row("Idle"))
 	d.quit()
 }
+
+// A session's bell wants attention — its row is marked until the user
+// focuses it — and never reaches the dashboard's own terminal (tmux's
+// alert-bell hook would record it).
+func TestDashboardBellsStayInside(t *testing.T) {
+	t.Parallel()
+	d := startDashboard(t)
+	rang := filepath.Join(t.TempDir(), "rang")
+	d.run("set", "-g", "bell-action", "any")
+	d.run("set-hook", "-g", "alert-bell", "run-shell 'touch "+rang+"'")
+	d.command("spawn sh s1")
+	d.waitFor("in$")
+	d.command("spawn sh s2")
+	d.waitScreen("s2 listed", func(s string) bool { return strings.Contains(s, "2 running") })
+	d.sendKeys("home")
+	d.waitFor("╭─ s1")
+	d.command(`send s2 printf 'rings\a\033]777;notify;Build;done\007'`)
+	marked := regexp.MustCompile(`(?m)^ +\* +s2 `)
+	d.waitScreen("s2 marked", func(s string) bool { return marked.MatchString(s) })
+	d.sendKeys("j")
+	d.waitFor("╭─ s2")
+	d.waitScreen("the mark cleared by focus", func(s string) bool { return !strings.Contains(s, "* ") })
+	if _, err := os.Stat(rang); err == nil {
+		t.Fatal("a session's bell reached the dashboard's terminal")
+	}
+	// The check can fail: the pane's own bell is recorded.
+	d.quit()
+	d.sendLine(`printf '\a'`)
+	if !poll(waitTimeout, func() bool { _, err := os.Stat(rang); return err == nil }) {
+		t.Fatal("tmux's alert-bell hook did not record a bell")
+	}
+}

@@ -119,9 +119,9 @@ type Model struct {
 	tickSeq   int
 	tickAt    time.Time
 	attention map[string]bool // needs-input flags last seen, for the bell
-	// seen maps a Done session to the state start the dashboard last told
-	// it was seen at (markSeen): once per turn.
-	seen      map[string]time.Time
+	// seen maps a Done (or ringing) session to what the dashboard last
+	// told it was seen with (markSeen): once per turn, once per bell.
+	seen      map[string]seenMark
 	lastBatch time.Time
 	quitting  bool
 	// stopOnQuit: the user quit with "Stop them" (StopSessions).
@@ -290,21 +290,30 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmd, m.pullVisible(false), m.markSeen())
 }
 
+// seenMark is what a Seen was sent for: a state's start and the
+// attention flag then.
+type seenMark struct {
+	since time.Time
+	attn  bool
+}
+
 // markSeen tells the selected session it has been seen while the session
-// list shows it and it is Done (finished, not yet seen): focusing a
-// session clears its Done, as attaching does.
+// list shows it and it is Done (finished, not yet seen) or wants
+// attention (its program rang): focusing a session clears those, as
+// attaching does.
 func (m *Model) markSeen() tea.Cmd {
 	in, ok := m.selected()
-	if !ok || !in.Alive || !in.Done || m.page != pageSessions || m.showHelp || m.quitting {
+	if !ok || !in.Alive || !(in.Done || in.Attention) || m.page != pageSessions || m.showHelp || m.quitting {
 		return nil
 	}
-	if at, sent := m.seen[in.ID]; sent && at.Equal(in.StateSince) {
+	mark := seenMark{in.StateSince, in.Attention}
+	if sent, ok := m.seen[in.ID]; ok && sent.since.Equal(mark.since) && sent.attn == mark.attn {
 		return nil
 	}
 	if m.seen == nil {
-		m.seen = map[string]time.Time{}
+		m.seen = map[string]seenMark{}
 	}
-	m.seen[in.ID] = in.StateSince
+	m.seen[in.ID] = mark
 	b, id, log := m.opt.Backend, in.ID, m.opt.Logger
 	return m.run(func() tea.Msg {
 		if err := b.Seen(id); err != nil {

@@ -30,6 +30,7 @@ import (
 const (
 	NeedsInputBadge  = "needs input"
 	NeedsInputMarker = "!"
+	AttentionMarker  = "*" // wants attention: its program rang the bell
 	SelectedMarker   = ">"
 )
 
@@ -350,9 +351,12 @@ func (p *painter) row(buf []byte, cols []column, in session.Info, selected bool,
 	if selected {
 		marker = SelectedMarker
 	}
-	if attn {
+	switch {
+	case attn:
 		marker += NeedsInputMarker
-	} else {
+	case in.Attention && in.Alive:
+		marker += AttentionMarker // its program rang or notified
+	default:
 		marker += " "
 	}
 	put(base, marker, markerW)
