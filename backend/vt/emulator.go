@@ -41,8 +41,10 @@ type Emulator struct {
 	// wrapNext is DECAWM's pending-wrap flag: the last column was just
 	// written and the next printable character wraps first.
 	wrapNext bool
-	style    uv.Style
-	link     uv.Link
+	// style and link are the pen printing uses; whatever changes either
+	// sets penStale, so that curPen looks the pair up again.
+	style uv.Style
+	link  uv.Link
 
 	top, bottom int // scroll region, inclusive, 0-based
 	tabs        []bool
@@ -58,8 +60,12 @@ type Emulator struct {
 	lastWidth   int
 
 	sb      scrollback
-	scratch [][]uv.Cell // reused by scroll operations
-	rgb     [256]rgbEntry
+	scratch [][]cell // reused by scroll operations
+	pens    pens     // the pens cells are written with (cell.go)
+	// penIdx is the index of (style, link) in pens unless penStale.
+	penIdx   uint32
+	penStale bool
+	rgb      [256]rgbEntry
 }
 
 type rgbEntry struct {
@@ -98,7 +104,7 @@ func (e *Emulator) reset() {
 	e.alt = nil // allocated when a program first switches to it
 	e.scr = e.main
 	e.x, e.y, e.wrapNext = 0, 0, false
-	e.style, e.link = uv.Style{}, uv.Link{}
+	e.style, e.link, e.penStale = uv.Style{}, uv.Link{}, true
 	e.top, e.bottom = 0, e.rows-1
 	e.tabs = make([]bool, e.cols)
 	for i := 8; i < e.cols; i += 8 {

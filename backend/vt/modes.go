@@ -88,8 +88,8 @@ func (e *Emulator) switchScreen(mode int, on bool) {
 		e.scr = e.alt
 		e.modes.AltScreen = true
 		if mode == 1049 {
-			for _, l := range e.alt.lines {
-				fill(l, 0, e.cols, uv.EmptyCell)
+			for y := range e.alt.lines {
+				e.alt.fillRow(y, 0, e.cols, emptyCell)
 			}
 		}
 		return
@@ -116,7 +116,7 @@ func (e *Emulator) softReset() {
 	e.modes.Autowrap = true
 	e.modes.CursorKeys = false
 	e.top, e.bottom = 0, e.rows-1
-	e.style, e.link = uv.Style{}, uv.Link{}
+	e.style, e.link, e.penStale = uv.Style{}, uv.Link{}, true
 	e.charsets, e.gl = [4]byte{'B', 'B', 'B', 'B'}, 0
 	e.scr.saved = savedCursor{}
 	e.wrapNext = false

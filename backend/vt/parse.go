@@ -142,7 +142,7 @@ func (e *Emulator) saveCursor() {
 
 func (e *Emulator) restoreCursor() {
 	s := e.scr.saved
-	e.dirty = true
+	e.dirty, e.penStale = true, true
 	if !s.valid {
 		e.x, e.y, e.wrapNext = 0, 0, false
 		e.style = uv.Style{}
@@ -188,9 +188,10 @@ func (e *Emulator) handleESC(cmd ansi.Cmd) {
 	case '#':
 		if final == '8' { // DECALN: fill the screen with E
 			e.dirty = true
-			for _, l := range e.scr.lines {
+			for y := range e.scr.lines {
+				l := e.scr.row(y)
 				for i := range l {
-					l[i] = uv.Cell{Content: "E", Width: 1}
+					l[i] = cell{content: "E", width: 1}
 				}
 			}
 			e.top, e.bottom = 0, e.rows-1
@@ -298,7 +299,7 @@ func (e *Emulator) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 	case 'X':
 		e.dirty = true
 		e.wrapNext = false
-		fill(e.scr.lines[e.y], e.x, e.x+count(ps, 0), e.blank())
+		e.scr.fillRow(e.y, e.x, e.x+count(ps, 0), e.blank())
 	case 'b':
 		e.repeat(count(ps, 0))
 	case 'c':
@@ -358,7 +359,7 @@ func (e *Emulator) deleteLines(n int) {
 	copy(lines[e.bottom+1-n:], e.scratch)
 	b := e.blank()
 	for y := e.bottom + 1 - n; y <= e.bottom; y++ {
-		fill(lines[y], 0, e.cols, b)
+		e.scr.fillRow(y, 0, e.cols, b)
 	}
 }
 
@@ -388,6 +389,7 @@ func (e *Emulator) handleOSC(cmd int, data []byte) {
 		}
 	case 8: // OSC 8 ; params ; url
 		if i := bytes.IndexByte(rest, ';'); i >= 0 {
+			e.penStale = true
 			if url := rest[i+1:]; len(url) == 0 {
 				e.link = uv.Link{}
 			} else {

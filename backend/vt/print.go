@@ -4,7 +4,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/mattn/go-runewidth"
 )
 
@@ -85,7 +84,7 @@ func (e *Emulator) printASCII(run []byte) {
 		x := e.x
 		n := min(len(run)-k, e.cols-x)
 		if !e.dry {
-			e.writeASCII(e.scr.lines[e.y], x, run[k:k+n])
+			e.writeASCII(e.scr.row(e.y), x, run[k:k+n])
 		}
 		k += n
 		e.x = x + n
@@ -98,22 +97,18 @@ func (e *Emulator) printASCII(run []byte) {
 }
 
 // writeASCII writes run into line from column x (the run fits).
-func (e *Emulator) writeASCII(line []uv.Cell, x int, run []byte) {
+func (e *Emulator) writeASCII(line []cell, x int, run []byte) {
 	n := len(run)
-	if x > 0 && line[x].Width == 0 {
+	if x > 0 && line[x].width == 0 {
 		line[x-1] = e.blank()
 	}
-	if end := x + n; end < e.cols && line[end].Width == 0 {
+	if end := x + n; end < e.cols && line[end].width == 0 {
 		line[end] = e.blank()
 	}
-	st, lk := e.style, e.link
+	pen := e.curPen()
 	seg := line[x : x+n]
 	for t, ch := range run {
-		c := &seg[t]
-		c.Content = asciiStr(ch & 0x7f)
-		c.Width = 1
-		c.Style = st
-		c.Link = lk
+		seg[t] = cell{content: asciiStr(ch & 0x7f), pen: pen, width: 1}
 	}
 }
 
@@ -148,13 +143,14 @@ func (e *Emulator) combine(r rune) {
 		x = e.x
 	}
 	line := e.scr.lines[e.y]
-	if x >= 0 && line[x].Width == 0 && x > 0 {
+	if x >= 0 && line[x].width == 0 && x > 0 {
 		x--
 	}
-	if x < 0 || line[x].Width == 0 {
+	if x < 0 || line[x].width == 0 {
 		return
 	}
-	line[x].Content += string(r)
+	line = e.scr.row(e.y)
+	line[x].content += string(r)
 }
 
 // putGlyph writes one character of width w (1 or 2) at the cursor with
@@ -174,7 +170,7 @@ func (e *Emulator) putGlyph(content string, w int) {
 		// A wide character does not fit in the last column.
 		if e.modes.Autowrap {
 			if !e.dry {
-				fill(e.scr.lines[e.y], e.x, e.cols, e.blank())
+				e.scr.fillRow(e.y, e.x, e.cols, e.blank())
 			}
 			e.carriageReturn()
 			e.index()
@@ -183,7 +179,7 @@ func (e *Emulator) putGlyph(content string, w int) {
 		}
 	}
 	if !e.dry {
-		e.writeGlyph(e.scr.lines[e.y], content, w)
+		e.writeGlyph(e.scr.row(e.y), content, w)
 	}
 	e.x += w
 	if e.x >= e.cols {
@@ -194,14 +190,15 @@ func (e *Emulator) putGlyph(content string, w int) {
 }
 
 // writeGlyph writes a character of width w at the cursor (it fits).
-func (e *Emulator) writeGlyph(line []uv.Cell, content string, w int) {
+func (e *Emulator) writeGlyph(line []cell, content string, w int) {
 	if e.modes.Insert {
 		copy(line[e.x+w:], line[e.x:])
 	}
 	fill(line, e.x, e.x+w, e.blank())
-	line[e.x] = uv.Cell{Content: content, Width: w, Style: e.style, Link: e.link}
+	pen := e.curPen()
+	line[e.x] = cell{content: content, pen: pen, width: uint8(w)}
 	if w == 2 {
-		line[e.x+1] = uv.Cell{Width: 0, Style: e.style, Link: e.link}
+		line[e.x+1] = cell{pen: pen}
 	}
 	if e.modes.Insert {
 		normalize(line)

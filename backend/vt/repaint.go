@@ -178,21 +178,22 @@ func (p *painter) text(s string, w int) {
 }
 
 // put prints cell c at (x, y) with its own style and hyperlink.
-func (p *painter) put(c *uv.Cell, x, y int) {
+func (p *painter) put(c *cell, x, y int) {
 	p.goTo(x, y)
-	p.setPen(c.Style, c.Link)
-	if c.Content == "" {
+	pn := p.e.pens.at(c.pen)
+	p.setPen(pn.style, pn.link)
+	if c.content == "" {
 		p.exact = false // a cell printing cannot make; shown as a blank
-		p.text(" ", c.Width)
+		p.text(" ", int(c.width))
 		return
 	}
-	p.text(c.Content, c.Width)
+	p.text(c.content, int(c.width))
 }
 
 // cells draws a screen's cells on the fresh screen the bytes so far have
 // switched to (empty cells are there already), with origin mode off, the
 // whole screen as the scroll region, autowrap on and insert mode off.
-func (p *painter) cells(lines [][]uv.Cell) {
+func (p *painter) cells(lines [][]cell) {
 	for y, line := range lines {
 		end := len(line)
 		for end > 0 && isEmpty(&line[end-1]) {
@@ -203,16 +204,16 @@ func (p *painter) cells(lines [][]uv.Cell) {
 			switch {
 			case isEmpty(c):
 				x++
-			case isBlank(c):
+			case p.isBlank(c):
 				x += p.blanks(line, x, y)
-			case c.Width < 1 || x+c.Width > len(line):
+			case c.width < 1 || x+int(c.width) > len(line):
 				// A continuation without its wide character, or a wide
 				// character cut by the margin: nothing prints those.
 				p.exact = false
 				x++
 			default:
 				p.put(c, x, y)
-				x += c.Width
+				x += int(c.width)
 			}
 		}
 	}
@@ -220,17 +221,21 @@ func (p *painter) cells(lines [][]uv.Cell) {
 
 // isEmpty reports whether c is a fresh screen's cell (its content first:
 // that settles most cells without comparing styles).
-func isEmpty(c *uv.Cell) bool { return c.Content == " " && *c == uv.EmptyCell }
+func isEmpty(c *cell) bool { return c.content == " " && *c == emptyCell }
 
 // isBlank reports whether c is what erasing with c's background leaves.
-func isBlank(c *uv.Cell) bool {
-	return c.Content == " " && c.Width == 1 && c.Link == (uv.Link{}) && c.Style == uv.Style{Bg: c.Style.Bg}
+func (p *painter) isBlank(c *cell) bool {
+	if c.content != " " || c.width != 1 {
+		return false
+	}
+	pn := p.e.pens.at(c.pen)
+	return pn.link == (uv.Link{}) && pn.style == uv.Style{Bg: pn.style.Bg}
 }
 
 // blanks draws the run of cells equal to line[x] (a blank with a
 // background) by erasing with that background: EL if it reaches the
 // margin, ECH if it is long; it returns the run's length.
-func (p *painter) blanks(line []uv.Cell, x, y int) int {
+func (p *painter) blanks(line []cell, x, y int) int {
 	n := 1
 	for x+n < len(line) && line[x+n] == line[x] {
 		n++
@@ -238,11 +243,11 @@ func (p *painter) blanks(line []uv.Cell, x, y int) int {
 	switch {
 	case x+n == len(line):
 		p.goTo(x, y)
-		p.sgr(line[x].Style)
+		p.sgr(p.e.pens.at(line[x].pen).style)
 		p.str("\x1b[K")
 	case n >= 4:
 		p.goTo(x, y)
-		p.sgr(line[x].Style)
+		p.sgr(p.e.pens.at(line[x].pen).style)
 		p.csi('X', n)
 	default:
 		for k := range n {
@@ -256,12 +261,12 @@ func (p *painter) blanks(line []uv.Cell, x, y int) int {
 // which leaves the cursor there with a wrap pending; if none does (it
 // cannot be printed), it puts the cursor in the last column, without a
 // pending wrap, and the repaint is not exact.
-func (p *painter) wrapAt(line []uv.Cell, y int) {
+func (p *painter) wrapAt(line []cell, y int) {
 	x := len(line) - 1
-	if line[x].Width == 0 && x > 0 {
+	if line[x].width == 0 && x > 0 {
 		x--
 	}
-	if c := &line[x]; x+c.Width == len(line) {
+	if c := &line[x]; x+int(c.width) == len(line) {
 		p.put(c, x, y)
 		return
 	}
@@ -405,7 +410,7 @@ func (p *painter) cursorInPlace() {
 	} else if lw > 0 {
 		line := e.scr.lines[e.y]
 		end := len(line) - lw
-		if wrap && !(line[end].Content == e.lastContent && line[end].Width == lw) || !wrap && !p.printLast() {
+		if wrap && !(line[end].content == e.lastContent && int(line[end].width) == lw) || !wrap && !p.printLast() {
 			p.exact = false
 		}
 	}
@@ -437,7 +442,7 @@ func (p *painter) printLast() bool {
 	lc, lw := e.lastContent, e.lastWidth
 	for y, line := range e.scr.lines {
 		for x := range line {
-			if c := &line[x]; c.Content == lc && c.Width == lw {
+			if c := &line[x]; c.content == lc && int(c.width) == lw {
 				p.put(c, x, y)
 				return true
 			}
@@ -445,14 +450,14 @@ func (p *painter) printLast() bool {
 	}
 	for y, line := range e.scr.lines {
 		for x := 0; x+lw <= len(line); x++ {
-			if !isBlank(&line[x]) || lw == 2 && !isBlank(&line[x+1]) {
+			if !p.isBlank(&line[x]) || lw == 2 && !p.isBlank(&line[x+1]) {
 				continue
 			}
 			p.goTo(x, y)
 			p.text(lc, lw)
 			for k := lw - 1; k >= 0; k-- {
 				p.goTo(x+k, y)
-				p.sgr(uv.Style{Bg: line[x+k].Style.Bg})
+				p.sgr(uv.Style{Bg: p.e.pens.at(line[x+k].pen).style.Bg})
 				p.str("\x1b[X")
 			}
 			return true

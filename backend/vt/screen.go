@@ -1,16 +1,16 @@
 package vt
 
 import (
-	"sync"
-
 	uv "github.com/charmbracelet/ultraviolet"
 )
 
 // screen is one of the two buffers (main, alternate). Every line is exactly
 // cols cells long; scroll operations rotate line slices instead of
-// allocating, so steady-state output reuses the same cell storage.
+// allocating, so steady-state output reuses the same cell storage. Lines
+// never written share the blank row (cell.go): write through row or
+// fillRow.
 type screen struct {
-	lines [][]uv.Cell
+	lines [][]cell
 	saved savedCursor // DECSC state, kept per screen like xterm
 }
 
@@ -26,13 +26,9 @@ type savedCursor struct {
 }
 
 func newScreen(cols, rows int) *screen {
-	s := &screen{lines: make([][]uv.Cell, rows)}
-	backing := make([]uv.Cell, cols*rows)
-	for i := range backing {
-		backing[i] = uv.EmptyCell
-	}
+	s := &screen{lines: make([][]cell, rows)}
 	for y := range s.lines {
-		s.lines[y] = backing[y*cols : (y+1)*cols : (y+1)*cols]
+		s.lines[y] = blankLine(cols)
 	}
 	return s
 }
@@ -40,7 +36,7 @@ func newScreen(cols, rows int) *screen {
 // resize truncates or extends the screen to cols x rows after dropping the
 // first drop lines (which the caller has already saved if needed).
 func (s *screen) resize(cols, rows, drop int) {
-	lines := make([][]uv.Cell, 0, rows)
+	lines := make([][]cell, 0, rows)
 	lines = append(lines, s.lines[min(drop, len(s.lines)):]...)
 	if len(lines) > rows {
 		lines = lines[:rows]
@@ -50,16 +46,18 @@ func (s *screen) resize(cols, rows, drop int) {
 	}
 	for y, l := range lines {
 		switch {
+		case l == nil || isShared(l):
+			l = blankLine(cols)
 		case len(l) > cols:
-			l = l[:cols]
-			if l[cols-1].Width > 1 {
-				l[cols-1] = uv.EmptyCell
+			l = l[:cols:cols]
+			if l[cols-1].width > 1 {
+				l[cols-1] = emptyCell
 			}
 		case len(l) < cols:
-			n := make([]uv.Cell, cols)
+			n := make([]cell, cols)
 			copy(n, l)
 			for x := len(l); x < cols; x++ {
-				n[x] = uv.EmptyCell
+				n[x] = emptyCell
 			}
 			l = n
 		}
@@ -70,28 +68,28 @@ func (s *screen) resize(cols, rows, drop int) {
 
 // blank returns the cell erase operations fill with: a space carrying only
 // the current background colour (xterm's background colour erase).
-func (e *Emulator) blank() uv.Cell {
+func (e *Emulator) blank() cell {
 	if e.style.Bg == nil {
-		return uv.EmptyCell
+		return emptyCell
 	}
-	return uv.Cell{Content: " ", Width: 1, Style: uv.Style{Bg: e.style.Bg}}
+	return cell{content: " ", width: 1, pen: e.penOf(uv.Style{Bg: e.style.Bg}, uv.Link{})}
 }
 
 // fill sets line[from:to] to c, first blanking the halves of wide
-// characters cut by either boundary.
-func fill(line []uv.Cell, from, to int, c uv.Cell) {
+// characters cut by either boundary. line has cells of its own (screen.row).
+func fill(line []cell, from, to int, c cell) {
 	from, to = max(from, 0), min(to, len(line))
 	if from >= to {
 		return
 	}
-	if from > 0 && line[from].Width == 0 {
+	if from > 0 && line[from].width == 0 {
 		line[from-1] = c
 	}
-	if to < len(line) && line[to].Width == 0 {
+	if to < len(line) && line[to].width == 0 {
 		line[to] = c
 	}
-	if c == uv.EmptyCell {
-		if blank := blankRow(); to-from <= len(blank) {
+	if c == emptyCell {
+		if blank := sharedBlank(); to-from <= len(blank) {
 			// One bulk copy beats a per-cell loop of write-barriered stores.
 			copy(line[from:to], blank[:to-from])
 			return
@@ -102,29 +100,18 @@ func fill(line []uv.Cell, from, to int, c uv.Cell) {
 	}
 }
 
-// blankRow returns a row of empty cells used as a copy source by fill,
-// made on first use (it is 58 KB; package initialisation runs before every
-// subcommand, docs/ARCHITECTURE.md).
-var blankRow = sync.OnceValue(func() []uv.Cell {
-	r := make([]uv.Cell, 512)
-	for i := range r {
-		r[i] = uv.EmptyCell
-	}
-	return r
-})
-
 // normalize blanks orphaned wide-character halves after cells were shifted
 // (ICH, DCH, insert mode).
-func normalize(line []uv.Cell) {
+func normalize(line []cell) {
 	for i := range line {
-		switch line[i].Width {
+		switch line[i].width {
 		case 0:
-			if i == 0 || line[i-1].Width != 2 {
-				line[i] = uv.EmptyCell
+			if i == 0 || line[i-1].width != 2 {
+				line[i] = emptyCell
 			}
 		case 2:
-			if i+1 >= len(line) || line[i+1].Width != 0 {
-				line[i] = uv.EmptyCell
+			if i+1 >= len(line) || line[i+1].width != 0 {
+				line[i] = emptyCell
 			}
 		}
 	}
@@ -153,7 +140,7 @@ func (e *Emulator) scrollUp(top, bottom, n int) {
 	copy(lines[bottom+1-n:], e.scratch)
 	b := e.blank()
 	for y := bottom + 1 - n; y <= bottom; y++ {
-		fill(lines[y], 0, e.cols, b)
+		e.scr.fillRow(y, 0, e.cols, b)
 	}
 }
 
@@ -171,7 +158,7 @@ func (e *Emulator) scrollDown(top, bottom, n int) {
 	copy(lines[top:], e.scratch)
 	b := e.blank()
 	for y := top; y < top+n; y++ {
-		fill(lines[y], 0, e.cols, b)
+		e.scr.fillRow(y, 0, e.cols, b)
 	}
 }
 
@@ -179,21 +166,21 @@ func (e *Emulator) scrollDown(top, bottom, n int) {
 func (e *Emulator) eraseDisplay(mode int) {
 	e.dirty = true
 	b := e.blank()
-	lines := e.scr.lines
+	s := e.scr
 	switch mode {
 	case 0:
-		fill(lines[e.y], e.x, e.cols, b)
+		s.fillRow(e.y, e.x, e.cols, b)
 		for y := e.y + 1; y < e.rows; y++ {
-			fill(lines[y], 0, e.cols, b)
+			s.fillRow(y, 0, e.cols, b)
 		}
 	case 1:
 		for y := 0; y < e.y; y++ {
-			fill(lines[y], 0, e.cols, b)
+			s.fillRow(y, 0, e.cols, b)
 		}
-		fill(lines[e.y], 0, e.x+1, b)
+		s.fillRow(e.y, 0, e.x+1, b)
 	case 2:
-		for y := range lines {
-			fill(lines[y], 0, e.cols, b)
+		for y := range s.lines {
+			s.fillRow(y, 0, e.cols, b)
 		}
 	case 3:
 		e.sb.clear()
@@ -206,19 +193,19 @@ func (e *Emulator) eraseLine(mode int) {
 	if e.dry {
 		return
 	}
-	line := e.scr.lines[e.y]
+	s := e.scr
 	switch mode {
 	case 0:
 		// With a wrap pending the cursor is past the last column, as tmux
 		// keeps it: there is nothing to its right, so nothing is erased
 		// (top draws its reverse header to the margin, then sends EL).
 		if !e.wrapNext {
-			fill(line, e.x, e.cols, e.blank())
+			s.fillRow(e.y, e.x, e.cols, e.blank())
 		}
 	case 1:
-		fill(line, 0, e.x+1, e.blank())
+		s.fillRow(e.y, 0, e.x+1, e.blank())
 	case 2:
-		fill(line, 0, e.cols, e.blank())
+		s.fillRow(e.y, 0, e.cols, e.blank())
 	}
 }
 
@@ -226,7 +213,7 @@ func (e *Emulator) eraseLine(mode int) {
 // the line right; cells pushed past the margin are lost.
 func (e *Emulator) insertChars(n int) {
 	e.dirty = true
-	line := e.scr.lines[e.y]
+	line := e.scr.row(e.y)
 	n = min(n, e.cols-e.x)
 	copy(line[e.x+n:], line[e.x:])
 	b := e.blank()
@@ -240,7 +227,7 @@ func (e *Emulator) insertChars(n int) {
 // rest left and filling the end with blanks.
 func (e *Emulator) deleteChars(n int) {
 	e.dirty = true
-	line := e.scr.lines[e.y]
+	line := e.scr.row(e.y)
 	n = min(n, e.cols-e.x)
 	copy(line[e.x:], line[e.x+n:])
 	b := e.blank()

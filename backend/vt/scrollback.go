@@ -13,7 +13,7 @@ type scrollback struct {
 	start, n int
 }
 
-func (s *scrollback) push(row []uv.Cell) {
+func (s *scrollback) push(row []cell) {
 	if s.max <= 0 {
 		return
 	}
@@ -43,22 +43,42 @@ func (s *scrollback) strings() []string {
 
 // appendRowText appends the row's text: wide characters once (their Width-0
 // continuation skipped), trailing spaces trimmed.
-func appendRowText(b []byte, row []uv.Cell) []byte {
+func appendRowText(b []byte, row []cell) []byte {
 	start := len(b)
 	for i := range row {
 		c := &row[i]
-		if c.Width == 0 {
+		if c.width == 0 {
 			continue
 		}
-		switch len(c.Content) {
+		switch len(c.content) {
 		case 0:
 			b = append(b, ' ')
 		case 1: // the common case; avoids a memmove call per cell
-			b = append(b, c.Content[0])
+			b = append(b, c.content[0])
 		default:
-			b = append(b, c.Content...)
+			b = append(b, c.content...)
 		}
 	}
+	return trimSpaces(b, start)
+}
+
+// appendUVRowText is appendRowText for a Snapshot's row.
+func appendUVRowText(b []byte, row []uv.Cell) []byte {
+	start := len(b)
+	for i := range row {
+		if c := &row[i]; c.Width != 0 {
+			if c.Content == "" {
+				b = append(b, ' ')
+			} else {
+				b = append(b, c.Content...)
+			}
+		}
+	}
+	return trimSpaces(b, start)
+}
+
+// trimSpaces drops the spaces ending b[start:].
+func trimSpaces(b []byte, start int) []byte {
 	end := len(b)
 	for end > start && b[end-1] == ' ' {
 		end--

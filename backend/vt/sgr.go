@@ -11,6 +11,7 @@ import (
 // Colon sub-parameters (4:3, 38:2::r:g:b) are grouped with the parameter
 // they follow; unknown groups are skipped whole.
 func (e *Emulator) sgr(ps ansi.Params) {
+	e.penStale = true
 	if len(ps) == 0 {
 		e.style = uv.Style{}
 		return

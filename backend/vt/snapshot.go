@@ -23,7 +23,9 @@ func (e *Emulator) Snapshot() *Snapshot {
 	backing := make([]uv.Cell, e.cols*e.rows)
 	for y, l := range e.scr.lines {
 		row := backing[y*e.cols : (y+1)*e.cols : (y+1)*e.cols]
-		copy(row, l)
+		for x := range l {
+			row[x] = e.uvCell(&l[x])
+		}
 		s.Cells[y] = row
 	}
 	return s
@@ -63,7 +65,7 @@ func (s *Snapshot) Lines() []string {
 	out := make([]string, len(s.Cells))
 	var buf []byte
 	for y, row := range s.Cells {
-		buf = appendRowText(buf[:0], row)
+		buf = appendUVRowText(buf[:0], row)
 		out[y] = string(buf)
 	}
 	return out
