@@ -8,8 +8,10 @@
 //	idle   N sessions running `sleep`, dashboard CPU over a window (goal < 1% of a core)
 //	busy   N sessions writing as fast as they can, grid mode: frames/s written,
 //	       dashboard CPU, and keypress → frame-showing-its-effect delay (goal p99 < 50 ms)
-//	mem    N idle sessions: the dashboard's RSS before and after, and each
-//	       session's supervisor process (PSS, anonymous memory)
+//	mem    memory per idle session, side by side with tmux (mem.go): N idle
+//	       sessions under this binary's supervisors, under another build's
+//	       (-old-bin) and as N panes of one tmux server, empty and with
+//	       history, in interleaved rounds
 //	back   N live sessions left running by a dashboard that quit: the time from
 //	       starting a new dashboard to its first frame listing all of them with
 //	       the selected one's screen (median of several starts)
@@ -21,7 +23,7 @@
 //
 // Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back] [-idle 20]
 // [-idle-for 30s] [-settle 3s] [-busy 16] [-busy-for 10s] [-keys 100] [-writer-nice N]
-// [-mem 100] [-back 20] [-back-runs 5]
+// [-mem 20] [-mem-rounds 3] [-mem-history 2000] [-old-bin PATH] [-back 20] [-back-runs 5]
 package main
 
 import (
@@ -55,20 +57,25 @@ func main() {
 		busyN    = flag.Int("busy", 16, "busy sessions")
 		busyFor  = flag.Duration("busy-for", 10*time.Second, "busy measurement window")
 		keysN    = flag.Int("keys", 100, "keypresses timed in the busy scenario")
-		memN     = flag.Int("mem", 100, "idle sessions for the memory scenario")
+		memN     = flag.Int("mem", 20, "idle sessions for the memory scenario")
+		memOpts  memOptions
 		backN    = flag.Int("back", 20, "live sessions a new dashboard comes back to")
 		backRuns = flag.Int("back-runs", 5, "dashboard starts timed in the back scenario")
 		only     = flag.String("only", "", "run one scenario: idle, busy, mem or back")
 		nice     = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
 	)
+	flag.IntVar(&memOpts.rounds, "mem-rounds", 3, "memory scenario: interleaved rounds")
+	flag.IntVar(&memOpts.history, "mem-history", 2000, "memory scenario: lines each session prints before idling, in the second case")
+	flag.StringVar(&memOpts.oldBin, "old-bin", os.Getenv("HEIMDALL_BENCH_OLD_BIN"), "memory scenario: another heimdall-tui build measured alongside (e.g. main's; default $HEIMDALL_BENCH_OLD_BIN)")
 	flag.Parse()
-	if err := run(*bin, *idleN, *idleFor, *settle, *busyN, *busyFor, *keysN, *memN, *backN, *backRuns, *only, *nice); err != nil {
+	memOpts.n = *memN
+	if err := run(*bin, *idleN, *idleFor, *settle, *busyN, *busyFor, *keysN, memOpts, *backN, *backRuns, *only, *nice); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, idleN int, idleFor, settle time.Duration, busyN int, busyFor time.Duration, keysN, memN, backN, backRuns int, only string, nice int) error {
+func run(bin string, idleN int, idleFor, settle time.Duration, busyN int, busyFor time.Duration, keysN int, mem memOptions, backN, backRuns int, only string, nice int) error {
 	tmp, err := os.MkdirTemp("", "hlc")
 	if err != nil {
 		return err
@@ -90,9 +97,12 @@ command = ["sleep", "3600"]
 name = "busy"
 command = ["nice", "-n", "%d", "sh", "-c", "base64 -w 110 /dev/urandom"]
 [[agent]]
+name = "history"
+command = ["sh", "-c", "seq %d; exec sleep 3600"]
+[[agent]]
 name = "hello"
 command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
-`, nice)), 0o600); err != nil {
+`, nice, mem.history)), 0o600); err != nil {
 		return err
 	}
 	fmt.Printf("heimdall-loadcheck: %s, %d×%d pty, %d CPUs\n", bin, cols, rows, runtime.NumCPU())
@@ -107,7 +117,7 @@ command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
 		}
 	}
 	if only == "" || only == "mem" {
-		if err := memScenario(bin, cfg, tmp, memN); err != nil {
+		if err := memScenario(bin, cfg, tmp, mem); err != nil {
 			return fmt.Errorf("mem: %w", err)
 		}
 	}
@@ -171,34 +181,6 @@ func busyScenario(bin, cfg, tmp string, n int, window time.Duration, keys int) e
 	fmt.Printf("busy: keypress → frame over %d keys: p50 %v, p90 %v, p99 %v, max %v\n",
 		len(lat), q(0.5).Round(100*time.Microsecond), q(0.9).Round(100*time.Microsecond),
 		q(0.99).Round(100*time.Microsecond), lat[len(lat)-1].Round(100*time.Microsecond))
-	return nil
-}
-
-func memScenario(bin, cfg, tmp string, n int) error {
-	d, err := startDashboard(bin, cfg, tmp, "mem")
-	if err != nil {
-		return err
-	}
-	defer d.stop()
-	time.Sleep(time.Second)
-	before := d.rss()
-	if err := d.spawn("idle", n); err != nil {
-		return err
-	}
-	time.Sleep(3 * time.Second)
-	after := d.rss()
-	fmt.Printf("mem: dashboard RSS %.1f MiB with no sessions, %.1f MiB with %d idle sessions (%.0f KiB/session)\n",
-		float64(before)/(1<<20), float64(after)/(1<<20), n, float64(after-before)/1024/float64(n))
-	var pss, anon []int64
-	for _, pid := range d.supervisors() {
-		p, a := smapsRollup(pid)
-		pss, anon = append(pss, p), append(anon, a)
-	}
-	if len(pss) == 0 {
-		return errors.New("no supervisor processes found")
-	}
-	fmt.Printf("mem: %d supervisor processes, each: PSS median %.0f KiB, anonymous median %.0f KiB (PSS shares the binary's pages among them)\n",
-		len(pss), median(pss)/1024, median(anon)/1024)
 	return nil
 }
 

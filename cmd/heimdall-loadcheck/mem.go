@@ -1,0 +1,180 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The memory scenario: what an idle session costs, counted over every
+// process involved, side by side with tmux.
+//
+// For heimdall-tui a session is its supervisor process plus the
+// dashboard's share (its viewer emulator of the session, the list's
+// state): a dashboard is started, its PSS taken, N sessions are spawned
+// through its command line and left to settle, and the PSS of the dashboard
+// and every supervisor is summed; per session is (sum − the dashboard
+// alone) / N. For tmux, one server holds every pane: its PSS with one
+// session, then with N more; per session is the difference / N. The
+// sessions' own programs (sleep, sh) are not counted on either side.
+// PSS (/proc/PID/smaps_rollup) divides each page among the processes that
+// map it, so N supervisors sharing the binary's text pay for it once
+// between them; summing PSS over all the processes counts every page once.
+//
+// Each case is run empty (the program prints nothing) and with history
+// (the program prints -mem-history lines first). Rounds interleave the
+// builds and tmux so that a change of the machine's load hits all of them.
+
+type memOptions struct {
+	n, rounds, history int
+	oldBin             string
+}
+
+// memSample is one measurement: bytes per session over every process, and
+// for heimdall-tui the median supervisor's own PSS.
+type memSample struct{ perSession, supervisor float64 }
+
+type memVariant struct {
+	name    string
+	measure func(tag, agent string, lines int) (memSample, error)
+}
+
+// memSettle is how long sessions are left after the last spawn before
+// they are measured: their programs' output is in, and an idle supervisor
+// has returned its free memory (5 s after its screen last changed,
+// cmd/heimdall-tui/run.go's trimQuiet). tmux gets as long.
+const memSettle = 8 * time.Second
+
+func memScenario(bin, cfg, tmp string, o memOptions) error {
+	variants := []memVariant{{"this build", oursMem(bin, cfg, tmp, o.n)}}
+	if o.oldBin != "" {
+		variants = append(variants, memVariant{"-old-bin", oursMem(o.oldBin, cfg, tmp, o.n)})
+	}
+	if _, err := exec.LookPath("tmux"); err == nil {
+		variants = append(variants, memVariant{"tmux", tmuxMem(tmp, o.n)})
+	} else {
+		fmt.Println("mem: tmux not found, measuring heimdall-tui only")
+	}
+	cases := []struct {
+		name, agent string
+		lines       int
+	}{{"empty", "idle", 0}, {fmt.Sprintf("%d lines of history", o.history), "history", o.history}}
+	got := make([][][]memSample, len(cases))
+	for c := range cases {
+		got[c] = make([][]memSample, len(variants))
+	}
+	for r := range o.rounds {
+		for c, cs := range cases {
+			for k := range variants {
+				v := (k + r) % len(variants) // each round starts with the next variant
+				s, err := variants[v].measure(fmt.Sprintf("mem%d-%d-%d", r, c, v), cs.agent, cs.lines)
+				if err != nil {
+					return fmt.Errorf("%s, %s: %w", variants[v].name, cs.name, err)
+				}
+				got[c][v] = append(got[c][v], s)
+			}
+		}
+	}
+	for c, cs := range cases {
+		fmt.Printf("mem: %d idle sessions, %s: PSS per session over every process involved, median [min–max] of %d rounds\n",
+			o.n, cs.name, o.rounds)
+		for v, vr := range variants {
+			per := make([]float64, 0, o.rounds)
+			sup := make([]float64, 0, o.rounds)
+			for _, s := range got[c][v] {
+				per, sup = append(per, s.perSession), append(sup, s.supervisor)
+			}
+			line := fmt.Sprintf("  %-10s %s", vr.name, spread(per))
+			if sup[0] > 0 {
+				line += fmt.Sprintf("   (a supervisor alone: %s)", spread(sup))
+			}
+			fmt.Println(line)
+		}
+	}
+	return nil
+}
+
+// spread formats byte figures as "median [min–max]" in KiB.
+func spread(v []float64) string {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return fmt.Sprintf("%6.0f KiB [%.0f–%.0f]", s[len(s)/2]/1024, s[0]/1024, s[len(s)-1]/1024)
+}
+
+// oursMem measures n sessions of agent under a dashboard of bin.
+func oursMem(bin, cfg, tmp string, n int) func(tag, agent string, lines int) (memSample, error) {
+	return func(tag, agent string, _ int) (memSample, error) {
+		d, err := startDashboard(bin, cfg, tmp, tag)
+		if err != nil {
+			return memSample{}, err
+		}
+		defer d.stop()
+		time.Sleep(time.Second)
+		base, _ := smapsRollup(d.cmd.Process.Pid)
+		if err := d.spawn(agent, n); err != nil {
+			return memSample{}, err
+		}
+		time.Sleep(memSettle)
+		total, _ := smapsRollup(d.cmd.Process.Pid)
+		var sup []int64
+		for _, pid := range d.supervisors() {
+			p, _ := smapsRollup(pid)
+			total += p
+			sup = append(sup, p)
+		}
+		if len(sup) != n {
+			return memSample{}, fmt.Errorf("%d supervisor processes, want %d", len(sup), n)
+		}
+		return memSample{perSession: float64(total-base) / float64(n), supervisor: median(sup)}, nil
+	}
+}
+
+// tmuxMem measures n sessions in one tmux server (its own socket, no
+// configuration: tmux's default history-limit is 2000 lines).
+func tmuxMem(tmp string, n int) func(tag, agent string, lines int) (memSample, error) {
+	return func(tag, _ string, lines int) (memSample, error) {
+		sock := filepath.Join(tmp, tag+".tmux")
+		tmux := func(args ...string) (string, error) {
+			out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+			if err != nil {
+				return "", fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+			}
+			return strings.TrimSpace(string(out)), nil
+		}
+		session := func(name, cmd string) error {
+			_, err := tmux("new-session", "-d", "-s", name, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), cmd)
+			return err
+		}
+		if err := session("base", "sleep 3600"); err != nil {
+			return memSample{}, err
+		}
+		defer tmux("kill-server")
+		out, err := tmux("display-message", "-p", "#{pid}")
+		if err != nil {
+			return memSample{}, err
+		}
+		pid, err := strconv.Atoi(out)
+		if err != nil {
+			return memSample{}, errors.New("tmux server pid: " + out)
+		}
+		time.Sleep(time.Second)
+		base, _ := smapsRollup(pid)
+		cmd := "sleep 3600"
+		if lines > 0 {
+			cmd = fmt.Sprintf("seq %d; exec sleep 3600", lines)
+		}
+		for i := range n {
+			if err := session("s"+strconv.Itoa(i), cmd); err != nil {
+				return memSample{}, err
+			}
+		}
+		time.Sleep(memSettle)
+		total, _ := smapsRollup(pid)
+		return memSample{perSession: float64(total-base) / float64(n)}, nil
+	}
+}
