@@ -1,9 +1,11 @@
 package vt
 
 import (
+	"image/color"
 	"sync"
 
 	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Compact cells.
@@ -45,7 +47,12 @@ type pen struct {
 // pens cells still use when it has grown past limit (a program cycling
 // through 24-bit colours would otherwise grow it without bound).
 type pens struct {
-	list  []pen // list[0] is the zero pen once the table is made
+	list []pen // list[0] is the zero pen once the table is made
+	// byKey indexes the pens keyOf encodes (every pen SGR makes, without a
+	// hyperlink): a 16-byte key hashes several times faster than a pen's
+	// interfaces and strings, and a colourful redraw looks a pen up per
+	// character. index holds the others.
+	byKey map[penKey]uint32
 	index map[pen]uint32
 	limit int
 	// last caches the last pen looked up: a run of output is written with
@@ -76,21 +83,75 @@ func (e *Emulator) penOf(st uv.Style, lk uv.Link) uint32 {
 	if p == t.last {
 		return t.lastIdx
 	}
-	i, ok := t.index[p]
+	k, fast := keyOf(&p)
+	var i uint32
+	var ok bool
+	if fast {
+		i, ok = t.byKey[k]
+	} else {
+		i, ok = t.index[p]
+	}
 	if !ok && p != zeroPen {
 		if len(t.list) >= max(t.limit, minPenLimit) {
 			e.compactPens()
 		}
 		if t.index == nil {
-			t.index = make(map[pen]uint32)
+			t.byKey, t.index = make(map[penKey]uint32), make(map[pen]uint32)
 			t.list = append(t.list[:0], zeroPen)
 		}
 		i = uint32(len(t.list))
 		t.list = append(t.list, p)
-		t.index[p] = i
+		t.put(&p, i)
 	}
 	t.last, t.lastIdx = p, i
 	return i
+}
+
+// put indexes pen p as number i.
+func (t *pens) put(p *pen, i uint32) {
+	if k, ok := keyOf(p); ok {
+		t.byKey[k] = i
+	} else {
+		t.index[*p] = i
+	}
+}
+
+// penKey is a pen without a hyperlink whose colours are those SGR sets,
+// each encoded by penColorKey.
+type penKey struct {
+	fg, bg, ul uint32
+	underline  uv.Underline
+	attrs      uint8
+}
+
+// keyOf returns p's penKey, or false if it has none (a hyperlink, or a
+// colour of another type).
+func keyOf(p *pen) (penKey, bool) {
+	if p.link != (uv.Link{}) {
+		return penKey{}, false
+	}
+	fg, ok1 := penColorKey(p.style.Fg)
+	bg, ok2 := penColorKey(p.style.Bg)
+	ul, ok3 := penColorKey(p.style.UnderlineColor)
+	return penKey{fg, bg, ul, p.style.Underline, p.style.Attrs}, ok1 && ok2 && ok3
+}
+
+// penColorKey encodes the colours sgr.go makes: a tag in bits 24–25 and the
+// value below it; two colours have the same key only if they are equal.
+func penColorKey(c color.Color) (uint32, bool) {
+	switch c := c.(type) {
+	case nil:
+		return 0, true
+	case ansi.BasicColor:
+		return 1<<24 | uint32(c), true
+	case ansi.IndexedColor:
+		return 2<<24 | uint32(c), true
+	case color.RGBA:
+		if c.A == 0xff {
+			return 3<<24 | uint32(c.R)<<16 | uint32(c.G)<<8 | uint32(c.B), true
+		}
+	}
+	return 0, false
 }
 
 // curPen is the index of the emulator's current style and hyperlink.
@@ -108,7 +169,7 @@ func (e *Emulator) compactPens() {
 	t := &e.pens
 	remap := make(map[uint32]uint32)
 	kept := []pen{zeroPen}
-	index := make(map[pen]uint32)
+	t.byKey, t.index = make(map[penKey]uint32), make(map[pen]uint32)
 	for _, s := range []*screen{e.main, e.alt} {
 		if s == nil {
 			continue
@@ -127,14 +188,14 @@ func (e *Emulator) compactPens() {
 					n = uint32(len(kept))
 					p := t.list[old]
 					kept = append(kept, p)
-					index[p] = n
+					t.put(&p, n)
 					remap[old] = n
 				}
 				line[x].pen = n
 			}
 		}
 	}
-	t.list, t.index = kept, index
+	t.list = kept
 	t.limit = max(minPenLimit, 2*len(kept))
 	t.last, t.lastIdx = zeroPen, 0
 	e.penStale = true
