@@ -55,7 +55,11 @@ async function loadList() {
     o.textContent = a.name + (a.found ? '' : ' (not installed)');
     return o;
   }));
+  // Keep the user's pick across refreshes; at first, the first assistant
+  // that is installed (a missing one cannot start).
+  const first = assistants.find((a) => a.found);
   if (keep) sel.value = keep;
+  else if (first) sel.value = first.key;
   const ul = $('sessions');
   ul.replaceChildren(...data.sessions.map((s) => {
     const li = document.createElement('li');
