@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -381,6 +382,25 @@ func TestCancelBeforeOutput(t *testing.T) {
 	evs, res := w.events()
 	if names(t, evs, "5") != "content_delta usage" || res.Str("response") != "next" {
 		t.Fatalf("after a cancel: %s", res.Raw)
+	}
+}
+
+// A cancel after the stream opened with its empty role-only chunk is
+// still a cancel before any output: no event, iterations 0.
+func TestCancelAfterRoleChunk(t *testing.T) {
+	ep := heddletest.NewStepped()
+	w := startWorker(t, heddletest.New(t), func(c *heddle.Config) {
+		c.LLM = &llm.Client{BaseURL: "http://endpoint.test/v1", HTTP: &http.Client{Transport: ep}}
+	})
+	w.init()
+	w.send(`{"type":"send","id":"2","message":"x"}`)
+	st := <-ep.Streams
+	st.Chunk(t, heddletest.Role()) // handled by the worker when Chunk returns
+	w.send(`{"type":"cancel","id":"3","target_id":"2"}`)
+	res := w.expect("result") // no event before it
+	wantError(t, res, "2", "cancelled", "cancelled", false)
+	if len(res.M["tool_calls_made"].([]any)) != 0 || res.Num("iterations") != 0 {
+		t.Fatalf("cancelled result %s", res.Raw)
 	}
 }
 
