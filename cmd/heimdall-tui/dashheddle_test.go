@@ -131,3 +131,58 @@ func TestHeddleRun(t *testing.T) {
 		t.Fatalf("%s", r)
 	}
 }
+
+// `heddle run` against workers that break: one that writes garbage, an
+// event of an unknown type (--json passes it on as written) and dies; one
+// that cannot start; one that exits mid-send; one of an incompatible
+// version. Each is a clear error and exit 1, never a crash.
+func TestHeddleRunBrokenWorkers(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/bash\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	initOK := `read line; echo '{"type":"init_ok","id":"1","session_id":"s-1","protocol_version":"%s","capabilities":[]}'` + "\n"
+	garbage := script("garbage", fmt.Sprintf(initOK, "0.2.0")+`read line
+echo '{"type":"event","event":{"event":"telepathy","confidence":0.9},"event_seq":0,"send_id":"2"}'
+echo '{"type":"event","event":{"event":"content_delta","text":"partial"},"event_seq":1,"send_id":"2"}'
+echo 'Traceback (most recent call last): the worker fell over'
+echo 'fatal: out of cheese' >&2
+exit 3
+`)
+	dies := script("dies", "echo 'cannot start: no key' >&2\nexit 7\n")
+	killed := script("killed", fmt.Sprintf(initOK, "0.2.0")+"read line\nkill -9 $$\n")
+	newer := script("newer", fmt.Sprintf(initOK, "0.3.0")+"read line\n")
+	run := func(worker string, args ...string) result {
+		cmd := exec.Command(binPath, append([]string{"heddle", "run", "--model", "m", "--worker", worker}, args...)...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
+		return runCmd(t, cmd)
+	}
+	crashed := func(r result) bool {
+		return strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine ")
+	}
+
+	r := run(garbage, "--json", "hello")
+	want := `{"type":"event","event":{"event":"telepathy","confidence":0.9},"event_seq":0,"send_id":"2"}` + "\n" +
+		`{"type":"event","event":{"event":"content_delta","text":"partial"},"event_seq":1,"send_id":"2"}` + "\n"
+	if r.code != 1 || crashed(r) || r.stdout != want ||
+		!strings.Contains(r.stderr, `the worker wrote a line that is not the protocol: "Traceback (most recent call last): the worker fell over"`) ||
+		!strings.Contains(r.stderr, "heddle worker exited with status 3: fatal: out of cheese") {
+		t.Fatalf("garbage: %s", r)
+	}
+	r = run(dies, "hello")
+	if r.code != 1 || crashed(r) || !strings.Contains(r.stderr, "heddle worker exited with status 7: cannot start: no key") {
+		t.Fatalf("dies: %s", r)
+	}
+	r = run(killed, "hello")
+	if r.code != 1 || crashed(r) || !strings.Contains(r.stderr, "heddle worker exited with status 137") {
+		t.Fatalf("killed: %s", r)
+	}
+	r = run(newer, "hello")
+	if r.code != 1 || crashed(r) || !strings.Contains(r.stderr, "heddle worker speaks protocol 0.3.0, we speak 0.2.0 (the major versions must match, and below 1.0.0 the minor ones too)") {
+		t.Fatalf("newer: %s", r)
+	}
+}
