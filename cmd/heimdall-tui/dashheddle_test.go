@@ -69,7 +69,8 @@ func TestDashboardHeddle(t *testing.T) {
 	d.waitPrompt("hm$")
 }
 
-// heddle-headless honours HEDDLE_PROTOCOL_VERSION and refuses a malformed
+// heddle-headless honours HEDDLE_PROTOCOL_VERSION and HEDDLE_HOME (the
+// session's conversation under sessions/) and refuses a malformed
 // HEDDLE_HEARTBEAT_INTERVAL; shutdown ends it with status 0.
 func TestHeddleHeadlessEnv(t *testing.T) {
 	cmd := exec.Command(binPath, "heddle-headless")
@@ -78,14 +79,22 @@ func TestHeddleHeadlessEnv(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "HEDDLE_HEARTBEAT_INTERVAL") {
 		t.Fatalf("%s", r)
 	}
+	home := t.TempDir()
 	cmd = exec.Command(binPath, "heddle-headless")
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "HEDDLE_PROTOCOL_VERSION=0.2.9", "HEDDLE_HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "HEDDLE_PROTOCOL_VERSION=0.2.9", "HEDDLE_HOME="+home)
 	cmd.Stdin = strings.NewReader(`{"type":"init","id":"1","config":{"model":"m","system_prompt":"s","tools":[]}}` + "\n" + `{"type":"shutdown","id":"2"}` + "\n")
 	r = runCmd(t, cmd)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if r.code != 0 || len(lines) != 2 || !strings.Contains(lines[0], `"protocol_version":"0.2.9"`) || lines[1] != `{"type":"shutdown_ok","id":"2"}` {
 		t.Fatalf("%s", r)
+	}
+	var ok struct {
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal([]byte(lines[0]), &ok)
+	if b, err := os.ReadFile(filepath.Join(home, "sessions", ok.SessionID+".jsonl")); ok.SessionID == "" || err != nil || !strings.Contains(string(b), `"role":"system"`) {
+		t.Fatalf("HEDDLE_HOME: %q %v", b, err)
 	}
 }
 
