@@ -131,6 +131,49 @@ func TestTwoViewers(t *testing.T) {
 	}
 }
 
+// The pty is the minimum over the viewers even after something else
+// resized it (the dashboard fits a session to its pane): the next viewer's
+// resize puts it back, though the minimum is what this server set before.
+func TestResizeAfterAnotherResize(t *testing.T) {
+	f := newFleet(t)
+	_, hs := testServer(t, Options{Fleet: f})
+	id := "resize-again-0001"
+	a := dial(t, hs, "/ws/"+id+"?assistant=custom", nil)
+	a.status(nil)
+	a.resize(30, 100)
+	a.status(func(st wsterm.Status) bool { return st.Cols == 100 && st.Rows == 30 })
+	size := func(cols, rows int) func() bool {
+		return func() bool { in := info(t, f, id); return in.Cols == cols && in.Rows == rows }
+	}
+	proctest.WaitFor(t, "the pty at 100x30", wait, size(100, 30))
+	if err := f.Resize(id, 150, 40); err != nil { // the dashboard, say
+		t.Fatal(err)
+	}
+	proctest.WaitFor(t, "the pty at 150x40", wait, size(150, 40))
+
+	b := dial(t, hs, "/ws/"+id, nil)
+	b.status(func(st wsterm.Status) bool { return st.Viewers == 2 })
+	b.resize(35, 120) // the minimum is still a's 100x30
+	b.status(func(st wsterm.Status) bool { return st.Cols == 100 && st.Rows == 30 })
+	b.input("stty size\r")
+	b.untilOutput("30 100")
+	proctest.WaitFor(t, "the pty back at 100x30", wait, size(100, 30))
+
+	// The same after every viewer left and one comes back (a page
+	// reconnecting) with the size it had.
+	a.c.Close(websocket.StatusNormalClosure, "")
+	b.c.Close(websocket.StatusNormalClosure, "")
+	if err := f.Resize(id, 150, 40); err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitFor(t, "the pty at 150x40 again", wait, size(150, 40))
+	c := dial(t, hs, "/ws/"+id, nil)
+	c.status(nil)
+	c.resize(30, 100)
+	c.input("clear; stty size\r")
+	c.untilOutput("30 100")
+}
+
 // ping, chat, rename, bad JSON and unknown types.
 func TestTextMessages(t *testing.T) {
 	_, hs := testServer(t, Options{})
