@@ -174,6 +174,21 @@ func TestResizeAfterAnotherResize(t *testing.T) {
 	c.untilOutput("30 100")
 }
 
+// Frames too short to be a resize or an upload are keystrokes: a lone
+// 0x00 (Ctrl-@), 0x01 (Ctrl-A) or 0x02 (Ctrl-B) reaches the pty.
+func TestControlKeysAreInput(t *testing.T) {
+	_, hs := testServer(t, Options{})
+	v := dial(t, hs, "/ws/ctlkeys-0001?assistant=custom", nil)
+	v.status(nil)
+	v.input("stty -echo; od -An -tx1 -N4; stty echo\r")
+	v.sync(1) // the command line went first; the pty keeps the rest for od
+	for _, b := range []byte{0, 1, 2} {
+		v.send(websocket.MessageBinary, []byte{b})
+	}
+	v.input("\n")
+	v.untilOutput(" 00 01 02 0a")
+}
+
 // ping, chat, rename, bad JSON and unknown types.
 func TestTextMessages(t *testing.T) {
 	_, hs := testServer(t, Options{})
