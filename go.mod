@@ -50,7 +50,3 @@ require (
 // Upstream v6.0.2 with its metaschema compilation moved from init() to the
 // first NewCompiler (backend/third_party/jsonschema/README.md).
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./backend/third_party/jsonschema
-
-// The DEC parser's transition table as data instead of computed in init
-// (backend/third_party/ansi/README.md).
-replace github.com/charmbracelet/x/ansi => ./backend/third_party/ansi

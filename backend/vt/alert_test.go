@@ -1,7 +1,6 @@
 package vt
 
 import (
-	"github.com/charmbracelet/x/ansi/parser"
 	"slices"
 	"strings"
 	"testing"
@@ -23,13 +22,5 @@ func TestAlerts(t *testing.T) {
 	e.Write([]byte(flood))
 	if !slices.Equal(got, []Alert{{Bell: true}}) {
 		t.Fatalf("alerts in a flood %+v", got)
-	}
-}
-
-// The patched x/ansi (backend/third_party/ansi) holds the parser's
-// transition table as data: it must be what GenerateTransitionTable makes.
-func TestParserTableIsGenerated(t *testing.T) {
-	if !slices.Equal(parser.Table, parser.GenerateTransitionTable()) {
-		t.Fatal("backend/third_party/ansi/parser/table_data.go differs from GenerateTransitionTable: regenerate it")
 	}
 }
