@@ -539,8 +539,13 @@ type Program struct {
 	// modes keeps track of terminal modes that have been enabled or disabled.
 	ignoreSignals uint32
 
-	// ticker is the ticker that will be used to write to the renderer.
-	ticker *time.Ticker
+	// frameRequest holds at most one pending request to draw: whatever
+	// queues output (a new view, a resize, a sequence for the terminal) puts
+	// one here, and the renderer loop draws only when it finds one, so an
+	// idle program has no timer running. heimdall-tui patch: upstream v2.0.10
+	// drew from a time.Ticker at the FPS rate for the life of the program
+	// (charmbracelet/bubbletea#1796, #1776).
+	frameRequest chan struct{}
 
 	// once is used to stop the renderer.
 	once sync.Once
@@ -606,6 +611,7 @@ func NewProgram(model Model, opts ...ProgramOption) *Program {
 		msgs:         make(chan Msg),
 		errs:         make(chan error, 1),
 		rendererDone: make(chan struct{}),
+		frameRequest: make(chan struct{}, 1), // heimdall-tui patch
 	}
 
 	// Apply all options to the program.
@@ -885,7 +891,8 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 			case cmds <- cmd: // process command (if any)
 			}
 
-			p.render(model) // render view
+			p.render(model)  // render view
+			p.requestFrame() // heimdall-tui patch
 		}
 	}
 }
@@ -1224,6 +1231,7 @@ func (p *Program) execute(seq string) {
 	p.mu.Lock()
 	_, _ = p.outputBuf.WriteString(seq)
 	p.mu.Unlock()
+	p.requestFrame() // heimdall-tui patch: the renderer loop writes outputBuf
 }
 
 // executeQuery writes a terminal query to the program output. Queries expect a
@@ -1414,16 +1422,30 @@ func (p *Program) Printf(template string, args ...any) {
 	}
 }
 
+// requestFrame asks the renderer loop to draw. It never blocks: requests made
+// while one is pending are coalesced into it.
+//
+// heimdall-tui patch (not in upstream v2.0.10).
+func (p *Program) requestFrame() {
+	select {
+	case p.frameRequest <- struct{}{}:
+	default:
+	}
+}
+
 // startRenderer starts the renderer.
+//
+// heimdall-tui patch: upstream v2.0.10 draws on every tick of a time.Ticker
+// at the FPS rate, which wakes an idle program 60 times a second. Here the
+// loop sleeps until a frame is requested (requestFrame), draws it at once, and
+// then keeps a timer of one frame interval running only while requests keep
+// coming: requests made within an interval of the last draw are coalesced
+// into one draw at the end of that interval (the FPS cap), and the first
+// interval that ends with nothing requested puts the loop back to sleep.
+// Same idea as charmbracelet/bubbletea#1796 ("only tick while there is a
+// frame to draw") and #1776.
 func (p *Program) startRenderer() {
 	framerate := time.Second / time.Duration(p.fps)
-	if p.ticker == nil {
-		p.ticker = time.NewTicker(framerate)
-	} else {
-		// If the ticker already exists, it has been stopped and we need to
-		// reset it.
-		p.ticker.Reset(framerate)
-	}
 
 	// Since the renderer can be restarted after a stop, we need to reset
 	// the done channel and its corresponding sync.Once.
@@ -1432,18 +1454,44 @@ func (p *Program) startRenderer() {
 	// Start the renderer.
 	p.renderer.start()
 	go func() {
+		draw := func() {
+			_ = p.flush()
+			_ = p.renderer.flush(false)
+		}
+		var interval *time.Timer
 		for {
+			// Asleep: no timer runs until something asks for a frame.
 			select {
 			case <-p.rendererDone:
-				p.ticker.Stop()
 				return
-
-			case <-p.ticker.C:
-				_ = p.flush()
-				_ = p.renderer.flush(false)
+			case <-p.frameRequest:
+			}
+			draw() // the first frame after a quiet spell goes out at once
+			if interval == nil {
+				interval = time.NewTimer(framerate)
+			} else {
+				interval.Reset(framerate)
+			}
+			for pending := true; pending; {
+				select {
+				case <-p.rendererDone:
+					interval.Stop()
+					return
+				case <-interval.C:
+				}
+				select {
+				case <-p.frameRequest:
+					draw()
+					interval.Reset(framerate)
+				default:
+					pending = false
+				}
 			}
 		}
 	}()
+	// What start queued to restore the terminal's modes goes out with the
+	// first frame.
+	p.requestFrame()
 }
 
 // stopRenderer stops the renderer.
