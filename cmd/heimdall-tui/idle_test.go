@@ -10,9 +10,10 @@ import (
 	"time"
 )
 
-// An idle dashboard sleeps: with 20 idle sessions in the grid (every pane
-// on screen, no duration shown) nothing it draws changes, so no timer may
-// wake it. Its threads' context switches are counted over a window from
+// An idle dashboard sleeps: with 20 idle sessions in the grid (a page of
+// their panes on screen, no duration shown) nothing it draws changes, so no
+// timer may wake it: neither a renderer's frame ticker nor the list's
+// duration tick. Its threads' context switches are counted over a window from
 // /proc: a frame ticker at Bubble Tea's 60 Hz costs at least one a tick
 // (180 in the window; upstream v2.0.10's renderer measured ~1000), an
 // asleep dashboard none but stray runtime work. The bound is an absolute
