@@ -287,19 +287,27 @@ func (t *tmuxRig) stop() {
 
 // wakeups is the number of context switches of pids' threads so far.
 func wakeups(pids []int) int64 {
+	return sumTasks(pids, "status", func(status string) (n int64) {
+		for _, line := range strings.Split(status, "\n") {
+			if f := strings.Fields(line); len(f) == 2 && (f[0] == "voluntary_ctxt_switches:" || f[0] == "nonvoluntary_ctxt_switches:") {
+				v, _ := strconv.ParseInt(f[1], 10, 64)
+				n += v
+			}
+		}
+		return n
+	})
+}
+
+// sumTasks sums parse over /proc/PID/task/*/file of pids' threads. Threads
+// that have exited are not counted, which only makes a sum lower by what
+// they did; the Go runtime keeps its threads.
+func sumTasks(pids []int, file string, parse func(content string) int64) int64 {
 	var total int64
 	for _, pid := range pids {
-		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/%s", pid, file))
 		for _, t := range tasks {
-			b, err := os.ReadFile(t)
-			if err != nil {
-				continue
-			}
-			for _, line := range strings.Split(string(b), "\n") {
-				if f := strings.Fields(line); len(f) == 2 && (f[0] == "voluntary_ctxt_switches:" || f[0] == "nonvoluntary_ctxt_switches:") {
-					v, _ := strconv.ParseInt(f[1], 10, 64)
-					total += v
-				}
+			if b, err := os.ReadFile(t); err == nil {
+				total += parse(string(b))
 			}
 		}
 	}
@@ -567,25 +575,15 @@ func (d *dashboard) cpu() time.Duration { return cpuTime([]int{d.cmd.Process.Pid
 
 // cpuTime is pids' CPU time so far: the sum of their threads' run time
 // from /proc/PID/task/*/schedstat, in nanoseconds (utime/stime are sampled
-// at 100 Hz and miss a process that wakes briefly and often). Threads that
-// have exited are not counted, which only makes the figure lower by what
-// they ran; the Go runtime keeps its threads.
+// at 100 Hz and miss a process that wakes briefly and often).
 func cpuTime(pids []int) time.Duration {
-	var total int64
-	for _, pid := range pids {
-		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-		for _, t := range tasks {
-			b, err := os.ReadFile(t)
-			if err != nil {
-				continue
-			}
-			if f := strings.Fields(string(b)); len(f) > 0 {
-				ns, _ := strconv.ParseInt(f[0], 10, 64)
-				total += ns
-			}
+	return time.Duration(sumTasks(pids, "schedstat", func(schedstat string) int64 {
+		var ns int64
+		if f := strings.Fields(schedstat); len(f) > 0 {
+			ns, _ = strconv.ParseInt(f[0], 10, 64)
 		}
-	}
-	return time.Duration(total)
+		return ns
+	}))
 }
 
 // rss is the dashboard's resident set size in bytes.
