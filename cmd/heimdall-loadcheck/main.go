@@ -8,10 +8,12 @@
 //	idle   side by side in one run: a tmux server holding N idle windows
 //	       (`sleep`) with a client attached in a pty, and the dashboard with N
 //	       idle sessions (and, with -base, a second heimdall-tui binary, e.g. a
-//	       build of main, likewise); all run at once, and each of -rounds
+//	       build of main, likewise), their sessions started -stagger apart so
+//	       that their durations' minutes turn at different seconds; all run
+//	       at once, and each of -rounds
 //	       rounds measures each of them for -idle-for in turn (the order
 //	       rotating), so drift in the machine's load spreads over all of them.
-//	       Wake-ups/s and CPU, median and [min–max] over the rounds (goal for
+//	       Wake-ups/s and CPU, median, [min–max] and mean over the rounds (goal for
 //	       the dashboard: ≤ 1 wake-up/s, ≤ 0.05% of a core)
 //	busy   N sessions writing as fast as they can, grid mode: frames/s written,
 //	       dashboard CPU, and keypress → frame-showing-its-effect delay (goal p99 < 50 ms)
@@ -33,7 +35,7 @@
 // no counterpart of) on a line of their own.
 //
 // Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back] [-idle 20]
-// [-idle-for 5s] [-rounds 6] [-settle 65s] [-base PATH] [-busy 16] [-busy-for 10s]
+// [-idle-for 5s] [-rounds 6] [-settle 65s] [-stagger 3s] [-base PATH] [-busy 16] [-busy-for 10s]
 // [-keys 100] [-writer-nice N] [-mem 100] [-back 20] [-back-runs 5]
 package main
 
@@ -65,6 +67,7 @@ func main() {
 		idleN    = flag.Int("idle", 20, "idle sessions")
 		idleFor  = flag.Duration("idle-for", 5*time.Second, "idle: measurement window of each contestant in each round")
 		rounds   = flag.Int("rounds", 6, "idle: interleaved rounds")
+		stagger  = flag.Duration("stagger", 3*time.Second, "idle: time between one session's start and the next's")
 		settle   = flag.Duration("settle", 65*time.Second, "idle: wait this long after the last spawn before measuring (past 1m the list's durations tick once a minute, not once a second)")
 		base     = flag.String("base", "", "idle: a second heimdall-tui binary measured beside -bin and tmux (e.g. a build of main)")
 		busyN    = flag.Int("busy", 16, "busy sessions")
@@ -77,13 +80,13 @@ func main() {
 		nice     = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
 	)
 	flag.Parse()
-	if err := run(*bin, *base, *idleN, *rounds, *idleFor, *settle, *busyN, *busyFor, *keysN, *memN, *backN, *backRuns, *only, *nice); err != nil {
+	if err := run(*bin, *base, *idleN, *rounds, *idleFor, *settle, *stagger, *busyN, *busyFor, *keysN, *memN, *backN, *backRuns, *only, *nice); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, base string, idleN, rounds int, idleFor, settle time.Duration, busyN int, busyFor time.Duration, keysN, memN, backN, backRuns int, only string, nice int) error {
+func run(bin, base string, idleN, rounds int, idleFor, settle, stagger time.Duration, busyN int, busyFor time.Duration, keysN, memN, backN, backRuns int, only string, nice int) error {
 	tmp, err := os.MkdirTemp("", "hlc")
 	if err != nil {
 		return err
@@ -112,7 +115,7 @@ command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
 	}
 	fmt.Printf("heimdall-loadcheck: %s, %d×%d pty, %d CPUs\n", bin, cols, rows, runtime.NumCPU())
 	if only == "" || only == "idle" {
-		if err := idleScenario(bin, base, cfg, tmp, idleN, rounds, idleFor, settle); err != nil {
+		if err := idleScenario(bin, base, cfg, tmp, idleN, rounds, idleFor, settle, stagger); err != nil {
 			return fmt.Errorf("idle: %w", err)
 		}
 	}
@@ -144,7 +147,7 @@ type contestant struct {
 	wakes, cpu, frames []float64
 }
 
-func idleScenario(bin, base, cfg, tmp string, n, rounds int, window, settle time.Duration) error {
+func idleScenario(bin, base, cfg, tmp string, n, rounds int, window, settle, stagger time.Duration) error {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return fmt.Errorf("tmux is needed to measure beside it: %w", err)
 	}
@@ -158,18 +161,31 @@ func idleScenario(bin, base, cfg, tmp string, n, rounds int, window, settle time
 	if base != "" {
 		bins = append(bins, struct{ label, bin string }{"heimdall-tui -base", base})
 	}
+	var ds []*dashboard
 	for i, b := range bins {
 		d, err := startDashboard(b.bin, cfg, tmp, "idle"+strconv.Itoa(i))
 		if err != nil {
 			return fmt.Errorf("%s: %w", b.label, err)
 		}
 		defer d.stop()
-		if err := d.spawn("idle", n); err != nil {
-			return fmt.Errorf("%s: %w", b.label, err)
-		}
+		ds = append(ds, d)
 		cs = append(cs,
 			&contestant{name: b.label + " dashboard", term: d, pids: func() []int { return []int{d.cmd.Process.Pid} }},
 			&contestant{name: fmt.Sprintf("  its %d supervisors", n), pids: d.supervisors})
+	}
+	// The dashboards' i-th sessions start together, stagger apart from
+	// the (i-1)-th: the minutes of their durations turn at different
+	// seconds, as those of sessions started through a day do.
+	for i := 1; i <= n; i++ {
+		t := time.Now()
+		for k, d := range ds {
+			if err := d.spawnOne("idle", i); err != nil {
+				return fmt.Errorf("%s: %w", bins[k].label, err)
+			}
+		}
+		if i < n {
+			time.Sleep(stagger - time.Since(t))
+		}
 	}
 	time.Sleep(settle) // classifiers settle to Idle, the durations shown reach minutes
 	for r := range rounds {
@@ -190,24 +206,30 @@ func idleScenario(bin, base, cfg, tmp string, n, rounds int, window, settle time
 			}
 		}
 	}
-	fmt.Printf("idle: %d idle sessions each, %d interleaved rounds of %v per contestant, from %v after the last spawn; median [min–max]:\n",
-		n, rounds, window, settle)
-	fmt.Printf("  %-30s %-24s %-28s %s\n", "", "wake-ups/s", "CPU % of a core", "frames/s")
+	fmt.Printf("idle: %d idle sessions each, started %v apart; %d interleaved rounds of %v per contestant, from %v after the last start; median [min–max] mean:\n",
+		n, stagger, rounds, window, settle)
+	fmt.Printf("  %-30s %-30s %-36s %s\n", "", "wake-ups/s", "CPU % of a core", "frames/s")
 	for _, c := range cs {
 		fr := "-"
 		if c.frames != nil {
 			fr = spread(c.frames, "%.2f")
 		}
-		fmt.Printf("  %-30s %-24s %-28s %s\n", c.name, spread(c.wakes, "%.1f"), spread(c.cpu, "%.4f"), fr)
+		fmt.Printf("  %-30s %-30s %-36s %s\n", c.name, spread(c.wakes, "%.1f"), spread(c.cpu, "%.4f"), fr)
 	}
 	return nil
 }
 
-// spread formats v's median and range as "median [min–max]".
+// spread formats v's median, range and mean as "median [min–max] mean"
+// (the mean shows what a rare event, such as the Go runtime's forced GC
+// every two minutes, costs on average, which the median hides).
 func spread(v []float64, verb string) string {
 	s := slices.Clone(v)
 	slices.Sort(s)
-	return fmt.Sprintf(verb+" ["+verb+"–"+verb+"]", s[len(s)/2], s[0], s[len(s)-1])
+	var sum float64
+	for _, x := range s {
+		sum += x
+	}
+	return fmt.Sprintf(verb+" ["+verb+"–"+verb+"] "+verb, s[len(s)/2], s[0], s[len(s)-1], sum/float64(len(s)))
 }
 
 // tmuxRig is a tmux server on a socket of its own holding n idle windows,
@@ -559,13 +581,22 @@ func (d *dashboard) waitFor(timeout time.Duration, cond func(screen string) bool
 // one's confirmation in the status line.
 func (d *dashboard) spawn(agent string, n int) error {
 	for i := 1; i <= n; i++ {
-		d.type_(":")
-		time.Sleep(20 * time.Millisecond)
-		d.type_("spawn " + agent + "\r")
-		id := agent + "-" + strconv.Itoa(i)
-		if !d.waitFor(10*time.Second, func(s string) bool { return strings.Contains(s, "started "+id) }) {
-			return fmt.Errorf("spawn %s: not confirmed; screen:\n%s", id, d.emu.Snapshot().Text())
+		if err := d.spawnOne(agent, i); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// spawnOne starts the i-th session of agent (agent-i) with the command
+// line and waits for its confirmation.
+func (d *dashboard) spawnOne(agent string, i int) error {
+	d.type_(":")
+	time.Sleep(20 * time.Millisecond)
+	d.type_("spawn " + agent + "\r")
+	id := agent + "-" + strconv.Itoa(i)
+	if !d.waitFor(10*time.Second, func(s string) bool { return strings.Contains(s, "started "+id) }) {
+		return fmt.Errorf("spawn %s: not confirmed; screen:\n%s", id, d.emu.Snapshot().Text())
 	}
 	return nil
 }

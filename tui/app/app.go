@@ -524,29 +524,42 @@ func (m *Model) setStatus(s string, isErr bool) tea.Cmd {
 	return tea.Tick(statusTTL, func(time.Time) tea.Msg { return clearStatusMsg{seq} })
 }
 
+// slowTickGrid is the wall-clock grid a redraw for a duration in minutes or
+// coarser is put on: its change is shown up to this late, so however many
+// sessions' minutes turn at different seconds, an idle list redraws at most
+// twice a minute (a redraw wakes the process ~25 times: the timer, the
+// event loop, the renderer, the Go runtime's sysmon).
+const slowTickGrid = 30 * time.Second
+
 // scheduleTick arms one timer for the moment the first duration on screen
-// changes its text ("1m" → "2m" one minute after "1m" began; "59s" → "1m"),
-// rounded up to a whole second, and none when no duration is on screen
-// (shownSince): however many sessions there are, the list redraws at most
-// once a second while a duration in seconds shows, once a minute when the
-// shortest one shown is in minutes, and never while none shows. Update
-// calls it after every message, so a duration that comes on screen (a
-// scroll, a mode or page change, a resize, a new session) arms it.
+// changes its text ("1m" → "2m" one minute after "1m" began; "59s" → "1m")
+// and none when no duration is on screen (shownSince). A change in seconds
+// is redrawn on the whole second it happens; one in minutes or coarser on
+// the next slowTickGrid mark. However many sessions there are, the list
+// redraws at most once a second while a duration in seconds shows, at most
+// twice a minute past that, and never while none shows. Update calls it
+// after every message, so a duration that comes on screen (a scroll, a
+// mode or page change, a resize, a new session) arms it.
 func (m *Model) scheduleTick() tea.Cmd {
 	now := m.now()
 	var at time.Time
+	var unit time.Duration
 	for _, t := range m.shownSince() {
 		d := max(now.Sub(t), 0)
 		u := textUnit(d)
 		if next := t.Add((d/u + 1) * u); at.IsZero() || next.Before(at) {
-			at = next
+			at, unit = next, u
 		}
 	}
 	if at.IsZero() {
 		return nil
 	}
-	if r := at.Truncate(time.Second); !r.Equal(at) {
-		at = r.Add(time.Second)
+	grid := time.Second
+	if unit > time.Second {
+		grid = slowTickGrid
+	}
+	if r := at.Truncate(grid); !r.Equal(at) {
+		at = r.Add(grid)
 	}
 	if !m.tickAt.IsZero() && !at.Before(m.tickAt) {
 		return nil // an earlier tick is already armed

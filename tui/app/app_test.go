@@ -670,6 +670,19 @@ func TestTickOncePerShownUnit(t *testing.T) {
 	if !m.tickAt.Equal(t0.Add(30 * time.Second)) {
 		t.Fatalf("tick at %v, want %v", m.tickAt, t0.Add(30*time.Second))
 	}
+	// Minutes turning at different seconds are redrawn together, on the
+	// next mark of the 30 s grid: TIME "1m" (80 s) turns "2m" 40 s from now.
+	for i := range b.infos {
+		b.infos[i].StateSince = t0.Add(-80*time.Second - time.Duration(i)*time.Second)
+	}
+	m.reload()
+	rearm()
+	if !m.tickAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("minutes turning 37..40 s from now: tick at %v, want %v", m.tickAt, t0.Add(time.Minute))
+	}
+	for i := range b.infos {
+		b.infos[i].StateSince = t0.Add(-90 * time.Second)
+	}
 	// Dead sessions' TIME counts on.
 	for i := range b.infos {
 		b.infos[i].Alive = false
