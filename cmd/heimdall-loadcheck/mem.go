@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +31,7 @@ import (
 
 type memOptions struct {
 	n, rounds, history int
-	oldBin             string
+	base               string
 }
 
 // memSample is one measurement: bytes per session over every process, and
@@ -52,8 +51,8 @@ const memSettle = 8 * time.Second
 
 func memScenario(bin, cfg, tmp string, o memOptions) error {
 	variants := []memVariant{{"this build", oursMem(bin, cfg, tmp, o.n)}}
-	if o.oldBin != "" {
-		variants = append(variants, memVariant{"-old-bin", oursMem(o.oldBin, cfg, tmp, o.n)})
+	if o.base != "" {
+		variants = append(variants, memVariant{"-base", oursMem(o.base, cfg, tmp, o.n)})
 	}
 	if _, err := exec.LookPath("tmux"); err == nil {
 		variants = append(variants, memVariant{"tmux", tmuxMem(tmp, o.n)})
@@ -81,29 +80,22 @@ func memScenario(bin, cfg, tmp string, o memOptions) error {
 		}
 	}
 	for c, cs := range cases {
-		fmt.Printf("mem: %d idle sessions, %s: PSS per session over every process involved, median [min–max] of %d rounds\n",
+		fmt.Printf("mem: %d idle sessions, %s: PSS per session over every process involved, median [min–max] mean of %d rounds\n",
 			o.n, cs.name, o.rounds)
 		for v, vr := range variants {
 			per := make([]float64, 0, o.rounds)
 			sup := make([]float64, 0, o.rounds)
 			for _, s := range got[c][v] {
-				per, sup = append(per, s.perSession), append(sup, s.supervisor)
+				per, sup = append(per, s.perSession/1024), append(sup, s.supervisor/1024)
 			}
-			line := fmt.Sprintf("  %-10s %s", vr.name, spread(per))
+			line := fmt.Sprintf("  %-10s %s KiB", vr.name, spread(per, "%.0f"))
 			if sup[0] > 0 {
-				line += fmt.Sprintf("   (a supervisor alone: %s)", spread(sup))
+				line += fmt.Sprintf("   (a supervisor alone: %s KiB)", spread(sup, "%.0f"))
 			}
 			fmt.Println(line)
 		}
 	}
 	return nil
-}
-
-// spread formats byte figures as "median [min–max]" in KiB.
-func spread(v []float64) string {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return fmt.Sprintf("%6.0f KiB [%.0f–%.0f]", s[len(s)/2]/1024, s[0]/1024, s[len(s)-1]/1024)
 }
 
 // oursMem measures n sessions of agent under a dashboard of bin.
