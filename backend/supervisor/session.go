@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
@@ -325,7 +326,7 @@ func (s *Session) readLoop() {
 			defer readBufs.Put(bp)
 			buf, n := *bp, 0
 			for n < len(buf) {
-				k, err := unix.Read(int(fd), buf[n:])
+				k, err := rawio.Read(int(fd), buf[n:]) // non-blocking: see rawio
 				if k > 0 {
 					n += k
 					continue
@@ -368,14 +369,17 @@ func (s *Session) publish(chunk []byte) {
 	for sub := range s.subs {
 		sub.push(chunk)
 	}
-	// Under the lock (Push never waits): ListenScreen's repaint position
-	// in the feeder's stream is then exactly where its listener starts.
-	s.scr.Push(chunk)
+	// Queued under the lock: ListenScreen's repaint position in the
+	// feeder's stream is then exactly where its listener starts. The
+	// feeder is woken only after the listeners, which write the chunk to
+	// the socket subscribers: an echo leaves before emulation starts.
+	s.scr.enqueue(chunk)
 	ls := s.listeners
 	s.mu.Unlock()
 	for _, l := range ls {
 		l.fn(chunk)
 	}
+	s.scr.kick()
 }
 
 // waitLoop reaps the child, lets the reader drain what is left, then records
@@ -414,7 +418,11 @@ func (s *Session) Write(p []byte) (int, error) {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return s.ptmx.Write(p)
+	rc, err := s.ptmx.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	return rawio.Conn{RC: rc}.Write(p)
 }
 
 // tryWrite writes p to the pty only if that needs no waiting: not for
@@ -431,7 +439,7 @@ func (s *Session) tryWrite(p []byte) bool {
 	}
 	ok := false
 	rc.Write(func(fd uintptr) bool {
-		n, err := unix.Write(int(fd), p)
+		n, err := rawio.Write(int(fd), p)
 		ok = err == nil && n == len(p)
 		return true // never wait for the fd to become writable
 	})

@@ -10,6 +10,8 @@
 //	       dashboard CPU, and keypress → frame-showing-its-effect delay (goal p99 < 50 ms)
 //	mem    N idle sessions: the dashboard's RSS before and after, and each
 //	       session's supervisor process (PSS, anonymous memory)
+//	rtt    keystroke round trip through `heimdall-tui attach` beside tmux, with its
+//	       hops, for this binary and others given with -rtt-vs (see rtt.go)
 //	back   N live sessions left running by a dashboard that quit: the time from
 //	       starting a new dashboard to its first frame listing all of them with
 //	       the selected one's screen (median of several starts)
@@ -21,7 +23,7 @@
 //
 // Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back] [-idle 20]
 // [-idle-for 30s] [-settle 3s] [-busy 16] [-busy-for 10s] [-keys 100] [-writer-nice N]
-// [-mem 100] [-back 20] [-back-runs 5]
+// [-mem 100] [-back 20] [-back-runs 5] [-rtt-rounds 10] [-rtt-keys 200] [-rtt-vs NAME=BIN,...]
 package main
 
 import (
@@ -58,17 +60,33 @@ func main() {
 		memN     = flag.Int("mem", 100, "idle sessions for the memory scenario")
 		backN    = flag.Int("back", 20, "live sessions a new dashboard comes back to")
 		backRuns = flag.Int("back-runs", 5, "dashboard starts timed in the back scenario")
-		only     = flag.String("only", "", "run one scenario: idle, busy, mem or back")
+		only     = flag.String("only", "", "run one scenario: idle, busy, mem, back or rtt")
+		rttR     = flag.Int("rtt-rounds", 10, "rtt: interleaved rounds")
+		rttK     = flag.Int("rtt-keys", 200, "rtt: keys timed per target and round")
+		rttVs    = flag.String("rtt-vs", "", "rtt: other heimdall-tui binaries to measure beside -bin, as NAME=PATH,...")
 		nice     = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
 	)
 	flag.Parse()
-	if err := run(*bin, *idleN, *idleFor, *settle, *busyN, *busyFor, *keysN, *memN, *backN, *backRuns, *only, *nice); err != nil {
+	var vs [][2]string
+	for _, nb := range strings.Split(*rttVs, ",") {
+		if nb == "" {
+			continue
+		}
+		n, b, ok := strings.Cut(nb, "=")
+		if !ok || n == "" || b == "" {
+			fmt.Fprintf(os.Stderr, "heimdall-loadcheck: -rtt-vs %q: want NAME=PATH\n", nb)
+			os.Exit(2)
+		}
+		vs = append(vs, [2]string{n, b})
+	}
+	rtt := rttOptions{rounds: *rttR, keys: *rttK, vs: vs}
+	if err := run(*bin, *idleN, *idleFor, *settle, *busyN, *busyFor, *keysN, *memN, *backN, *backRuns, *only, *nice, rtt); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, idleN int, idleFor, settle time.Duration, busyN int, busyFor time.Duration, keysN, memN, backN, backRuns int, only string, nice int) error {
+func run(bin string, idleN int, idleFor, settle time.Duration, busyN int, busyFor time.Duration, keysN, memN, backN, backRuns int, only string, nice int, rtt rttOptions) error {
 	tmp, err := os.MkdirTemp("", "hlc")
 	if err != nil {
 		return err
@@ -109,6 +127,12 @@ command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
 	if only == "" || only == "mem" {
 		if err := memScenario(bin, cfg, tmp, memN); err != nil {
 			return fmt.Errorf("mem: %w", err)
+		}
+	}
+	if only == "" || only == "rtt" {
+		bins := append([][2]string{{"this", bin}}, rtt.vs...)
+		if err := rttScenario(bins, tmp, rtt.rounds, rtt.keys); err != nil {
+			return fmt.Errorf("rtt: %w", err)
 		}
 	}
 	if only == "" || only == "back" {
@@ -386,8 +410,11 @@ func (d *dashboard) spawn(agent string, n int) error {
 // at 100 Hz and miss a process that wakes briefly and often). Threads that
 // have exited are not counted, which only makes the figure lower by what
 // they ran; the Go runtime keeps its threads.
-func (d *dashboard) cpu() time.Duration {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", d.cmd.Process.Pid))
+func (d *dashboard) cpu() time.Duration { return cpuOfPid(d.cmd.Process.Pid) }
+
+// cpuOfPid is the sum of a process's threads' run time (see dashboard.cpu).
+func cpuOfPid(pid int) time.Duration {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
 	var total int64
 	for _, t := range tasks {
 		b, err := os.ReadFile(t)
