@@ -287,6 +287,11 @@ func (s *Session) Wait() int {
 // borrows one only while the pty has data, so an idle session holds none.
 var readBufs = sync.Pool{New: func() any { b := make([]byte, maxChunk); return &b }}
 
+// smallChunk: a read that leaves fewer bytes than this in the buffer was
+// short (a pty hands out up to ~4 KiB per read), so the chunk is published
+// at once; a flood's reads fill it past this and keep coalescing.
+const smallChunk = 1 << 10
+
 // maxChunk bounds one published chunk. A pty delivers at most ~4 KiB per
 // read; readLoop coalesces reads while more is immediately available.
 const maxChunk = 64 << 10
@@ -329,6 +334,13 @@ func (s *Session) readLoop() {
 				k, err := rawio.Read(int(fd), buf[n:]) // non-blocking: see rawio
 				if k > 0 {
 					n += k
+					if n < smallChunk {
+						// A short read emptied the pty: an echo or a
+						// keystroke's effect goes out now, without a
+						// read that would only say EAGAIN (the next
+						// attempt reads before it waits).
+						break
+					}
 					continue
 				}
 				if err == unix.EINTR {
