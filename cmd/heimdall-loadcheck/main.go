@@ -456,14 +456,23 @@ func (d *dashboard) quit(choice string) {
 	d.type_("q")
 	time.Sleep(100 * time.Millisecond)
 	d.type_(choice)
-	exited := make(chan struct{})
-	go func() { d.cmd.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		d.cmd.Process.Signal(syscall.SIGKILL)
-		<-exited
-	}
+	reap(d.cmd, 15*time.Second)
 	d.ptmx.Close()
 	<-d.done
+}
+
+// reap waits for cmd to exit. Each time grace passes first it sends the
+// next of sigs, and after the last SIGKILL; it returns once cmd is reaped.
+func reap(cmd *exec.Cmd, grace time.Duration, sigs ...syscall.Signal) {
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	for _, sig := range append(sigs, syscall.SIGKILL) {
+		select {
+		case <-exited:
+			return
+		case <-time.After(grace):
+			cmd.Process.Signal(sig)
+		}
+	}
+	<-exited
 }

@@ -319,19 +319,7 @@ func ptyTarget(cmd *exec.Cmd, ready string, pids []int, bye func(*rttConn)) (*rt
 		if bye != nil {
 			bye(c)
 		}
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		select {
-		case <-exited:
-		case <-time.After(2 * time.Second):
-			cmd.Process.Signal(syscall.SIGHUP)
-			select {
-			case <-exited:
-			case <-time.After(2 * time.Second):
-				cmd.Process.Kill()
-				<-exited
-			}
-		}
+		reap(cmd, 2*time.Second, syscall.SIGHUP)
 		ptmx.Close()
 	}
 	if err := drainUntil(fd, ready, 100*time.Millisecond, 10*time.Second); err != nil {
@@ -394,14 +382,7 @@ func startRunSession(bin, cfg, dir string) (stop func(), pid int, err error) {
 	}
 	stop = func() {
 		cmd.Process.Signal(syscall.SIGTERM)
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
+		reap(cmd, 5*time.Second)
 	}
 	sock := filepath.Join(dir, "rtt.sock")
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {

@@ -29,23 +29,16 @@ import (
 )
 
 // Read is read(2) as a raw system call.
-func Read(fd int, p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(n), nil
-}
+func Read(fd int, p []byte) (int, error) { return rw(unix.SYS_READ, fd, p) }
 
 // Write is write(2) as a raw system call.
-func Write(fd int, p []byte) (int, error) {
+func Write(fd int, p []byte) (int, error) { return rw(unix.SYS_WRITE, fd, p) }
+
+func rw(trap uintptr, fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	n, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 	if e != 0 {
 		return 0, e
 	}
