@@ -50,3 +50,7 @@ require (
 // Upstream v6.0.2 with its metaschema compilation moved from init() to the
 // first NewCompiler (backend/third_party/jsonschema/README.md).
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./backend/third_party/jsonschema
+
+// Upstream v2.0.10 with the renderer's frame ticker running only while a
+// frame is pending (backend/third_party/bubbletea/README.md).
+replace charm.land/bubbletea/v2 => ./backend/third_party/bubbletea

@@ -25,20 +25,8 @@ func standaloneDaemon(t *testing.T) (*blemeesd.Daemon, string, string) {
 	t.Helper()
 	dir := proctest.ShortDir(t)
 	t.Setenv("HOME", dir)
-	cfg := blemeesd.Default()
-	cfg.SocketPath = filepath.Join(dir, "b.sock")
-	cfg.ClaudeBin = headlesstest.FakeClaude(t)
-	d := blemeesd.New(cfg, nil, nil)
-	if err := d.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- d.Serve() }()
-	t.Cleanup(func() {
-		d.Shutdown()
-		<-served
-	})
-	return d, cfg.SocketPath, dir
+	sock := filepath.Join(dir, "b.sock")
+	return serveDaemon(t, sock), sock, dir
 }
 
 func openOn(t *testing.T, c *blemeestest.Conn, sid, dir string) {
@@ -125,8 +113,8 @@ func TestBlemeesFollow(t *testing.T) {
 	r.Wait(t, session.Added, id2, 0)
 	d.Shutdown()
 	r.Wait(t, session.Removed, id2, 0)
-	sock2 := restartDaemon(t, sock)
-	owner2 := blemeestest.Connect(t, sock2)
+	serveDaemon(t, sock)
+	owner2 := blemeestest.Connect(t, sock)
 	openOn(t, owner2, "aaaabbbbccccdddd", dir)
 	r.Wait(t, session.Added, "claude-aaaabbbb", 0)
 	b.Close()
@@ -138,9 +126,9 @@ func TestBlemeesFollow(t *testing.T) {
 	r.Wait(t, session.Removed, "claude-aaaabbbb", 0)
 }
 
-// restartDaemon serves a new daemon (the fake claude) on sock, as systemd
-// restarting blemeesd would.
-func restartDaemon(t *testing.T, sock string) string {
+// serveDaemon serves a daemon running the fake claude on sock until the
+// test ends (a second one on the same sock: systemd restarting blemeesd).
+func serveDaemon(t *testing.T, sock string) *blemeesd.Daemon {
 	t.Helper()
 	cfg := blemeesd.Default()
 	cfg.SocketPath = sock
@@ -155,7 +143,7 @@ func restartDaemon(t *testing.T, sock string) string {
 		d.Shutdown()
 		<-served
 	})
-	return sock
+	return d
 }
 
 // A session the dashboard opens through the follower (the spawn dialog,

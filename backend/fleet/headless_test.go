@@ -36,9 +36,13 @@ func roles(es []session.Entry) string {
 
 func waitTranscript(t *testing.T, f *fleet.Fleet, id, want string) {
 	t.Helper()
-	proctest.WaitFor(t, "transcript has "+want, 10*time.Second, func() bool {
-		return strings.Contains(roles(f.Transcript(id, 0)), want)
-	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(roles(f.Transcript(id, 0)), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("transcript of %s lacks\n%s\nit is\n%s\ninfo %+v", id, want, roles(f.Transcript(id, 0)), infoOf(t, f, id))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // A headless session opened from the dashboard: listed with its kind and

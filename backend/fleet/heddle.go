@@ -320,11 +320,23 @@ func (m *heddleMember) Info() session.Info {
 	return in
 }
 
-// Send implements Member: the input is a user message (a send). One send
-// at a time: a second while one is in flight is refused here, with the
-// way out.
+// StatusCommand is the input that asks the worker's status (status,
+// answered by status_ok) instead of sending a message; it may be sent
+// while a message is being answered.
+const StatusCommand = "/status"
+
+// statusWait bounds the wait for status_ok.
+const statusWait = 10 * time.Second
+
+// Send implements Member: the input is a user message (a send), or
+// StatusCommand. One send at a time: a second while one is in flight is
+// refused here, with the way out.
 func (m *heddleMember) Send(in session.Input) error {
 	text := strings.TrimRight(string(in.Data), "\r\n")
+	if strings.TrimSpace(text) == StatusCommand {
+		go m.status()
+		return nil
+	}
 	m.mu.Lock()
 	if m.active != "" {
 		m.mu.Unlock()
@@ -347,6 +359,24 @@ func (m *heddleMember) Send(in session.Input) error {
 		m.r.Changed()
 	}
 	return nil
+}
+
+// status asks the worker's status and enters its answer (a notice), or
+// the failure (a problem).
+func (m *heddleMember) status() {
+	ctx, cancel := context.WithTimeout(context.Background(), statusWait)
+	defer cancel()
+	st, err := m.c.Status(ctx)
+	if err != nil {
+		msg := "status: " + err.Error()
+		m.apply(viewOp{kind: opProblem, text: msg, problem: "status failed", err: fmt.Errorf("%s: %s", m.id, msg)})
+		return
+	}
+	activity := "idle"
+	if st.Active {
+		activity = "answering"
+	}
+	m.apply(viewOp{kind: opNotice, text: fmt.Sprintf("status: %s · %d messages · session %s · %s", st.Model, st.MessagesCount, st.SessionID, activity)})
 }
 
 // Interrupt implements Interrupter: the send in flight is cancelled.

@@ -82,10 +82,16 @@ func TestHeddleMember(t *testing.T) {
 	if err := f.Send(id, session.Input{Data: []byte("another")}); err == nil || !strings.Contains(err.Error(), "interrupt it first") {
 		t.Fatalf("a second send: %v", err)
 	}
+	// status while it answers: the system prompt, the first exchange
+	// (user, tool call, tool result, answer) and this message.
+	if err := f.Send(id, session.Input{Data: []byte(fleet.StatusCommand + "\n")}); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, f, id, "system: status: test/model · 6 messages · session ")
 	if err := f.Interrupt(id); err != nil {
 		t.Fatal(err)
 	}
-	waitTranscript(t, f, id, "user: slow\nsystem: cancelled\n")
+	waitTranscript(t, f, id, " · answering\nsystem: cancelled\n")
 	waitState(t, f, id, session.Idle)
 
 	if err := f.Kill(id, false); err != nil {

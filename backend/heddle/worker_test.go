@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -384,6 +385,25 @@ func TestCancelBeforeOutput(t *testing.T) {
 	}
 }
 
+// A cancel after the stream opened with its empty role-only chunk is
+// still a cancel before any output: no event, iterations 0.
+func TestCancelAfterRoleChunk(t *testing.T) {
+	ep := heddletest.NewStepped()
+	w := startWorker(t, heddletest.New(t), func(c *heddle.Config) {
+		c.LLM = &llm.Client{BaseURL: "http://endpoint.test/v1", HTTP: &http.Client{Transport: ep}}
+	})
+	w.init()
+	w.send(`{"type":"send","id":"2","message":"x"}`)
+	st := <-ep.Streams
+	st.Chunk(t, heddletest.Role()) // handled by the worker when Chunk returns
+	w.send(`{"type":"cancel","id":"3","target_id":"2"}`)
+	res := w.expect("result") // no event before it
+	wantError(t, res, "2", "cancelled", "cancelled", false)
+	if len(res.M["tool_calls_made"].([]any)) != 0 || res.Num("iterations") != 0 {
+		t.Fatalf("cancelled result %s", res.Raw)
+	}
+}
+
 // A cancel during bash kills the command's process group.
 func TestCancelBash(t *testing.T) {
 	pidFile := filepath.Join(proctest.ShortDir(t), "pid")
@@ -492,6 +512,60 @@ func TestMaxIterationsAndBusy(t *testing.T) {
 	w.send(`{"type":"shutdown","id":"5"}`)
 	wantError(t, w.expect("result"), "3", "cancelled", "cancelled", false)
 	w.expect("shutdown_ok")
+}
+
+// Fields a request has that this version does not know are ignored (a
+// later minor version's), in the request and in init's config.
+func TestUnknownRequestFields(t *testing.T) {
+	w := startWorker(t, heddletest.New(t, heddletest.Answer(1, 1, "ok")), nil)
+	w.send(`{"type":"init","id":"1","protocol_version":"0.2.0","approval_mode":"suggest","config":{"model":"m","system_prompt":"s","tools":[],"weak_model":"w","max_iterations":3}}`)
+	if m := w.expect("init_ok"); m.M["error"] != nil || m.Str("session_id") == "" {
+		t.Fatalf("init with unknown fields: %s", m.Raw)
+	}
+	w.send(`{"type":"send","id":"2","message":"hi","attachments":[],"priority":1}`)
+	if _, res := w.events(); res.Str("status") != "ok" || res.Str("response") != "ok" {
+		t.Fatalf("send with unknown fields: %s", res.Raw)
+	}
+	w.send(`{"type":"status","id":"3","verbose":true}`)
+	w.expect("status_ok")
+}
+
+// The end of the input cancels a send in flight: its cancelled result is
+// written, then Serve returns nil.
+func TestEOFCancelsSend(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	m := heddletest.New(t, heddletest.Reply{Chunks: []string{heddletest.Text("never")}, Hold: hold})
+	w := startWorker(t, m, nil)
+	w.init()
+	w.send(`{"type":"send","id":"2","message":"x"}`)
+	<-m.Received
+	w.in.Close()
+	wantError(t, w.expect("result"), "2", "cancelled", "cancelled", false)
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil
+}
+
+// Without max_iterations in init a send makes at most
+// DefaultMaxIterations (25) model calls; it ends ok with what it has.
+func TestDefaultMaxIterations(t *testing.T) {
+	m := heddletest.New(t)
+	for i := 0; i <= heddle.DefaultMaxIterations; i++ { // one more than allowed
+		m.Push(heddletest.Tool(fmt.Sprint("c", i), "glob", fmt.Sprintf(`{"pattern":"%d.txt"}`, i), 1, 1))
+	}
+	w := startWorker(t, m, nil)
+	w.send(`{"type":"init","id":"1","config":{"model":"m","system_prompt":"s","tools":["glob"]}}`)
+	w.expect("init_ok")
+	w.send(`{"type":"send","id":"2","message":"x"}`)
+	_, res := w.events()
+	if res.Str("status") != "ok" || res.Num("iterations") != 25 || len(res.M["tool_calls_made"].([]any)) != 25 || res.Obj("usage")["total_tokens"] != 50.0 {
+		t.Fatalf("result %s", res.Raw)
+	}
+	if n := len(m.Received); n != 25 {
+		t.Fatalf("%d model calls", n)
+	}
 }
 
 // normalize is a message with the values that differ from run to run

@@ -41,8 +41,6 @@ type sess struct {
 	clients map[*client]bool
 	name    string
 	yolo    bool
-	// applied is the size this server last set (0: none).
-	appliedCols, appliedRows uint16
 	// A YOLO toggle's restart under way: viewers whose output ends with
 	// the old agent's exit wait for replaced, then follow the new one
 	// (replaceErr nil) or report the exit.
@@ -569,17 +567,19 @@ func minSizeLocked(ss *sess) (cols, rows uint16, ok bool) {
 	return cols, rows, ok
 }
 
-// applySize sets the session's size to the minimum over its clients, if
-// that changed since this server last set it.
+// applySize sets the session's size to the minimum over its clients.
+// It does so even when that is the size this server set last: something
+// else (the dashboard fitting the session to its pane) may have resized
+// the pty since, and a viewer's resize or leave puts it back to the
+// viewers' minimum. (A pty set to the size it has does not signal its
+// program.)
 func (s *Server) applySize(ss *sess) {
 	s.mu.Lock()
 	cols, rows, ok := minSizeLocked(ss)
-	if !ok || (cols == ss.appliedCols && rows == ss.appliedRows) {
-		s.mu.Unlock()
+	s.mu.Unlock()
+	if !ok {
 		return
 	}
-	ss.appliedCols, ss.appliedRows = cols, rows
-	s.mu.Unlock()
 	if err := s.opts.Fleet.Resize(ss.id, cols, rows); err != nil {
 		s.log.Info("web resize failed", "id", ss.id, "err", err)
 	}

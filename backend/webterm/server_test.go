@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,6 +73,17 @@ func TestStartTypeExit(t *testing.T) {
 	}
 }
 
+// startSized starts session id (custom) from a viewer whose terminal is
+// rows×cols, once the server says that is the size.
+func startSized(t *testing.T, hs *httptest.Server, id string, rows, cols int) *viewer {
+	t.Helper()
+	v := dial(t, hs, "/ws/"+id+"?assistant=custom", nil)
+	v.status(nil)
+	v.resize(uint16(rows), uint16(cols))
+	v.status(func(st wsterm.Status) bool { return st.Cols == cols && st.Rows == rows })
+	return v
+}
+
 // Two viewers share a session: the second gets a snapshot, both get the
 // viewer count, the pty takes the smallest size, input from either goes
 // in, output and exit go to both.
@@ -79,10 +91,7 @@ func TestTwoViewers(t *testing.T) {
 	f := newFleet(t)
 	_, hs := testServer(t, Options{Fleet: f})
 	id := "twoviewers-0001"
-	a := dial(t, hs, "/ws/"+id+"?assistant=custom", nil)
-	a.status(nil)
-	a.resize(30, 100)
-	a.status(func(st wsterm.Status) bool { return st.Cols == 100 && st.Rows == 30 })
+	a := startSized(t, hs, id, 30, 100)
 	a.input("printf 'before-%s\\n' join\r")
 	a.untilOutput("before-join")
 
@@ -129,6 +138,61 @@ func TestTwoViewers(t *testing.T) {
 			t.Fatalf("exit %v", j)
 		}
 	}
+}
+
+// The pty is the minimum over the viewers even after something else
+// resized it (the dashboard fits a session to its pane): the next viewer's
+// resize puts it back, though the minimum is what this server set before.
+func TestResizeAfterAnotherResize(t *testing.T) {
+	f := newFleet(t)
+	_, hs := testServer(t, Options{Fleet: f})
+	id := "resize-again-0001"
+	a := startSized(t, hs, id, 30, 100)
+	size := func(cols, rows int) func() bool {
+		return func() bool { in := info(t, f, id); return in.Cols == cols && in.Rows == rows }
+	}
+	proctest.WaitFor(t, "the pty at 100x30", wait, size(100, 30))
+	if err := f.Resize(id, 150, 40); err != nil { // the dashboard, say
+		t.Fatal(err)
+	}
+	proctest.WaitFor(t, "the pty at 150x40", wait, size(150, 40))
+
+	b := dial(t, hs, "/ws/"+id, nil)
+	b.status(func(st wsterm.Status) bool { return st.Viewers == 2 })
+	b.resize(35, 120) // the minimum is still a's 100x30
+	b.status(func(st wsterm.Status) bool { return st.Cols == 100 && st.Rows == 30 })
+	b.input("stty size\r")
+	b.untilOutput("30 100")
+	proctest.WaitFor(t, "the pty back at 100x30", wait, size(100, 30))
+
+	// The same after every viewer left and one comes back (a page
+	// reconnecting) with the size it had.
+	a.c.Close(websocket.StatusNormalClosure, "")
+	b.c.Close(websocket.StatusNormalClosure, "")
+	if err := f.Resize(id, 150, 40); err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitFor(t, "the pty at 150x40 again", wait, size(150, 40))
+	c := dial(t, hs, "/ws/"+id, nil)
+	c.status(nil)
+	c.resize(30, 100)
+	c.input("clear; stty size\r")
+	c.untilOutput("30 100")
+}
+
+// Frames too short to be a resize or an upload are keystrokes: a lone
+// 0x00 (Ctrl-@), 0x01 (Ctrl-A) or 0x02 (Ctrl-B) reaches the pty.
+func TestControlKeysAreInput(t *testing.T) {
+	_, hs := testServer(t, Options{})
+	v := dial(t, hs, "/ws/ctlkeys-0001?assistant=custom", nil)
+	v.status(nil)
+	v.input("stty -echo; od -An -tx1 -N4; stty echo\r")
+	v.sync(1) // the command line went first; the pty keeps the rest for od
+	for _, b := range []byte{0, 1, 2} {
+		v.send(websocket.MessageBinary, []byte{b})
+	}
+	v.input("\n")
+	v.untilOutput(" 00 01 02 0a")
 }
 
 // ping, chat, rename, bad JSON and unknown types.
@@ -279,6 +343,40 @@ func TestUpload(t *testing.T) {
 		t.Fatalf("written through the symlink: %v", ents)
 	}
 	v.sync(1) // still connected
+}
+
+// The read limit is sized from the upload limit: the largest upload frame
+// (a 65535-byte name and UploadLimit bytes) is read; a longer frame closes
+// the connection (1009, message too big).
+func TestReadLimit(t *testing.T) {
+	dir := t.TempDir()
+	_, hs := testServer(t, Options{Dir: dir, UploadLimit: 4096})
+	v := dial(t, hs, "/ws/readlimit-0001?assistant=custom", nil)
+	v.status(nil)
+	name := strings.Repeat("n", 0xFFFF)
+	b, err := wsterm.AppendUpload(nil, name, make([]byte, 4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.send(websocket.MessageBinary, b)
+	if j := v.untilJSON(wsterm.TypeFileUpload, nil); j["success"] != true || j["filename"] != strings.Repeat("n", maxNameBytes) {
+		t.Fatalf("the largest upload: %v", j)
+	}
+	v.send(websocket.MessageBinary, append(b, 0))
+	for {
+		select {
+		case _, ok := <-v.msgs:
+			if ok {
+				continue
+			}
+		case <-time.After(wait):
+			t.Fatal("a frame over the read limit did not close the connection")
+		}
+		break
+	}
+	if err := <-v.err; websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+		t.Fatalf("closed with %v, want 1009", err)
+	}
 }
 
 func TestSanitizeName(t *testing.T) {

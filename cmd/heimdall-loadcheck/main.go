@@ -5,7 +5,16 @@
 //
 // Scenarios (each on a fresh dashboard and socket dir):
 //
-//	idle   N sessions running `sleep`, dashboard CPU over a window (goal < 1% of a core)
+//	idle   side by side in one run: a tmux server holding N idle windows
+//	       (`sleep`) with a client attached in a pty, and the dashboard with N
+//	       idle sessions (and, with -base, a second heimdall-tui binary, e.g. a
+//	       build of main, likewise), their sessions started -stagger apart so
+//	       that their durations' minutes turn at different seconds; all run
+//	       at once, and each of -rounds
+//	       rounds measures each of them for -idle-for in turn (the order
+//	       rotating), so drift in the machine's load spreads over all of them.
+//	       Wake-ups/s and CPU, median, [min–max] and mean over the rounds (goal for
+//	       the dashboard: ≤ 1 wake-up/s, ≤ 0.05% of a core)
 //	busy   N sessions writing as fast as they can, grid mode: frames/s written,
 //	       dashboard CPU, and keypress → frame-showing-its-effect delay (goal p99 < 50 ms)
 //	mem    N idle sessions: the dashboard's RSS before and after, and each
@@ -20,10 +29,17 @@
 // (its sessions' programs and their supervisors are separate processes and
 // not counted; the dashboard's viewer emulators and the UI are). A "frame" is a burst of output separated from
 // the next by at least 4 ms of quiet (Bubble Tea writes one burst per frame).
+// A wake-up is a context switch of one of the process's threads
+// (voluntary_ctxt_switches + nonvoluntary_ctxt_switches in
+// /proc/PID/task/*/status): each time a sleeping thread runs again counts
+// one. The idle scenario counts tmux's server and client together, and the
+// dashboard's session supervisors (a separate process each, which tmux has
+// no counterpart of) on a line of their own.
 //
-// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back] [-idle 20]
-// [-idle-for 30s] [-settle 3s] [-busy 16] [-busy-for 10s] [-keys 100] [-writer-nice N]
-// [-mem 100] [-back 20] [-back-runs 5] [-rtt-rounds 10] [-rtt-keys 200] [-rtt-vs NAME=BIN,...]
+// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back|rtt] [-idle 20]
+// [-idle-for 5s] [-rounds 6] [-settle 65s] [-stagger 3s] [-base PATH] [-busy 16] [-busy-for 10s]
+// [-keys 100] [-writer-nice N] [-mem 100] [-back 20] [-back-runs 5]
+// [-rtt-rounds 10] [-rtt-keys 200] [-rtt-vs NAME=BIN,...]
 package main
 
 import (
@@ -52,8 +68,11 @@ func main() {
 	var (
 		bin      = flag.String("bin", "", "heimdall-tui binary (default: go build ./cmd/heimdall-tui)")
 		idleN    = flag.Int("idle", 20, "idle sessions")
-		idleFor  = flag.Duration("idle-for", 30*time.Second, "idle measurement window")
-		settle   = flag.Duration("settle", 3*time.Second, "idle: wait this long after the last spawn before measuring (past 1m the list's durations tick once a minute, not once a second)")
+		idleFor  = flag.Duration("idle-for", 5*time.Second, "idle: measurement window of each contestant in each round")
+		rounds   = flag.Int("rounds", 6, "idle: interleaved rounds")
+		stagger  = flag.Duration("stagger", 3*time.Second, "idle: time between one session's start and the next's")
+		settle   = flag.Duration("settle", 65*time.Second, "idle: wait this long after the last spawn before measuring (past 1m the list's durations tick once a minute, not once a second)")
+		base     = flag.String("base", "", "idle: a second heimdall-tui binary measured beside -bin and tmux (e.g. a build of main)")
 		busyN    = flag.Int("busy", 16, "busy sessions")
 		busyFor  = flag.Duration("busy-for", 10*time.Second, "busy measurement window")
 		keysN    = flag.Int("keys", 100, "keypresses timed in the busy scenario")
@@ -80,13 +99,13 @@ func main() {
 		vs = append(vs, [2]string{n, b})
 	}
 	rtt := rttOptions{rounds: *rttR, keys: *rttK, vs: vs}
-	if err := run(*bin, *idleN, *idleFor, *settle, *busyN, *busyFor, *keysN, *memN, *backN, *backRuns, *only, *nice, rtt); err != nil {
+	if err := run(*bin, *base, *idleN, *rounds, *idleFor, *settle, *stagger, *busyN, *busyFor, *keysN, *memN, *backN, *backRuns, *only, *nice, rtt); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, idleN int, idleFor, settle time.Duration, busyN int, busyFor time.Duration, keysN, memN, backN, backRuns int, only string, nice int, rtt rttOptions) error {
+func run(bin, base string, idleN, rounds int, idleFor, settle, stagger time.Duration, busyN int, busyFor time.Duration, keysN, memN, backN, backRuns int, only string, nice int, rtt rttOptions) error {
 	tmp, err := os.MkdirTemp("", "hlc")
 	if err != nil {
 		return err
@@ -115,7 +134,7 @@ command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
 	}
 	fmt.Printf("heimdall-loadcheck: %s, %d×%d pty, %d CPUs\n", bin, cols, rows, runtime.NumCPU())
 	if only == "" || only == "idle" {
-		if err := idleScenario(bin, cfg, tmp, idleN, idleFor, settle); err != nil {
+		if err := idleScenario(bin, base, cfg, tmp, idleN, rounds, idleFor, settle, stagger); err != nil {
 			return fmt.Errorf("idle: %w", err)
 		}
 	}
@@ -143,22 +162,196 @@ command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
 	return nil
 }
 
-func idleScenario(bin, cfg, tmp string, n int, window, settle time.Duration) error {
-	d, err := startDashboard(bin, cfg, tmp, "idle")
+// contestant is one program measured in the idle scenario: the processes
+// counted (pids) and the pty its frames are read from.
+type contestant struct {
+	name string
+	term *dashboard
+	pids func() []int
+	// wakes and cpu are per-round rates: wake-ups/s and CPU % of a core.
+	wakes, cpu, frames []float64
+}
+
+func idleScenario(bin, base, cfg, tmp string, n, rounds int, window, settle, stagger time.Duration) error {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return fmt.Errorf("tmux is needed to measure beside it: %w", err)
+	}
+	tm, err := startTmux(tmp, n)
 	if err != nil {
 		return err
 	}
-	defer d.stop()
-	if err := d.spawn("idle", n); err != nil {
-		return err
+	defer tm.stop()
+	cs := []*contestant{{name: "tmux (server + client)", term: tm.client, pids: tm.pids}}
+	bins := []struct{ label, bin string }{{"heimdall-tui", bin}}
+	if base != "" {
+		bins = append(bins, struct{ label, bin string }{"heimdall-tui -base", base})
 	}
-	time.Sleep(settle) // classifiers settle to Idle
-	cpu0, t0, frames0 := d.cpu(), time.Now(), d.frames()
-	time.Sleep(window)
-	cpu := (d.cpu() - cpu0).Seconds() / time.Since(t0).Seconds()
-	fmt.Printf("idle: %d sessions, %v from %v after the last spawn: dashboard CPU %.3f%% of a core, %d frames written\n",
-		n, window, settle, 100*cpu, d.frames()-frames0)
+	var ds []*dashboard
+	for i, b := range bins {
+		d, err := startDashboard(b.bin, cfg, tmp, "idle"+strconv.Itoa(i))
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.label, err)
+		}
+		defer d.stop()
+		ds = append(ds, d)
+		cs = append(cs,
+			&contestant{name: b.label + " dashboard", term: d, pids: func() []int { return []int{d.cmd.Process.Pid} }},
+			&contestant{name: fmt.Sprintf("  its %d supervisors", n), pids: d.supervisors})
+	}
+	// The dashboards' i-th sessions start together, stagger apart from
+	// the (i-1)-th: the minutes of their durations turn at different
+	// seconds, as those of sessions started through a day do.
+	for i := 1; i <= n; i++ {
+		t := time.Now()
+		for k, d := range ds {
+			if err := d.spawnOne("idle", i); err != nil {
+				return fmt.Errorf("%s: %w", bins[k].label, err)
+			}
+		}
+		if i < n {
+			time.Sleep(stagger - time.Since(t))
+		}
+	}
+	time.Sleep(settle) // classifiers settle to Idle, the durations shown reach minutes
+	for r := range rounds {
+		for k := range cs {
+			c := cs[(k+r)%len(cs)]
+			pids := c.pids()
+			w0, cpu0, t0 := wakeups(pids), cpuTime(pids), time.Now()
+			var f0 int
+			if c.term != nil {
+				f0 = c.term.frames()
+			}
+			time.Sleep(window)
+			el := time.Since(t0).Seconds()
+			c.wakes = append(c.wakes, float64(wakeups(pids)-w0)/el)
+			c.cpu = append(c.cpu, 100*(cpuTime(pids)-cpu0).Seconds()/el)
+			if c.term != nil {
+				c.frames = append(c.frames, float64(c.term.frames()-f0)/el)
+			}
+		}
+	}
+	fmt.Printf("idle: %d idle sessions each, started %v apart; %d interleaved rounds of %v per contestant, from %v after the last start; median [min–max] mean:\n",
+		n, stagger, rounds, window, settle)
+	fmt.Printf("  %-30s %-30s %-36s %s\n", "", "wake-ups/s", "CPU % of a core", "frames/s")
+	for _, c := range cs {
+		fr := "-"
+		if c.frames != nil {
+			fr = spread(c.frames, "%.2f")
+		}
+		fmt.Printf("  %-30s %-30s %-36s %s\n", c.name, spread(c.wakes, "%.1f"), spread(c.cpu, "%.4f"), fr)
+	}
 	return nil
+}
+
+// spread formats v's median, range and mean as "median [min–max] mean"
+// (the mean shows what a rare event, such as the Go runtime's forced GC
+// every two minutes, costs on average, which the median hides).
+func spread(v []float64, verb string) string {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	var sum float64
+	for _, x := range s {
+		sum += x
+	}
+	return fmt.Sprintf(verb+" ["+verb+"–"+verb+"] "+verb, s[len(s)/2], s[0], s[len(s)-1], sum/float64(len(s)))
+}
+
+// tmuxRig is a tmux server on a socket of its own holding n idle windows,
+// with a client attached in a pty.
+type tmuxRig struct {
+	sock   string
+	env    []string
+	client *dashboard
+}
+
+func startTmux(tmp string, n int) (*tmuxRig, error) {
+	t := &tmuxRig{sock: filepath.Join(tmp, "tmux.sock")}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
+			t.env = append(t.env, kv)
+		}
+	}
+	t.env = append(t.env, "TERM=xterm-256color", "COLORTERM=truecolor")
+	tmux := func(args ...string) error {
+		c := exec.Command("tmux", append([]string{"-S", t.sock, "-f", "/dev/null"}, args...)...)
+		c.Env = t.env
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if err := tmux("new-session", "-d", "-s", "idle", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), "sleep 3600"); err != nil {
+		return nil, err
+	}
+	for i := 1; i < n; i++ {
+		if err := tmux("new-window", "-d", "-t", "idle", "sleep 3600"); err != nil {
+			t.kill()
+			return nil, err
+		}
+	}
+	cmd := exec.Command("tmux", "-S", t.sock, "attach", "-t", "idle")
+	cmd.Env = t.env
+	c, err := startTerm(cmd, "[idle]")
+	if err != nil {
+		t.kill()
+		return nil, fmt.Errorf("tmux attach: %w", err)
+	}
+	t.client = c
+	return t, nil
+}
+
+// pids are the tmux server's and the client's.
+func (t *tmuxRig) pids() []int {
+	out, err := exec.Command("tmux", "-S", t.sock, "display-message", "-p", "#{pid}").Output()
+	pids := []int{t.client.cmd.Process.Pid}
+	if pid, perr := strconv.Atoi(strings.TrimSpace(string(out))); err == nil && perr == nil {
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+func (t *tmuxRig) kill() {
+	c := exec.Command("tmux", "-S", t.sock, "kill-server")
+	c.Env = t.env
+	c.Run()
+}
+
+// stop ends the server (its client exits with it) and reaps the client.
+func (t *tmuxRig) stop() {
+	t.kill()
+	reap(t.client.cmd, 5*time.Second)
+	t.client.ptmx.Close()
+	<-t.client.done
+}
+
+// wakeups is the number of context switches of pids' threads so far.
+func wakeups(pids []int) int64 {
+	return sumTasks(pids, "status", func(status string) (n int64) {
+		for _, line := range strings.Split(status, "\n") {
+			if f := strings.Fields(line); len(f) == 2 && (f[0] == "voluntary_ctxt_switches:" || f[0] == "nonvoluntary_ctxt_switches:") {
+				v, _ := strconv.ParseInt(f[1], 10, 64)
+				n += v
+			}
+		}
+		return n
+	})
+}
+
+// sumTasks sums parse over /proc/PID/task/*/file of pids' threads. Threads
+// that have exited are not counted, which only makes a sum lower by what
+// they did; the Go runtime keeps its threads.
+func sumTasks(pids []int, file string, parse func(content string) int64) int64 {
+	var total int64
+	for _, pid := range pids {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/%s", pid, file))
+		for _, t := range tasks {
+			if b, err := os.ReadFile(t); err == nil {
+				total += parse(string(b))
+			}
+		}
+	}
+	return total
 }
 
 func busyScenario(bin, cfg, tmp string, n int, window time.Duration, keys int) error {
@@ -313,7 +506,8 @@ func smapsRollup(pid int) (pss, anon int64) {
 // helpMarker is text only the full help screen shows.
 const helpMarker = "Key reference"
 
-// dashboard is a heimdall-tui process in a pty with an emulated terminal.
+// dashboard is a heimdall-tui process in a pty with an emulated terminal
+// (startTerm: or another program, such as a tmux client).
 type dashboard struct {
 	dir  string // its socket dir
 	cmd  *exec.Cmd
@@ -328,9 +522,20 @@ type dashboard struct {
 
 func startDashboard(bin, cfg, tmp, name string) (*dashboard, error) {
 	dir := filepath.Join(tmp, name)
-	d := &dashboard{dir: dir, done: make(chan struct{})}
-	d.cmd = exec.Command(bin, "--config", cfg, "--socket-dir", dir, "--log", filepath.Join(tmp, name+".log"))
-	d.cmd.Env = append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor")
+	cmd := exec.Command(bin, "--config", cfg, "--socket-dir", dir, "--log", filepath.Join(tmp, name+".log"))
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor")
+	d, err := startTerm(cmd, "heimdall")
+	if err != nil {
+		return nil, err
+	}
+	d.dir = dir
+	return d, nil
+}
+
+// startTerm starts cmd in a pty read by an emulated terminal and waits
+// until the screen shows ready.
+func startTerm(cmd *exec.Cmd, ready string) (*dashboard, error) {
+	d := &dashboard{cmd: cmd, done: make(chan struct{})}
 	var err error
 	d.ptmx, err = pty.StartWithSize(d.cmd, &pty.Winsize{Cols: cols, Rows: rows})
 	if err != nil {
@@ -338,9 +543,9 @@ func startDashboard(bin, cfg, tmp, name string) (*dashboard, error) {
 	}
 	d.emu = vt.New(cols, rows, vt.Options{Reply: func(p []byte) { d.ptmx.Write(p) }})
 	go d.read()
-	if !d.waitFor(10*time.Second, func(s string) bool { return strings.Contains(s, "heimdall") }) {
+	if !d.waitFor(10*time.Second, func(s string) bool { return strings.Contains(s, ready) }) {
 		d.stop()
-		return nil, errors.New("dashboard did not draw")
+		return nil, fmt.Errorf("%s did not draw", filepath.Base(cmd.Path))
 	}
 	return d, nil
 }
@@ -394,39 +599,40 @@ func (d *dashboard) waitFor(timeout time.Duration, cond func(screen string) bool
 // one's confirmation in the status line.
 func (d *dashboard) spawn(agent string, n int) error {
 	for i := 1; i <= n; i++ {
-		d.type_(":")
-		time.Sleep(20 * time.Millisecond)
-		d.type_("spawn " + agent + "\r")
-		id := agent + "-" + strconv.Itoa(i)
-		if !d.waitFor(10*time.Second, func(s string) bool { return strings.Contains(s, "started "+id) }) {
-			return fmt.Errorf("spawn %s: not confirmed; screen:\n%s", id, d.emu.Snapshot().Text())
+		if err := d.spawnOne(agent, i); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// cpu is the dashboard's CPU time so far: the sum of its threads' run time
-// from /proc/PID/task/*/schedstat, in nanoseconds (utime/stime are sampled
-// at 100 Hz and miss a process that wakes briefly and often). Threads that
-// have exited are not counted, which only makes the figure lower by what
-// they ran; the Go runtime keeps its threads.
-func (d *dashboard) cpu() time.Duration { return cpuOfPid(d.cmd.Process.Pid) }
-
-// cpuOfPid is the sum of a process's threads' run time (see dashboard.cpu).
-func cpuOfPid(pid int) time.Duration {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var total int64
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			ns, _ := strconv.ParseInt(f[0], 10, 64)
-			total += ns
-		}
+// spawnOne starts the i-th session of agent (agent-i) with the command
+// line and waits for its confirmation.
+func (d *dashboard) spawnOne(agent string, i int) error {
+	d.type_(":")
+	time.Sleep(20 * time.Millisecond)
+	d.type_("spawn " + agent + "\r")
+	id := agent + "-" + strconv.Itoa(i)
+	if !d.waitFor(10*time.Second, func(s string) bool { return strings.Contains(s, "started "+id) }) {
+		return fmt.Errorf("spawn %s: not confirmed; screen:\n%s", id, d.emu.Snapshot().Text())
 	}
-	return time.Duration(total)
+	return nil
+}
+
+// cpu is the dashboard's CPU time so far (cpuTime).
+func (d *dashboard) cpu() time.Duration { return cpuTime([]int{d.cmd.Process.Pid}) }
+
+// cpuTime is pids' CPU time so far: the sum of their threads' run time
+// from /proc/PID/task/*/schedstat, in nanoseconds (utime/stime are sampled
+// at 100 Hz and miss a process that wakes briefly and often).
+func cpuTime(pids []int) time.Duration {
+	return time.Duration(sumTasks(pids, "schedstat", func(schedstat string) int64 {
+		var ns int64
+		if f := strings.Fields(schedstat); len(f) > 0 {
+			ns, _ = strconv.ParseInt(f[0], 10, 64)
+		}
+		return ns
+	}))
 }
 
 // rss is the dashboard's resident set size in bytes.

@@ -209,7 +209,7 @@ func rttRound(t rttTarget, keys int) ([]time.Duration, time.Duration, error) {
 	var cpu0 time.Duration
 	for i := 0; i < warm+keys; i++ {
 		if i == warm {
-			cpu0 = cpuOf(c.pids)
+			cpu0 = cpuTime(c.pids)
 		}
 		begin := time.Now()
 		if err := c.send(); err != nil {
@@ -227,16 +227,7 @@ func rttRound(t rttTarget, keys int) ([]time.Duration, time.Duration, error) {
 			lat = append(lat, time.Since(begin))
 		}
 	}
-	return lat, cpuOf(c.pids) - cpu0, nil
-}
-
-// cpuOf is the run time of pids' threads so far (see dashboard.cpu).
-func cpuOf(pids []int) time.Duration {
-	var total time.Duration
-	for _, pid := range pids {
-		total += cpuOfPid(pid)
-	}
-	return total
+	return lat, cpuTime(c.pids) - cpu0, nil
 }
 
 // readTimeout waits up to d for fd to be readable and reads once.

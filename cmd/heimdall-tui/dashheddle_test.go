@@ -69,7 +69,8 @@ func TestDashboardHeddle(t *testing.T) {
 	d.waitPrompt("hm$")
 }
 
-// heddle-headless honours HEDDLE_PROTOCOL_VERSION and refuses a malformed
+// heddle-headless honours HEDDLE_PROTOCOL_VERSION and HEDDLE_HOME (the
+// session's conversation under sessions/) and refuses a malformed
 // HEDDLE_HEARTBEAT_INTERVAL; shutdown ends it with status 0.
 func TestHeddleHeadlessEnv(t *testing.T) {
 	cmd := exec.Command(binPath, "heddle-headless")
@@ -78,14 +79,22 @@ func TestHeddleHeadlessEnv(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "HEDDLE_HEARTBEAT_INTERVAL") {
 		t.Fatalf("%s", r)
 	}
+	home := t.TempDir()
 	cmd = exec.Command(binPath, "heddle-headless")
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "HEDDLE_PROTOCOL_VERSION=0.2.9", "HEDDLE_HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "HEDDLE_PROTOCOL_VERSION=0.2.9", "HEDDLE_HOME="+home)
 	cmd.Stdin = strings.NewReader(`{"type":"init","id":"1","config":{"model":"m","system_prompt":"s","tools":[]}}` + "\n" + `{"type":"shutdown","id":"2"}` + "\n")
 	r = runCmd(t, cmd)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if r.code != 0 || len(lines) != 2 || !strings.Contains(lines[0], `"protocol_version":"0.2.9"`) || lines[1] != `{"type":"shutdown_ok","id":"2"}` {
 		t.Fatalf("%s", r)
+	}
+	var ok struct {
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal([]byte(lines[0]), &ok)
+	if b, err := os.ReadFile(filepath.Join(home, "sessions", ok.SessionID+".jsonl")); ok.SessionID == "" || err != nil || !strings.Contains(string(b), `"role":"system"`) {
+		t.Fatalf("HEDDLE_HOME: %q %v", b, err)
 	}
 }
 
@@ -129,5 +138,60 @@ func TestHeddleRun(t *testing.T) {
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
 	if r := runCmd(t, cmd); r.code != 2 || !strings.Contains(r.stderr, "no model") {
 		t.Fatalf("%s", r)
+	}
+}
+
+// `heddle run` against workers that break: one that writes garbage, an
+// event of an unknown type (--json passes it on as written) and dies; one
+// that cannot start; one that exits mid-send; one of an incompatible
+// version. Each is a clear error and exit 1, never a crash.
+func TestHeddleRunBrokenWorkers(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/bash\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	initOK := `read line; echo '{"type":"init_ok","id":"1","session_id":"s-1","protocol_version":"%s","capabilities":[]}'` + "\n"
+	garbage := script("garbage", fmt.Sprintf(initOK, "0.2.0")+`read line
+echo '{"type":"event","event":{"event":"telepathy","confidence":0.9},"event_seq":0,"send_id":"2"}'
+echo '{"type":"event","event":{"event":"content_delta","text":"partial"},"event_seq":1,"send_id":"2"}'
+echo 'Traceback (most recent call last): the worker fell over'
+echo 'fatal: out of cheese' >&2
+exit 3
+`)
+	dies := script("dies", "echo 'cannot start: no key' >&2\nexit 7\n")
+	killed := script("killed", fmt.Sprintf(initOK, "0.2.0")+"read line\nkill -9 $$\n")
+	newer := script("newer", fmt.Sprintf(initOK, "0.3.0")+"read line\n")
+	run := func(worker string, args ...string) result {
+		cmd := exec.Command(binPath, append([]string{"heddle", "run", "--model", "m", "--worker", worker}, args...)...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
+		return runCmd(t, cmd)
+	}
+	crashed := func(r result) bool {
+		return strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine ")
+	}
+
+	r := run(garbage, "--json", "hello")
+	want := `{"type":"event","event":{"event":"telepathy","confidence":0.9},"event_seq":0,"send_id":"2"}` + "\n" +
+		`{"type":"event","event":{"event":"content_delta","text":"partial"},"event_seq":1,"send_id":"2"}` + "\n"
+	if r.code != 1 || crashed(r) || r.stdout != want ||
+		!strings.Contains(r.stderr, `the worker wrote a line that is not the protocol: "Traceback (most recent call last): the worker fell over"`) ||
+		!strings.Contains(r.stderr, "heddle worker exited with status 3: fatal: out of cheese") {
+		t.Fatalf("garbage: %s", r)
+	}
+	r = run(dies, "hello")
+	if r.code != 1 || crashed(r) || !strings.Contains(r.stderr, "heddle worker exited with status 7: cannot start: no key") {
+		t.Fatalf("dies: %s", r)
+	}
+	r = run(killed, "hello")
+	if r.code != 1 || crashed(r) || !strings.Contains(r.stderr, "heddle worker exited with status 137") {
+		t.Fatalf("killed: %s", r)
+	}
+	r = run(newer, "hello")
+	if r.code != 1 || crashed(r) || !strings.Contains(r.stderr, "heddle worker speaks protocol 0.3.0, we speak 0.2.0 (the major versions must match, and below 1.0.0 the minor ones too)") {
+		t.Fatalf("newer: %s", r)
 	}
 }

@@ -287,7 +287,7 @@ func (m *Model) waitEvents() tea.Cmd {
 // here, once, rather than by every handler that can change what is shown.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	return m, tea.Batch(cmd, m.pullVisible(false), m.markSeen())
+	return m, tea.Batch(cmd, m.pullVisible(false), m.markSeen(), m.scheduleTick())
 }
 
 // seenMark is what a Seen was sent for: a state's start and the
@@ -336,7 +336,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.tickAt = time.Time{}
-		return m.scheduleTick()
+		return nil // Update arms the next
 	case clearStatusMsg:
 		if msg.seq == m.statusSeq {
 			m.status = ""
@@ -416,7 +416,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	}
 	if reload {
 		m.reload()
-		cmds = append(cmds, m.checkAttention(), m.scheduleTick())
+		cmds = append(cmds, m.checkAttention())
 	}
 	for id, es := range msg.entries {
 		m.addEntries(id, es)
@@ -524,31 +524,42 @@ func (m *Model) setStatus(s string, isErr bool) tea.Cmd {
 	return tea.Tick(statusTTL, func(time.Time) tea.Msg { return clearStatusMsg{seq} })
 }
 
-// scheduleTick arms one timer for the moment the first duration shown in
-// the list changes its text ("1m" → "2m" one minute after "1m" began;
-// "59s" → "1m"), rounded up to a whole second, and none when no duration
-// is shown: however many sessions there are, the list redraws at most once
-// a second, and an hour-old idle fleet once an hour.
+// slowTickGrid is the wall-clock grid a redraw for a duration in minutes or
+// coarser is put on: its change is shown up to this late, so however many
+// sessions' minutes turn at different seconds, an idle list redraws at most
+// twice a minute (a redraw wakes the process ~25 times: the timer, the
+// event loop, the renderer, the Go runtime's sysmon).
+const slowTickGrid = 30 * time.Second
+
+// scheduleTick arms one timer for the moment the first duration on screen
+// changes its text ("1m" → "2m" one minute after "1m" began; "59s" → "1m")
+// and none when no duration is on screen (shownSince). A change in seconds
+// is redrawn on the whole second it happens; one in minutes or coarser on
+// the next slowTickGrid mark. However many sessions there are, the list
+// redraws at most once a second while a duration in seconds shows, at most
+// twice a minute past that, and never while none shows. Update calls it
+// after every message, so a duration that comes on screen (a scroll, a
+// mode or page change, a resize, a new session) arms it.
 func (m *Model) scheduleTick() tea.Cmd {
 	now := m.now()
 	var at time.Time
-	for _, in := range m.list.Visible() {
-		for _, t := range []time.Time{in.StateSince, in.LastOutput} {
-			if t.IsZero() || !in.Alive {
-				continue
-			}
-			d := max(now.Sub(t), 0)
-			u := textUnit(d)
-			if next := t.Add((d/u + 1) * u); at.IsZero() || next.Before(at) {
-				at = next
-			}
+	var unit time.Duration
+	for _, t := range m.shownSince() {
+		d := max(now.Sub(t), 0)
+		u := textUnit(d)
+		if next := t.Add((d/u + 1) * u); at.IsZero() || next.Before(at) {
+			at, unit = next, u
 		}
 	}
 	if at.IsZero() {
 		return nil
 	}
-	if r := at.Truncate(time.Second); !r.Equal(at) {
-		at = r.Add(time.Second)
+	grid := time.Second
+	if unit > time.Second {
+		grid = slowTickGrid
+	}
+	if r := at.Truncate(grid); !r.Equal(at) {
+		at = r.Add(grid)
 	}
 	if !m.tickAt.IsZero() && !at.Before(m.tickAt) {
 		return nil // an earlier tick is already armed
@@ -557,6 +568,19 @@ func (m *Model) scheduleTick() tea.Cmd {
 	m.tickAt = at
 	seq := m.tickSeq
 	return tea.Tick(at.Sub(now)+time.Millisecond, func(time.Time) tea.Msg { return tickMsg{seq} })
+}
+
+// shownSince are the instants the durations on screen are measured from:
+// the session list's (sessions.ShownSince), when the list is drawn.
+func (m *Model) shownSince() []time.Time {
+	if m.page != pageSessions || m.showHelp || m.mode != layout.ModeSplit {
+		return nil
+	}
+	l := layout.Compute(m.w, m.h, len(m.list.Visible()), m.mode)
+	if l.TooSmall {
+		return nil
+	}
+	return m.list.ShownSince(l.List.W, l.List.H)
 }
 
 // textUnit is the unit of the compact duration ("5s", "3m", "2h", "4d")

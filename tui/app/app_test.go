@@ -20,6 +20,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
+	"github.com/heimdall-tui/heimdall-tui/tui/layout"
 	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
 )
 
@@ -619,34 +620,76 @@ func TestRenderEverySize(t *testing.T) {
 	}
 }
 
+// The list's durations are redrawn once per unit of the first one on
+// screen to change its text, and no timer runs while none is on screen.
 func TestTickOncePerShownUnit(t *testing.T) {
 	b := newStub()
 	now := t0.Add(300 * time.Millisecond)
 	m := New(Options{Backend: b, Keys: keys.Default(), Now: func() time.Time { return now }})
 	t.Cleanup(m.cancel)
-	m.tickAt = time.Time{}
-	if m.scheduleTick() == nil || !m.tickAt.Equal(t0.Add(time.Second)) {
+	hold(t, m)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 35})
+	rearm := func() tea.Cmd {
+		m.tickAt = time.Time{}
+		return m.scheduleTick()
+	}
+	if rearm() == nil || !m.tickAt.Equal(t0.Add(time.Second)) {
 		t.Fatalf("a 1s-resolution duration is shown: tick at %v, want the next whole second", m.tickAt)
 	}
-	// Everything shown is over a minute old: the first to change text is
-	// IDLE "1m" (90 s) turning "2m", 30 s from now, rounded up to a second.
+	// Not on screen, no timer: the help screen, the grid, a zoomed pane,
+	// a filter that matches nothing.
+	for _, c := range []struct{ name, on, off string }{{"help", "?", "esc"}, {"grid", "g", "g"}, {"zoom", "z", "esc"}} {
+		press(m, c.on)
+		if rearm() != nil {
+			t.Errorf("%s: a tick was armed (at %v) with no duration on screen", c.name, m.tickAt)
+		}
+		press(m, c.off)
+		if m.showHelp || m.mode != layout.ModeSplit {
+			t.Fatalf("%s: %q did not go back to the list", c.name, c.off)
+		}
+	}
+	m.list.SetFilter("no-such-session")
+	if rearm() != nil {
+		t.Errorf("filtered to nothing: a tick was armed at %v", m.tickAt)
+	}
+	m.list.SetFilter("")
+	// Update arms it again when the list comes back.
+	m.tickAt = time.Time{}
+	press(m, "j")
+	if !m.tickAt.Equal(t0.Add(time.Second)) {
+		t.Fatalf("back on the list: tick at %v, want the next whole second", m.tickAt)
+	}
+	// Everything is over a minute old: the first to change text is TIME
+	// "1m" (90 s) turning "2m", 30 s from now, rounded up to a second (the
+	// list of a 120-column dashboard has no IDLE column).
 	for i := range b.infos {
-		b.infos[i].StateSince, b.infos[i].LastOutput = t0.Add(-2*time.Hour), t0.Add(-90*time.Second)
+		b.infos[i].StateSince, b.infos[i].LastOutput = t0.Add(-90*time.Second), t0.Add(-2*time.Second)
 	}
 	m.reload()
-	m.tickAt = time.Time{}
-	m.scheduleTick()
+	rearm()
 	if !m.tickAt.Equal(t0.Add(30 * time.Second)) {
 		t.Fatalf("tick at %v, want %v", m.tickAt, t0.Add(30*time.Second))
 	}
-	// Nothing alive: no timer at all.
+	// Minutes turning at different seconds are redrawn together, on the
+	// next mark of the 30 s grid: TIME "1m" (80 s) turns "2m" 40 s from now.
+	for i := range b.infos {
+		b.infos[i].StateSince = t0.Add(-80*time.Second - time.Duration(i)*time.Second)
+	}
+	m.reload()
+	rearm()
+	if !m.tickAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("minutes turning 37..40 s from now: tick at %v, want %v", m.tickAt, t0.Add(time.Minute))
+	}
+	for i := range b.infos {
+		b.infos[i].StateSince = t0.Add(-90 * time.Second)
+	}
+	// Dead sessions' TIME counts on.
 	for i := range b.infos {
 		b.infos[i].Alive = false
 	}
 	m.reload()
-	m.tickAt = time.Time{}
-	if m.scheduleTick() != nil {
-		t.Fatal("a tick was armed with no duration shown")
+	if rearm() == nil || !m.tickAt.Equal(t0.Add(30*time.Second)) {
+		t.Fatalf("dead sessions: tick at %v, want %v", m.tickAt, t0.Add(30*time.Second))
 	}
 }
 

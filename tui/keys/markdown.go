@@ -59,6 +59,7 @@ func (km KeyMap) Doc() string {
 		"Every key of the dashboard, by context. The dashboard never needs ctrl+b, so it\n" +
 		"works inside tmux with the default prefix. Keys are rebound by action name (the\n" +
 		"Action column); a key bound twice along one lookup chain is refused, and so is\n" +
-		"ctrl+b. Dialog keys are fixed.\n\n" +
+		"ctrl+b. Dialog keys are fixed. The `:` command line's commands are in\n" +
+		"[COMMANDS.md](COMMANDS.md).\n\n" +
 		km.Markdown()
 }

@@ -170,6 +170,10 @@ func (l *List) View(st *themes.Styles, now time.Time, w, h int, empty string) st
 	return ViewHint(st, l.view, l.Index(l.selID), l.offset, now, w, h, empty)
 }
 
+// ShownSince are the instants the durations View(…, w, h, …) shows are
+// measured from (ShownSince, at the list's scroll offset).
+func (l *List) ShownSince(w, h int) []time.Time { return ShownSince(l.view, l.offset, w, h) }
+
 // refilter re-derives view from all, the filter and the order.
 func (l *List) refilter() {
 	q := strings.ToLower(l.filter)

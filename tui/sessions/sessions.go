@@ -171,12 +171,7 @@ func ViewHint(st *themes.Styles, infos []session.Info, selected, offset int, now
 	if w <= 0 || h <= 0 {
 		return strings.Repeat("\n", max(h-1, 0))
 	}
-	agentW, nameW := agentMin, 0
-	for _, in := range infos {
-		agentW = max(agentW, min(agentMax, cellwidth.Of(cellwidth.Sanitize(in.Agent))))
-		nameW = max(nameW, cellwidth.Of(cellwidth.Sanitize(in.ID)))
-	}
-	cols := columns(w, agentW, nameW)
+	cols := listColumns(infos, w)
 	// Rows are as wide as w plus their escape sequences.
 	buf := make([]byte, 0, h*(w+160))
 	buf = append(buf, header(st, cols, w)...)
@@ -198,6 +193,45 @@ func ViewHint(st *themes.Styles, infos []session.Info, selected, offset int, now
 		buf = appendSpaces(buf, w)
 	}
 	return string(buf)
+}
+
+// listColumns are the columns of a list of infos w cells wide.
+func listColumns(infos []session.Info, w int) []column {
+	agentW, nameW := agentMin, 0
+	for _, in := range infos {
+		agentW = max(agentW, min(agentMax, cellwidth.Of(cellwidth.Sanitize(in.Agent))))
+		nameW = max(nameW, cellwidth.Of(cellwidth.Sanitize(in.ID)))
+	}
+	return columns(w, agentW, nameW)
+}
+
+// ShownSince are the instants the durations on a list of infos w×h
+// (ViewHint, from offset) are measured from: each shown row's StateSince
+// if the TIME column is on, and each shown live row's LastOutput if the
+// IDLE column is (a dead one's says "-"); zero instants ("-") are left
+// out. A duration's text changes only as time passes from one of these,
+// so a caller that redraws for those changes has nothing to wait for
+// when there are none.
+func ShownSince(infos []session.Info, offset, w, h int) []time.Time {
+	if w <= 0 || h <= HeaderRows || len(infos) == 0 {
+		return nil
+	}
+	var state, idle bool
+	for _, c := range listColumns(infos, w) {
+		state = state || c.kind == colTime
+		idle = idle || c.kind == colIdle
+	}
+	offset = max(0, min(offset, len(infos)-1))
+	var out []time.Time
+	for _, in := range infos[offset:min(len(infos), offset+h-HeaderRows)] {
+		if state && !in.StateSince.IsZero() {
+			out = append(out, in.StateSince)
+		}
+		if idle && in.Alive && !in.LastOutput.IsZero() {
+			out = append(out, in.LastOutput)
+		}
+	}
+	return out
 }
 
 // header is the line of column names.

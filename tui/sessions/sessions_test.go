@@ -101,6 +101,49 @@ func TestColumnsAdapt(t *testing.T) {
 	}
 }
 
+// ShownSince names exactly the instants of the durations View draws: the
+// TIME and IDLE columns when the width has them, the rows from the offset
+// that fit, no IDLE for a dead session, nothing for "-".
+func TestShownSince(t *testing.T) {
+	infos := fixture()
+	all := func(from, to int, withIdle bool) []time.Time {
+		var out []time.Time
+		for _, in := range infos[from:to] {
+			if !in.StateSince.IsZero() {
+				out = append(out, in.StateSince)
+			}
+			if withIdle && in.Alive && !in.LastOutput.IsZero() {
+				out = append(out, in.LastOutput)
+			}
+		}
+		return out
+	}
+	cases := []struct {
+		name         string
+		offset, w, h int
+		want         []time.Time
+	}{
+		{"no duration columns", 0, 28, 10, nil},
+		{"TIME only", 0, 42, 10, all(0, len(infos), false)},
+		{"TIME and IDLE", 0, 60, 20, all(0, len(infos), true)},
+		{"scrolled, three rows", 4, 60, 1 + 3, all(4, 7, true)},
+		{"header only", 0, 60, 1, nil},
+	}
+	for _, c := range cases {
+		got := ShownSince(infos, c.offset, c.w, c.h)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: ShownSince = %v, want %v", c.name, got, c.want)
+		}
+		// Every instant named is drawn: its duration's text is on screen.
+		screen := ansi.Strip(ViewHint(dark, infos, 0, c.offset, now, c.w, c.h, ""))
+		for _, at := range got {
+			if d := FormatDuration(now.Sub(at)); !strings.Contains(screen, " "+d+" ") {
+				t.Errorf("%s: %s (since %v) is not on screen:\n%s", c.name, d, at, screen)
+			}
+		}
+	}
+}
+
 func TestRowContent(t *testing.T) {
 	out := View(dark, fixture(), 2, 0, now, 80, 10)
 	plain := strings.Split(ansi.Strip(out), "\n")

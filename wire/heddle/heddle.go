@@ -262,6 +262,17 @@ type (
 	}
 )
 
+// MarshalJSON is the payload as it was read: an unknown event passed on
+// (`heddle run --json`) is the worker's, not this type's fields.
+func (u Unknown) MarshalJSON() ([]byte, error) {
+	if len(u.Raw) == 0 {
+		return json.Marshal(struct {
+			Event string `json:"event"`
+		}{u.Event})
+	}
+	return u.Raw, nil
+}
+
 // DecodeEvent reads an event payload: one of the payload types above
 // (values, not pointers), or Unknown for an event name it does not know.
 // An error means the payload is not a JSON object with a string "event".
@@ -381,6 +392,9 @@ func Compatible(a, b SemVer) bool {
 	}
 	return a.Patch == b.Patch
 }
+
+// CompatibleRule says what Compatible asks, for an error message.
+const CompatibleRule = "the major versions must match, and below 1.0.0 the minor ones too"
 
 // Incompatible returns the version mismatch error a worker of version
 // server gives a client asking for requested, or nil if they are

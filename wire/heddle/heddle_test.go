@@ -84,6 +84,22 @@ func TestCodec(t *testing.T) {
 	}
 }
 
+// An event of a type this version does not know encodes back as the
+// worker wrote it (heddle run --json passes events on).
+func TestUnknownEventRoundTrip(t *testing.T) {
+	line := `{"type":"event","event":{"event":"telepathy","confidence":0.9},"event_seq":3,"send_id":"2"}`
+	ev, err := heddle.DecodeEventMsg(heddle.Line{Type: "event", Raw: json.RawMessage(line)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ev.Event.(heddle.Unknown); !ok {
+		t.Fatalf("%#v", ev.Event)
+	}
+	if b, _ := json.Marshal(ev); string(b) != line {
+		t.Fatalf("%s\nwant %s", b, line)
+	}
+}
+
 // A result always has tool_calls_made (never null) and iterations.
 func TestResultShape(t *testing.T) {
 	b, _ := json.Marshal(heddle.Result{Type: "result", ID: "2", Status: "error", ToolCallsMade: []heddle.ToolCall{},

@@ -71,8 +71,12 @@ type Client struct {
 	sends   map[string]bool           // sends whose result is awaited
 	exitErr error
 
-	done chan struct{} // closed once the worker exited and its output was read
+	done       chan struct{} // closed once the worker exited and its output was read
+	stderrDone chan struct{} // closed once its stderr was read to the end
 }
+
+// exitWait bounds the wait for a worker whose input broke to exit.
+const exitWait = 2 * time.Second
 
 // ErrExited: the worker has exited.
 var ErrExited = errors.New("heddle worker exited")
@@ -120,14 +124,13 @@ func Start(o Options, h Handler) (*Client, error) {
 		return nil, fmt.Errorf("heddle worker %s: %w", o.Argv[0], err)
 	}
 	c := &Client{p: p, in: inW, w: wire.NewWriter(inW), h: h, log: log, stderr: &tail{},
-		waiting: map[string]chan wire.Line{}, sends: map[string]bool{}, done: make(chan struct{})}
-	stderrDone := make(chan struct{})
+		waiting: map[string]chan wire.Line{}, sends: map[string]bool{}, done: make(chan struct{}), stderrDone: make(chan struct{})}
 	go func() {
-		defer close(stderrDone)
+		defer close(c.stderrDone)
 		io.Copy(c.stderr, errR)
 		errR.Close()
 	}()
-	go c.read(outR, stderrDone)
+	go c.read(outR)
 	return c, nil
 }
 
@@ -147,7 +150,7 @@ func (c *Client) Err() error {
 
 // read handles the worker's stdout until it ends, then waits for the
 // process and reports its exit.
-func (c *Client) read(out *os.File, stderrDone <-chan struct{}) {
+func (c *Client) read(out *os.File) {
 	defer close(c.done)
 	r := wire.NewReader(out)
 	for {
@@ -166,11 +169,8 @@ func (c *Client) read(out *os.File, stderrDone <-chan struct{}) {
 	}
 	out.Close()
 	code := c.p.Wait()
-	<-stderrDone
-	var err error
-	if code != 0 {
-		err = fmt.Errorf("%w with status %d%s", ErrExited, code, c.stderr.suffix())
-	}
+	<-c.stderrDone
+	err := c.exitError(code)
 	c.mu.Lock()
 	c.exitErr = err
 	waiting := c.waiting
@@ -182,6 +182,15 @@ func (c *Client) read(out *os.File, stderrDone <-chan struct{}) {
 	if c.h.Exit != nil {
 		c.h.Exit(code, err)
 	}
+}
+
+// exitError is how the worker exited with status code (nil for 0), with
+// the last lines of its stderr.
+func (c *Client) exitError(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w with status %d%s", ErrExited, code, c.stderr.suffix())
 }
 
 func (c *Client) garbage(line string, err error) {
@@ -236,8 +245,12 @@ func (c *Client) dispatch(l wire.Line) {
 func (c *Client) request(q wire.Request, wait bool) (string, chan wire.Line, error) {
 	c.mu.Lock()
 	if c.exitErr != nil || isClosed(c.done) {
+		err := c.exitErr
 		c.mu.Unlock()
-		return "", nil, ErrExited
+		if err == nil {
+			err = ErrExited
+		}
+		return "", nil, err
 	}
 	c.nextID++
 	q.ID = strconv.Itoa(c.nextID)
@@ -255,6 +268,23 @@ func (c *Client) request(q wire.Request, wait bool) (string, chan wire.Line, err
 		delete(c.waiting, q.ID)
 		delete(c.sends, q.ID)
 		c.mu.Unlock()
+		// A broken pipe is mostly a worker that has exited (one that could
+		// not start): how it exited, with its stderr, says why. (Not
+		// c.done: that waits for the Handler, whose caller may hold a
+		// lock its Exit takes.)
+		timeout := time.After(exitWait)
+		select {
+		case <-c.p.Done():
+			select {
+			case <-c.stderrDone:
+			case <-timeout:
+			}
+			if xerr := c.exitError(c.p.Wait()); xerr != nil {
+				return "", nil, xerr
+			}
+			return "", nil, ErrExited
+		case <-timeout:
+		}
 		return "", nil, fmt.Errorf("heddle worker: write %s: %w", q.Type, err)
 	}
 	return q.ID, ch, nil
@@ -314,7 +344,7 @@ func (c *Client) Init(ctx context.Context, cfg wire.InitConfig) (wire.InitOK, er
 		return ok, fmt.Errorf("heddle worker: init: %w", ok.Error)
 	}
 	if e := wire.Incompatible(wire.Version, ok.ProtocolVersion); e != nil {
-		return ok, fmt.Errorf("heddle worker speaks protocol %s, we speak %s (the major versions must match)", ok.ProtocolVersion, wire.Version)
+		return ok, fmt.Errorf("heddle worker speaks protocol %s, we speak %s (%s)", ok.ProtocolVersion, wire.Version, wire.CompatibleRule)
 	}
 	return ok, nil
 }

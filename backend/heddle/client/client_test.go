@@ -243,3 +243,26 @@ func TestClientAgainstWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A worker that has gone (it closed its input, then exited: one that could
+// not start) makes Init fail with how it exited and its stderr, not with
+// the broken pipe the write met.
+func TestClientWorkerGoneBeforeInit(t *testing.T) {
+	r := newRecorder()
+	c, err := client.Start(client.Options{Argv: []string{"bash", "-c", "exec 0<&-; echo stdin closed; echo 'cannot start: no key' >&2; exit 7"}}, r.handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Close(); <-c.Done() }()
+	r.waitFor(t, "the worker's line", func(got []any) bool { return len(got) == 1 }) // its input is closed now
+	ctx, cancel := context.WithTimeout(context.Background(), heddletest.Wait)
+	defer cancel()
+	_, err = c.Init(ctx, wire.InitConfig{Model: "m"})
+	if !errors.Is(err, client.ErrExited) || !strings.Contains(err.Error(), "status 7: cannot start: no key") {
+		t.Fatalf("init: %v", err)
+	}
+	<-c.Done()
+	if _, err := c.Send("hello"); !errors.Is(err, client.ErrExited) || !strings.Contains(err.Error(), "status 7") {
+		t.Fatalf("send after exit: %v", err)
+	}
+}

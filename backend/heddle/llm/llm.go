@@ -91,7 +91,11 @@ type Completion struct {
 // Handler receives a stream as it comes. Any field may be nil.
 type Handler struct {
 	// Responded is called once, when the provider has answered: the first
-	// data chunk, or an error status with its body.
+	// data chunk that carries something (content, a tool call fragment, a
+	// finish reason, usage, an error, or a chunk that is not JSON), the end
+	// of the stream, or an error status with its body. An empty delta —
+	// the role-only chunk OpenAI-compatible endpoints open with — is not
+	// an answer yet: a call cancelled then has produced nothing.
 	Responded func()
 	// Text is called with each non-empty content delta.
 	Text func(string)
@@ -288,6 +292,7 @@ func (s *stream) read(body io.Reader) error {
 	if err := dispatch(); err != nil {
 		return err
 	}
+	s.respond() // the stream ended: the provider has answered, if with nothing
 	if !s.done && s.finish == "" {
 		return &ProviderError{Message: "the stream ended before [DONE]", Body: json.RawMessage("null")}
 	}
@@ -297,16 +302,17 @@ func (s *stream) read(body io.Reader) error {
 // event handles one SSE event's data.
 func (s *stream) event(d string) error {
 	if strings.TrimSpace(d) == "[DONE]" {
+		s.respond()
 		s.done = true
 		return nil
 	}
-	if !s.responded {
-		s.responded = true
-		call(s.h.Responded)
-	}
 	var c chunk
 	if err := json.Unmarshal([]byte(d), &c); err != nil {
+		s.respond()
 		return &ProviderError{Message: "a stream chunk is not JSON: " + err.Error(), Body: jsonBody([]byte(d))}
+	}
+	if c.carries() {
+		s.respond()
 	}
 	if c.Error != nil {
 		return &ProviderError{Message: c.Error.Message, Body: jsonBody([]byte(d))}
@@ -348,6 +354,28 @@ func (s *stream) event(d string) error {
 		}
 	}
 	return nil
+}
+
+// respond calls Responded, the first time.
+func (s *stream) respond() {
+	if !s.responded {
+		s.responded = true
+		call(s.h.Responded)
+	}
+}
+
+// carries reports whether a chunk says anything: not an empty delta (a
+// role, an empty content).
+func (c *chunk) carries() bool {
+	if c.Error != nil || c.Usage != nil {
+		return true
+	}
+	for _, ch := range c.Choices {
+		if (ch.Delta.Content != nil && *ch.Delta.Content != "") || len(ch.Delta.ToolCalls) > 0 || (ch.FinishReason != nil && *ch.FinishReason != "") {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *stream) completion() Completion {

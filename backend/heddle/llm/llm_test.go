@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/heddle/heddletest"
 	"github.com/heimdall-tui/heimdall-tui/backend/heddle/llm"
 )
 
@@ -118,4 +120,46 @@ func FuzzStream(f *testing.F) {
 		defer srv.Close()
 		(&llm.Client{BaseURL: srv.URL}).Stream(context.Background(), llm.Request{}, llm.Handler{})
 	})
+}
+
+// The provider has answered (Responded) when a chunk says something, not
+// at the empty role-only delta an OpenAI-compatible stream opens with: a
+// call cancelled after that one has produced nothing.
+func TestRespondedAtFirstOutput(t *testing.T) {
+	ep := heddletest.NewStepped()
+	c := &llm.Client{BaseURL: "http://endpoint.test/v1", HTTP: &http.Client{Transport: ep}}
+	var responded atomic.Int32
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Stream(ctx, llm.Request{Model: "m"}, llm.Handler{Responded: func() { responded.Add(1) }})
+		done <- err
+	}()
+	st := <-ep.Streams
+	st.Chunk(t, heddletest.Role())
+	if n := responded.Load(); n != 0 {
+		t.Fatalf("responded %d times after the role chunk", n)
+	}
+	st.Chunk(t, heddletest.Text("hi"))
+	if n := responded.Load(); n != 1 {
+		t.Fatalf("responded %d times after a delta", n)
+	}
+	st.Chunk(t, heddletest.Finish("stop"))
+	st.Done()
+	if err := <-done; err != nil || responded.Load() != 1 {
+		t.Fatalf("%v, responded %d", err, responded.Load())
+	}
+
+	// A stream that ends having said nothing was an answer all the same.
+	go func() {
+		_, err := c.Stream(ctx, llm.Request{Model: "m"}, llm.Handler{Responded: func() { responded.Add(1) }})
+		done <- err
+	}()
+	st = <-ep.Streams
+	st.Chunk(t, heddletest.Role())
+	st.Done()
+	if err := <-done; err != nil || responded.Load() != 2 {
+		t.Fatalf("%v, responded %d", err, responded.Load())
+	}
 }

@@ -1,7 +1,10 @@
 // The page as a person uses it, in headless Chromium driven by Playwright
 // (playwright-core): start a shell session, type, see the output, resize,
 // join from a second page (snapshot, viewer count), chat between the two,
-// upload a file with the file picker and another by drag and drop.
+// upload a file with the file picker and another by drag and drop,
+// rename, a third page joining (output after its snapshot that begins with
+// the chunk marker), reconnect, the 30 s heartbeat, a phone-sized screen,
+// the session list.
 //
 // node browser.js BASE_URL CHROMIUM UPLOAD_FILE SCREENSHOT
 // Prints one JSON line: {"id": session id, "cols", "rows": the pty's size
@@ -104,6 +107,100 @@ async function waitMeta(page, re) {
     await a.keyboard.type('clear; stty size\n');
     await waitTerm(a, mr + ' ' + mc);
     if (screenshot) await a.screenshot({ path: screenshot });
+
+    // Rename from one page: the other's title shows the name.
+    await a.fill('#rename', 'web review');
+    await a.click('#rename-btn');
+    await b.waitForFunction(() => document.getElementById('title').textContent === 'web review · Custom', null, { timeout: T })
+      .catch(async () => fail('rename did not reach the second page: ' + await b.locator('#title').textContent()));
+
+    // A page joining gets the snapshot once: output that follows and
+    // begins with 0x02 (the chunk marker) is output. The program prints it
+    // (a subshell in the foreground: it gets the SIGWINCH) when the
+    // newcomer's smaller terminal resizes the pty.
+    await a.click('#term');
+    await a.keyboard.type("(trap 'printf \"\\002\\000\\002winch-%s\\n\" ok' WINCH; echo loop-$((5*5)); while :; do sleep 0.2; done)\n");
+    await waitTerm(a, 'loop-25');
+    const c = await ctx.newPage();
+    c.on('pageerror', (e) => errors.push(String(e)));
+    await c.setViewportSize({ width: 500, height: 400 });
+    await c.goto(base + '/#/s/' + encodeURIComponent(id));
+    await waitTerm(c, 'winch-ok');
+    await a.keyboard.press('Control+C');
+    await c.close();
+
+    // A dropped connection: the page reconnects by itself, with a fresh
+    // snapshot, and goes on.
+    await b.evaluate(() => view.ws.close());
+    await b.waitForFunction(() => /retrying/.test(document.getElementById('conn').textContent), null, { timeout: T })
+      .catch(() => fail('no retry shown after the connection dropped'));
+    await b.waitForFunction(() => document.getElementById('conn').textContent === 'connected', null, { timeout: T })
+      .catch(async () => fail('did not reconnect: ' + await b.locator('#conn').textContent()));
+    await waitMeta(a, /2 viewers/);
+    await a.keyboard.type('echo back-$((2*3))\n');
+    await waitTerm(b, 'back-6');
+
+    // The heartbeat: a ping with data.ts every 30 s (on a fake clock).
+    const h = await browser.newPage();
+    h.on('pageerror', (e) => errors.push(String(e)));
+    await h.addInitScript(() => {
+      window.__pings = [];
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (d) {
+        if (typeof d === 'string') { const m = JSON.parse(d); if (m.type === 'ping') window.__pings.push(m); }
+        return send.call(this, d);
+      };
+    });
+    await h.clock.install();
+    await h.goto(base + '/#/s/' + encodeURIComponent(id));
+    await h.waitForFunction(() => document.getElementById('conn').textContent === 'connected', null, { timeout: T, polling: 100 })
+      .catch(() => fail('heartbeat page not connected'));
+    const pings = () => h.evaluate(() => window.__pings);
+    await h.clock.runFor(29000);
+    if ((await pings()).length !== 0) fail('a ping before 30 s: ' + JSON.stringify(await pings()));
+    await h.clock.runFor(1000);
+    let got = await pings();
+    if (got.length !== 1 || typeof got[0].data.ts !== 'number') fail('pings at 30 s: ' + JSON.stringify(got));
+    await h.clock.runFor(30000);
+    if ((got = await pings()).length !== 2) fail('pings at 60 s: ' + JSON.stringify(got));
+    await h.close();
+
+    // A phone-sized screen: the terminal fills the width without the
+    // page scrolling sideways, the extra keys show, the chat fits.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const p = await phone.newPage();
+    p.on('pageerror', (e) => errors.push(String(e)));
+    p.on('dialog', (d) => d.accept('Carol'));
+    await p.goto(base + '/#/s/' + encodeURIComponent(id));
+    await waitTerm(p, 'back-6');
+    const lay = await p.evaluate(() => {
+      const r = (id) => document.getElementById(id).getBoundingClientRect();
+      return { sw: document.documentElement.scrollWidth, w: innerWidth, h: innerHeight, cols: view.term.cols, rows: view.term.rows,
+        keys: r('keys'), toolbar: r('toolbar'), term: r('term') };
+    });
+    if (lay.sw > lay.w || lay.toolbar.right > lay.w || lay.term.right > lay.w) fail('wider than a phone: ' + JSON.stringify(lay));
+    if (lay.cols < 40 || lay.rows < 20) fail('a phone terminal of ' + lay.cols + '×' + lay.rows);
+    if (lay.keys.height === 0 || lay.keys.bottom > lay.h) fail('the extra keys do not show: ' + JSON.stringify(lay.keys));
+    await p.tap('#keys button[data-key="esc"]');
+    await p.tap('#chat-toggle');
+    await p.fill('#chat-input', 'from a phone');
+    await p.tap('#chat-form button[type=submit]');
+    await a.waitForFunction(() => document.getElementById('chat-log').textContent.includes('Carol: from a phone'), null, { timeout: T })
+      .catch(() => fail('the phone\'s chat did not arrive'));
+    const chatBox = await p.evaluate(() => document.getElementById('chat-input').getBoundingClientRect().toJSON());
+    if (chatBox.right > lay.w || chatBox.bottom > lay.h || chatBox.width < 100) fail('the chat input on a phone: ' + JSON.stringify(chatBox));
+    await phone.close();
+
+    // The list: the session, its name and its state.
+    await a.goto(base + '/#');
+    await a.waitForFunction((sid) => [...document.querySelectorAll('#sessions a')].some((e) => e.dataset.id === sid), id, { timeout: T })
+      .catch(() => fail('the session is not listed'));
+    const item = await a.evaluate((sid) => {
+      const e = [...document.querySelectorAll('#sessions a')].find((e) => e.dataset.id === sid);
+      return { name: e.querySelector('.name').textContent, state: e.querySelector('.state').textContent, cls: e.querySelector('.state').className };
+    }, id);
+    if (item.name !== 'web review' || !item.state || item.cls === 'state') fail('listed as ' + JSON.stringify(item));
+
     if (errors.length) fail('page errors: ' + errors.join('; '));
     console.log(JSON.stringify({ id, cols: mc, rows: mr }));
   } finally {

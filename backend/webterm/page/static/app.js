@@ -55,7 +55,11 @@ async function loadList() {
     o.textContent = a.name + (a.found ? '' : ' (not installed)');
     return o;
   }));
+  // Keep the user's pick across refreshes; at first, the first assistant
+  // that is installed (a missing one cannot start).
+  const first = assistants.find((a) => a.found);
   if (keep) sel.value = keep;
+  else if (first) sel.value = first.key;
   const ul = $('sessions');
   ul.replaceChildren(...data.sessions.map((s) => {
     const li = document.createElement('li');
@@ -165,8 +169,9 @@ class TermView {
   }
 
   onBinary(b) {
-    // A snapshot chunk: [0x02][index][total][gzip data]. Snapshots come
-    // first on a connection: once raw output came, a 0x02 is output.
+    // A snapshot chunk: [0x02][index][total][gzip data]. A snapshot comes
+    // first on a connection, once: after it, or once raw output came, a
+    // 0x02 is output (Ctrl-B's byte, printed by a program).
     if (this.expectChunks && b.length >= 3 && b[0] === 0x02 && b[1] < b[2]) {
       const total = b[2];
       if (!this.chunks || this.chunks.length !== total) this.chunks = new Array(total).fill(null);
@@ -174,6 +179,7 @@ class TermView {
       if (this.chunks.every((c) => c !== null)) {
         const parts = this.chunks;
         this.chunks = null;
+        this.expectChunks = false;
         this.chain = this.chain.then(async () => {
           const data = await gunzip(parts);
           this.term.reset();
