@@ -2,6 +2,17 @@
 // streamed to the terminal, keys sent as input, the window size sent on start
 // and on SIGWINCH, and a detach key (Ctrl-\ by default) that returns control.
 //
+// Each direction is one loop on one goroutine, with no hand-off between
+// goroutines: keys are read from the terminal and written to the session by
+// one, output is read from the session and written to the terminal by the
+// other (Run's). Both wait for readiness in the netpoller and read and
+// write with raw system calls (backend/internal/rawio) where the files
+// allow: the terminal is reopened as a non-blocking description of its own
+// for that (the shell's stays blocking), and a Socket reads and writes its
+// connection so. A keystroke then costs each process one wake-up and its
+// reads and writes, as in a C event loop; heimdall-loadcheck -only rtt
+// measures the round trip and each hop beside tmux.
+//
 // The terminal is restored on every path out of Run (detach, exit, error).
 // The session is reached through an Endpoint: over its socket (Dial) or in
 // the same process (Local), which keeps the keystroke path free of an extra
@@ -19,6 +30,8 @@ import (
 
 	"github.com/muesli/cancelreader"
 	"golang.org/x/term"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
 )
 
 // DefaultDetachKey is Ctrl-\ (FS, 0x1c).
@@ -104,12 +117,12 @@ func Run(ep Endpoint, opts Options) (res Result, err error) {
 		}()
 	}
 
-	in, err := cancelreader.NewReader(opts.In)
-	if err != nil {
-		// Not pollable (a regular file, /dev/null): read it plainly; such
-		// input ends on its own.
-		in, _ = cancelreader.NewReader(struct{ io.Reader }{opts.In})
+	tout := io.Writer(opts.Out)
+	if f, c, err := rawio.Reopen(opts.Out, os.O_WRONLY); err == nil {
+		defer f.Close()
+		tout = c
 	}
+	in, cancel, closeIn := keyReader(opts.In)
 	detached := make(chan struct{})
 	var keys sync.WaitGroup
 	keys.Add(1)
@@ -121,9 +134,9 @@ func Run(ep Endpoint, opts Options) (res Result, err error) {
 		}
 	}()
 	defer func() {
-		in.Cancel()
+		cancel()
 		keys.Wait()
-		in.Close()
+		closeIn()
 	}()
 
 	for {
@@ -139,10 +152,26 @@ func Run(ep Endpoint, opts Options) (res Result, err error) {
 				return res, err
 			}
 		}
-		if _, err := opts.Out.Write(out); err != nil {
+		if _, err := tout.Write(out); err != nil {
 			return res, fmt.Errorf("write terminal: %w", err)
 		}
 	}
+}
+
+// keyReader returns the terminal's keys as a reader whose Read a cancel
+// ends: a non-blocking description of the terminal of its own (rawio.Reopen;
+// closing it is the cancel), else a cancelreader on in (which waits in a
+// blocking epoll of its own), else in read plainly (a regular file,
+// /dev/null: such input ends on its own). closeIn releases it.
+func keyReader(in *os.File) (r io.Reader, cancel, closeIn func()) {
+	if f, c, err := rawio.Reopen(in, os.O_RDONLY); err == nil {
+		return c, func() { f.Close() }, func() {}
+	}
+	cr, err := cancelreader.NewReader(in)
+	if err != nil {
+		cr, _ = cancelreader.NewReader(struct{ io.Reader }{in})
+	}
+	return cr, func() { cr.Cancel() }, func() { cr.Close() }
 }
 
 // forwardKeys copies keys to the endpoint until the detach key (returns

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
@@ -11,6 +12,12 @@ import (
 // Socket is an Endpoint over a session's Unix socket.
 type Socket struct {
 	c *frame.Client
+	// With raw (a socket the netpoller watches, nothing read ahead by
+	// c): frames are read through r and written under wmu, with raw
+	// system calls (rawio); otherwise through c.
+	raw rawio.Conn
+	r   *frame.Reader
+	wmu sync.Mutex
 }
 
 // Dial connects to the session socket at path and subscribes.
@@ -34,17 +41,37 @@ func NewSocket(c *frame.Client) (*Socket, error) {
 		c.Close()
 		return nil, err
 	}
-	return &Socket{c: c}, nil
+	s := &Socket{c: c}
+	if raw, ok := rawio.Of(c.Conn()); ok && c.Buffered() == 0 {
+		s.raw, s.r = raw, frame.NewReaderSize(raw, 8<<10)
+	}
+	return s, nil
 }
 
-func (s *Socket) Input(p []byte) error           { return s.c.Input(p) }
-func (s *Socket) Resize(cols, rows uint16) error { return s.c.Resize(cols, rows) }
-func (s *Socket) Close() error                   { return s.c.Close() }
+func (s *Socket) send(t frame.Type, p []byte) error {
+	if s.r == nil {
+		return s.c.Send(t, p)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.raw.Write(frame.AppendFrame(nil, t, p))
+	return err
+}
+
+func (s *Socket) Input(p []byte) error { return s.send(frame.Input, p) }
+func (s *Socket) Resize(cols, rows uint16) error {
+	return s.send(frame.Resize, frame.ResizePayload(cols, rows))
+}
+func (s *Socket) Close() error { return s.c.Close() }
 
 // Recv implements Endpoint. A connection that ends without EXIT is an error.
 func (s *Socket) Recv() ([]byte, bool, int, error) {
+	next := s.c.NextShared
+	if s.r != nil {
+		next = s.r.NextShared
+	}
 	for {
-		f, err := s.c.NextShared()
+		f, err := next()
 		if err != nil {
 			return nil, false, 0, err
 		}

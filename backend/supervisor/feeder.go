@@ -168,9 +168,26 @@ func (f *Feeder) Emulator() *vt.Emulator { return f.emu }
 
 // Push queues chunk, which must not be modified afterwards.
 func (f *Feeder) Push(chunk []byte) {
+	f.enqueue(chunk)
+	f.kick()
+}
+
+// enqueue is Push without waking the Feeder's goroutine: the chunk takes
+// its place in the stream (for Pace, Repaint's marks and the order of
+// later pushes) at once, and is applied after the next kick. A session's
+// reader enqueues under its lock and kicks after it has written the chunk
+// to its subscribers, so the wake-up (and the emulation it starts on
+// another core) never delays an echo on its way to the client.
+func (f *Feeder) enqueue(chunk []byte) {
 	f.mu.Lock()
 	f.queue = append(f.queue, chunk)
 	f.n += len(chunk)
+	f.mu.Unlock()
+}
+
+// kick wakes the Feeder's goroutine for what enqueue left.
+func (f *Feeder) kick() {
+	f.mu.Lock()
 	full := f.n >= batchBytes
 	f.mu.Unlock()
 	signal(f.wake)

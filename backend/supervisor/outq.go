@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
@@ -89,7 +90,7 @@ func (q *outq) output(chunk []byte) {
 	var n int
 	var werr error
 	q.raw.Write(func(fd uintptr) bool {
-		n, werr = unix.Writev(int(fd), [][]byte{hdr[:], chunk})
+		n, werr = rawio.Writev2(int(fd), hdr[:], chunk)
 		return true // one attempt: never wait for the client
 	})
 	if n < 0 {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
@@ -147,7 +148,12 @@ func (c *conn) serve() {
 	if _, err := c.nc.Write([]byte{frame.ModeBinary}); err != nil {
 		c.log.Debug("mode byte", "err", err)
 	}
-	r := frame.NewReaderSize(c.nc, 4<<10)
+	// Raw reads (see rawio) when the connection is a socket.
+	var src io.Reader = c.nc
+	if rc, ok := rawio.Of(c.nc); ok {
+		src = rc
+	}
+	r := frame.NewReaderSize(src, 4<<10)
 	for {
 		// Shared: no payload outlives its iteration (INPUT is written to
 		// the pty before the next read).

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
@@ -286,6 +287,11 @@ func (s *Session) Wait() int {
 // borrows one only while the pty has data, so an idle session holds none.
 var readBufs = sync.Pool{New: func() any { b := make([]byte, maxChunk); return &b }}
 
+// smallChunk: a read that leaves fewer bytes than this in the buffer was
+// short (a pty hands out up to ~4 KiB per read), so the chunk is published
+// at once; a flood's reads fill it past this and keep coalescing.
+const smallChunk = 1 << 10
+
 // maxChunk bounds one published chunk. A pty delivers at most ~4 KiB per
 // read; readLoop coalesces reads while more is immediately available.
 const maxChunk = 64 << 10
@@ -325,9 +331,16 @@ func (s *Session) readLoop() {
 			defer readBufs.Put(bp)
 			buf, n := *bp, 0
 			for n < len(buf) {
-				k, err := unix.Read(int(fd), buf[n:])
+				k, err := rawio.Read(int(fd), buf[n:]) // non-blocking: see rawio
 				if k > 0 {
 					n += k
+					if n < smallChunk {
+						// A short read emptied the pty: an echo or a
+						// keystroke's effect goes out now, without a
+						// read that would only say EAGAIN (the next
+						// attempt reads before it waits).
+						break
+					}
 					continue
 				}
 				if err == unix.EINTR {
@@ -368,14 +381,17 @@ func (s *Session) publish(chunk []byte) {
 	for sub := range s.subs {
 		sub.push(chunk)
 	}
-	// Under the lock (Push never waits): ListenScreen's repaint position
-	// in the feeder's stream is then exactly where its listener starts.
-	s.scr.Push(chunk)
+	// Queued under the lock: ListenScreen's repaint position in the
+	// feeder's stream is then exactly where its listener starts. The
+	// feeder is woken only after the listeners, which write the chunk to
+	// the socket subscribers: an echo leaves before emulation starts.
+	s.scr.enqueue(chunk)
 	ls := s.listeners
 	s.mu.Unlock()
 	for _, l := range ls {
 		l.fn(chunk)
 	}
+	s.scr.kick()
 }
 
 // waitLoop reaps the child, lets the reader drain what is left, then records
@@ -414,7 +430,11 @@ func (s *Session) Write(p []byte) (int, error) {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return s.ptmx.Write(p)
+	rc, err := s.ptmx.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	return rawio.Conn{RC: rc}.Write(p)
 }
 
 // tryWrite writes p to the pty only if that needs no waiting: not for
@@ -431,7 +451,7 @@ func (s *Session) tryWrite(p []byte) bool {
 	}
 	ok := false
 	rc.Write(func(fd uintptr) bool {
-		n, err := unix.Write(int(fd), p)
+		n, err := rawio.Write(int(fd), p)
 		ok = err == nil && n == len(p)
 		return true // never wait for the fd to become writable
 	})

@@ -21,6 +21,8 @@
 //	       sessions under this binary's supervisors, under -base's and as N
 //	       panes of one tmux server, empty and with history, in interleaved
 //	       rounds
+//	rtt    keystroke round trip through `heimdall-tui attach` beside tmux, with its
+//	       hops, for this binary and others given with -rtt-vs (see rtt.go)
 //	back   N live sessions left running by a dashboard that quit: the time from
 //	       starting a new dashboard to its first frame listing all of them with
 //	       the selected one's screen (median of several starts)
@@ -36,9 +38,10 @@
 // dashboard's session supervisors (a separate process each, which tmux has
 // no counterpart of) on a line of their own.
 //
-// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back] [-idle 20]
+// Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back|rtt] [-idle 20]
 // [-idle-for 5s] [-rounds 6] [-settle 65s] [-stagger 3s] [-base PATH] [-busy 16] [-busy-for 10s]
 // [-keys 100] [-writer-nice N] [-mem 20] [-mem-rounds 3] [-mem-history 2000] [-back 20] [-back-runs 5]
+// [-rtt-rounds 10] [-rtt-keys 200] [-rtt-vs NAME=BIN,...]
 package main
 
 import (
@@ -78,20 +81,36 @@ func main() {
 		memOpts  memOptions
 		backN    = flag.Int("back", 20, "live sessions a new dashboard comes back to")
 		backRuns = flag.Int("back-runs", 5, "dashboard starts timed in the back scenario")
-		only     = flag.String("only", "", "run one scenario: idle, busy, mem or back")
+		only     = flag.String("only", "", "run one scenario: idle, busy, mem, back or rtt")
+		rttR     = flag.Int("rtt-rounds", 10, "rtt: interleaved rounds")
+		rttK     = flag.Int("rtt-keys", 200, "rtt: keys timed per target and round")
+		rttVs    = flag.String("rtt-vs", "", "rtt: other heimdall-tui binaries to measure beside -bin, as NAME=PATH,...")
 		nice     = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
 	)
 	flag.IntVar(&memOpts.rounds, "mem-rounds", 3, "memory scenario: interleaved rounds")
 	flag.IntVar(&memOpts.history, "mem-history", 2000, "memory scenario: lines each session prints before idling, in the second case")
 	flag.Parse()
 	memOpts.n, memOpts.base = *memN, *base
-	if err := run(*bin, *base, *idleN, *rounds, *idleFor, *settle, *stagger, *busyN, *busyFor, *keysN, memOpts, *backN, *backRuns, *only, *nice); err != nil {
+	var vs [][2]string
+	for _, nb := range strings.Split(*rttVs, ",") {
+		if nb == "" {
+			continue
+		}
+		n, b, ok := strings.Cut(nb, "=")
+		if !ok || n == "" || b == "" {
+			fmt.Fprintf(os.Stderr, "heimdall-loadcheck: -rtt-vs %q: want NAME=PATH\n", nb)
+			os.Exit(2)
+		}
+		vs = append(vs, [2]string{n, b})
+	}
+	rtt := rttOptions{rounds: *rttR, keys: *rttK, vs: vs}
+	if err := run(*bin, *base, *idleN, *rounds, *idleFor, *settle, *stagger, *busyN, *busyFor, *keysN, memOpts, *backN, *backRuns, *only, *nice, rtt); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, base string, idleN, rounds int, idleFor, settle, stagger time.Duration, busyN int, busyFor time.Duration, keysN int, mem memOptions, backN, backRuns int, only string, nice int) error {
+func run(bin, base string, idleN, rounds int, idleFor, settle, stagger time.Duration, busyN int, busyFor time.Duration, keysN int, mem memOptions, backN, backRuns int, only string, nice int, rtt rttOptions) error {
 	tmp, err := os.MkdirTemp("", "hlc")
 	if err != nil {
 		return err
@@ -135,6 +154,12 @@ command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
 	if only == "" || only == "mem" {
 		if err := memScenario(bin, cfg, tmp, mem); err != nil {
 			return fmt.Errorf("mem: %w", err)
+		}
+	}
+	if only == "" || only == "rtt" {
+		bins := append([][2]string{{"this", bin}}, rtt.vs...)
+		if err := rttScenario(bins, tmp, rtt.rounds, rtt.keys); err != nil {
+			return fmt.Errorf("rtt: %w", err)
 		}
 	}
 	if only == "" || only == "back" {
@@ -303,14 +328,7 @@ func (t *tmuxRig) kill() {
 // stop ends the server (its client exits with it) and reaps the client.
 func (t *tmuxRig) stop() {
 	t.kill()
-	exited := make(chan struct{})
-	go func() { t.client.cmd.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(5 * time.Second):
-		t.client.cmd.Process.Kill()
-		<-exited
-	}
+	reap(t.client.cmd, 5*time.Second)
 	t.client.ptmx.Close()
 	<-t.client.done
 }
@@ -624,14 +642,23 @@ func (d *dashboard) quit(choice string) {
 	d.type_("q")
 	time.Sleep(100 * time.Millisecond)
 	d.type_(choice)
-	exited := make(chan struct{})
-	go func() { d.cmd.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		d.cmd.Process.Signal(syscall.SIGKILL)
-		<-exited
-	}
+	reap(d.cmd, 15*time.Second)
 	d.ptmx.Close()
 	<-d.done
+}
+
+// reap waits for cmd to exit. Each time grace passes first it sends the
+// next of sigs, and after the last SIGKILL; it returns once cmd is reaped.
+func reap(cmd *exec.Cmd, grace time.Duration, sigs ...syscall.Signal) {
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	for _, sig := range append(sigs, syscall.SIGKILL) {
+		select {
+		case <-exited:
+			return
+		case <-time.After(grace):
+			cmd.Process.Signal(sig)
+		}
+	}
+	<-exited
 }

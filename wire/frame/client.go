@@ -66,6 +66,12 @@ func (c *Client) Next() (Frame, error) { return c.r.Next() }
 // call (see Reader.NextShared).
 func (c *Client) NextShared() (Frame, error) { return c.r.NextShared() }
 
+// Buffered returns how many received bytes wait in the client's read
+// buffer (see Reader.Buffered): while it is 0, a caller may read the
+// connection with a Reader of its own (attach's Socket does, with raw
+// system calls).
+func (c *Client) Buffered() int { return c.r.Buffered() }
+
 // Input sends bytes for the session's pty.
 func (c *Client) Input(p []byte) error { return c.Send(Input, p) }
 

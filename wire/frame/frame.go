@@ -190,6 +190,11 @@ func NewReaderSize(r io.Reader, size int) *Reader {
 // server, and by tests).
 func (r *Reader) SetMaxPayload(n uint32) { r.max = n }
 
+// Buffered returns how many bytes of the stream the Reader has read ahead.
+// A caller may go on reading the stream some other way only when it is 0:
+// those bytes are not in the stream any more.
+func (r *Reader) Buffered() int { return r.r.Buffered() }
+
 // Next reads one frame. The payload is freshly allocated and owned by the
 // caller. At a clean end of stream it returns io.EOF; a stream that ends
 // inside a frame returns io.ErrUnexpectedEOF; an oversize frame returns

@@ -1,0 +1,177 @@
+// Package rawio reads and writes non-blocking file descriptors with raw
+// system calls, waiting for readiness in the Go netpoller.
+//
+// The keystroke path's reads and writes (a session's pty, the sockets
+// between a supervisor and its clients, an attached terminal) are on
+// non-blocking file descriptors, so they never wait in the kernel. Made as
+// raw system calls they skip the scheduler's entersyscall/exitsyscall. A
+// plain system call that finds the runtime's monitor thread (sysmon) asleep
+// wakes it, and on an otherwise idle process every keystroke did so on each
+// hop, on the way in and on the way out: a futex wake, then a thread napping
+// in 20 µs steps until the process is idle again — CPU taken from the
+// program, the client and the terminal on a small machine (heimdall-loadcheck
+// -only rtt reports it as CPU µs/key). Waiting for readiness stays with the
+// netpoller (syscall.RawConn's Read and Write), so deadlines, Close and
+// parking on EAGAIN behave as with os.File and net.Conn.
+//
+// Only for file descriptors in non-blocking mode: a raw call that blocked
+// would hold its P and stall the garbage collector.
+package rawio
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Read is read(2) as a raw system call.
+func Read(fd int, p []byte) (int, error) { return rw(unix.SYS_READ, fd, p) }
+
+// Write is write(2) as a raw system call.
+func Write(fd int, p []byte) (int, error) { return rw(unix.SYS_WRITE, fd, p) }
+
+func rw(trap uintptr, fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+// Writev2 is writev(2) of a then b as a raw system call.
+func Writev2(fd int, a, b []byte) (int, error) {
+	var iov [2]unix.Iovec
+	k := 0
+	for _, s := range [2][]byte{a, b} {
+		if len(s) > 0 {
+			iov[k].Base = &s[0]
+			iov[k].SetLen(len(s))
+			k++
+		}
+	}
+	if k == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall(unix.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(k))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+// Conn is a non-blocking file descriptor's RawConn, read and written with
+// raw system calls. It is an io.Reader and an io.Writer.
+type Conn struct{ RC syscall.RawConn }
+
+// Of returns a Conn for c (an *os.File or a net.Conn) if it has a file
+// descriptor the netpoller watches (a non-blocking one).
+func Of(c any) (Conn, bool) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return Conn{}, false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return Conn{}, false
+	}
+	nonblock := false
+	if rc.Control(func(fd uintptr) {
+		fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
+		nonblock = err == nil && fl&unix.O_NONBLOCK != 0
+	}) != nil || !nonblock {
+		return Conn{}, false
+	}
+	return Conn{rc}, true
+}
+
+// Read reads what is there, waiting in the netpoller while nothing is.
+// At end of input it returns io.EOF.
+func (c Conn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var rerr error
+	err := c.RC.Read(func(fd uintptr) bool {
+		for {
+			n, rerr = Read(int(fd), p)
+			if rerr != unix.EINTR {
+				return rerr != unix.EAGAIN
+			}
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	if rerr != nil {
+		return 0, rerr
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// Write writes all of p, waiting in the netpoller while the file is full.
+func (c Conn) Write(p []byte) (int, error) {
+	done := 0
+	var werr error
+	err := c.RC.Write(func(fd uintptr) bool {
+		for done < len(p) {
+			n, err := Write(int(fd), p[done:])
+			switch err {
+			case nil:
+				done += n
+			case unix.EINTR:
+			case unix.EAGAIN:
+				return false
+			default:
+				werr = err
+				return true
+			}
+		}
+		return true
+	})
+	if err == nil {
+		err = werr
+	}
+	return done, err
+}
+
+// Reopen opens f's file again, as a new open file description in
+// non-blocking mode that the netpoller watches, for raw reads or writes
+// (flag: os.O_RDONLY or os.O_WRONLY). The file status flags belong to the
+// description, so f's own (shared with the shell that started us, for a
+// terminal) stay as they are. It fails for what cannot be opened by path
+// (a socket) or polled (a regular file). Close the result when done.
+func Reopen(f *os.File, flag int) (*os.File, Conn, error) {
+	var fd int
+	var ctlErr error
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, Conn{}, err
+	}
+	err = rc.Control(func(u uintptr) {
+		fd, ctlErr = unix.Open("/proc/self/fd/"+strconv.Itoa(int(u)), flag|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	})
+	if err == nil {
+		err = ctlErr
+	}
+	if err != nil {
+		return nil, Conn{}, err
+	}
+	nf := os.NewFile(uintptr(fd), f.Name()) // non-blocking: the netpoller's
+	c, ok := Of(nf)
+	if !ok {
+		nf.Close()
+		return nil, Conn{}, &os.PathError{Op: "reopen", Path: f.Name(), Err: unix.EPERM}
+	}
+	return nf, c, nil
+}
