@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ func TestOnScreenAfterApply(t *testing.T) {
 		stale []string // violations seen inside the hook
 		last  uint64
 		sawHi bool
+		trace []string
 	)
 	// The second write waits on a gate the test opens once the hook has
 	// seen the first: two writes the feeder cannot coalesce, however slow
@@ -37,6 +39,7 @@ func TestOnScreenAfterApply(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			calls++
+			trace = append(trace, fmt.Sprintf("call %d: seq %d, snap seq %d %q", calls, seq, snap.Seq, strings.TrimSpace(snap.Text())))
 			if seq <= last {
 				stale = append(stale, "seq did not grow")
 			}
@@ -64,7 +67,8 @@ func TestOnScreenAfterApply(t *testing.T) {
 	waitFor(t, "hook saw hello world", 10*time.Second, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return sawHi && last == s.Screen().Seq && strings.Contains(s.Screen().Text(), "hello world")
+		snap := s.Screen() // one snapshot: two could straddle the second write
+		return sawHi && last == snap.Seq && strings.Contains(snap.Text(), "hello world")
 	})
 	mu.Lock()
 	defer mu.Unlock()
@@ -72,7 +76,7 @@ func TestOnScreenAfterApply(t *testing.T) {
 		t.Fatalf("hook saw a stale screen: %v", stale)
 	}
 	if calls < 2 {
-		t.Fatalf("%d hook calls for two separated writes", calls)
+		t.Fatalf("%d hook calls for two separated writes:\n%s\nnow seq %d %q", calls, strings.Join(trace, "\n"), s.Screen().Seq, strings.TrimSpace(s.Screen().Text()))
 	}
 	if s.Title() != "T1" {
 		t.Fatalf("Title() = %q", s.Title())
