@@ -183,15 +183,7 @@ func TestBlemeesOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTranscript(t, f, id, "user: tool\ntool: Bash {\"command\":\"ls\"}\ntool: → a.txt\nassistant: listed\n")
-	if err := f.Send(id, session.Input{Data: []byte("slow:5000")}); err != nil {
-		t.Fatal(err)
-	}
-	proctest.WaitFor(t, "streaming", 10*time.Second, func() bool { return infoOf(t, f, id).State == session.Streaming })
-	if err := f.Interrupt(id); err != nil {
-		t.Fatal(err)
-	}
-	waitTranscript(t, f, id, "user: slow:5000\nsystem: interrupted\n")
-	proctest.WaitFor(t, "Idle after the interrupt", 10*time.Second, func() bool { return infoOf(t, f, id).State == session.Idle })
+	interruptSlowTurn(t, f, id)
 
 	// Kill closes it on the daemon; Restart opens it again with resume.
 	if err := f.Kill(id, false); err != nil {

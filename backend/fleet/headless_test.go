@@ -34,6 +34,25 @@ func roles(es []session.Entry) string {
 	return b.String()
 }
 
+// interruptSlowTurn sends the fake claude a slow turn, waits for it to
+// stream (the answer's tail in the title), interrupts it and waits for the
+// notice and Idle.
+func interruptSlowTurn(t *testing.T, f *fleet.Fleet, id string) {
+	t.Helper()
+	if err := f.Send(id, session.Input{Data: []byte("slow:5000")}); err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitFor(t, "streaming", 10*time.Second, func() bool {
+		in := infoOf(t, f, id)
+		return in.State == session.Streaming && strings.Contains(in.Title, "slow")
+	})
+	if err := f.Interrupt(id); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, f, id, "user: slow:5000\nsystem: interrupted\n")
+	proctest.WaitFor(t, "Idle after the interrupt", 10*time.Second, func() bool { return infoOf(t, f, id).State == session.Idle })
+}
+
 func waitTranscript(t *testing.T, f *fleet.Fleet, id, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -84,18 +103,7 @@ func TestHeadlessMember(t *testing.T) {
 
 	// A slow turn: Streaming with the answer's tail in the title, then
 	// interrupted.
-	if err := f.Send(id, session.Input{Data: []byte("slow:5000")}); err != nil {
-		t.Fatal(err)
-	}
-	proctest.WaitFor(t, "streaming", 10*time.Second, func() bool {
-		in := infoOf(t, f, id)
-		return in.State == session.Streaming && strings.Contains(in.Title, "slow")
-	})
-	if err := f.Interrupt(id); err != nil {
-		t.Fatal(err)
-	}
-	waitTranscript(t, f, id, "user: slow:5000\nsystem: interrupted\n")
-	proctest.WaitFor(t, "Idle after the interrupt", 10*time.Second, func() bool { return infoOf(t, f, id).State == session.Idle })
+	interruptSlowTurn(t, f, id)
 
 	if err := f.Kill(id, false); err != nil {
 		t.Fatal(err)
