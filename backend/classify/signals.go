@@ -206,6 +206,9 @@ type Detail struct {
 	// Conversation is the agent's own conversation id (claude --resume
 	// ID), as its last SessionStart (or any hook) said.
 	Conversation string
+	// Tool is the tool a busy agent runs, by its own report ("" if not
+	// known).
+	Tool string
 }
 
 // Layered is a Classifier that puts an agent's own reports (Signal) above
@@ -355,10 +358,20 @@ func (l *Layered) NeedsInput(now time.Time) bool { return l.decide(now).needs }
 
 // Detail returns what the classifier knows at now beyond the state.
 func (l *Layered) Detail(now time.Time) Detail {
+	_, _, d := l.Verdict(now)
+	return d
+}
+
+// Verdict is State and Detail at now from one decision (a caller that
+// wants both asks once: each decision reads the inner classifier).
+func (l *Layered) Verdict(now time.Time) (session.State, time.Time, Detail) {
 	v := l.decide(now)
 	d := Detail{NeedsInput: v.needs, Conversation: l.convo}
 	if !v.fromHook {
-		return d
+		return v.state, v.since, d
+	}
+	if v.state == session.ToolUse {
+		d.Tool = l.hook.Tool // a question names its tool as the call before it did
 	}
 	switch {
 	case v.needs:
@@ -371,8 +384,11 @@ func (l *Layered) Detail(now time.Time) Detail {
 			d.Error = "error"
 		}
 	}
-	return d
+	return v.state, v.since, d
 }
+
+// Conversation is the agent's conversation id as its hooks last said.
+func (l *Layered) Conversation() string { return l.convo }
 
 // reason is the waiting hook's reason: the tool and what it is about, or
 // the agent's message.
@@ -385,14 +401,6 @@ func (l *Layered) reason() string {
 		return h.Message
 	case h.Tool != "":
 		return h.Tool
-	}
-	return ""
-}
-
-// Tool is the tool a busy hook verdict names ("" if none).
-func (l *Layered) Tool(now time.Time) string {
-	if v := l.decide(now); v.fromHook && v.state == session.ToolUse {
-		return l.hook.Tool
 	}
 	return ""
 }

@@ -76,8 +76,8 @@ func TestLayeredTurn(t *testing.T) {
 	wantState(t, l, at(101), session.Thinking, false) // before the screen shows the spinner
 	l.Signal(at(200), hook(t, `{"hook_event_name":"PreToolUse","session_id":"c-1","tool_name":"Bash","tool_input":{"command":"rm -rf build","description":"clean"}}`))
 	wantState(t, l, at(201), session.ToolUse, false)
-	if l.Tool(at(201)) != "Bash" {
-		t.Fatalf("tool %q", l.Tool(at(201)))
+	if l.Detail(at(201)).Tool != "Bash" {
+		t.Fatalf("tool %q", l.Detail(at(201)).Tool)
 	}
 	l.Signal(at(210), hook(t, `{"hook_event_name":"PermissionRequest","session_id":"c-1","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`))
 	wantState(t, l, at(211), session.Idle, true)
@@ -96,8 +96,8 @@ func TestLayeredTurn(t *testing.T) {
 	// moving on clears the question.
 	show(l, s, at(2000), session.Idle, false) // a screen rule that reads the running tool as idle
 	wantState(t, l, at(2001), session.ToolUse, false)
-	if l.Tool(at(2001)) != "Bash" {
-		t.Fatalf("tool %q after the question", l.Tool(at(2001)))
+	if l.Detail(at(2001)).Tool != "Bash" {
+		t.Fatalf("tool %q after the question", l.Detail(at(2001)).Tool)
 	}
 	wantState(t, l, at(2900), session.ToolUse, false) // the screen stood still, but the hook was a question
 	l.Signal(at(3000), hook(t, `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":""}}`))

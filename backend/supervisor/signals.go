@@ -29,9 +29,6 @@ type Detail struct {
 	// Done: the last turn ended normally, by the agent's own report, and
 	// no user has seen the session since.
 	Done bool
-	// Tool is the tool a busy agent runs, by its own report ("" if not
-	// known).
-	Tool string
 }
 
 // StateView is what a state watcher gets: the state and its detail.
@@ -103,22 +100,11 @@ func (s *Session) Seen() {
 	s.publishState()
 }
 
-// Detail returns the session's verdict beyond its state.
-func (s *Session) Detail() Detail {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.detailLocked(time.Now())
-}
-
-func (s *Session) detailLocked(now time.Time) Detail {
-	d := Detail{Detail: s.cls.Detail(now), Tool: s.cls.Tool(now)}
-	d.Done = !d.Finished.IsZero() && d.Finished.After(s.sig.seen)
-	return d
-}
-
+// viewLocked is the view at now, from one classifier decision.
 func (s *Session) viewLocked(now time.Time) StateView {
-	st, since := s.cls.State(now)
-	return StateView{State: st, Since: since, Attention: s.attentionLocked(), Detail: s.detailLocked(now)}
+	st, since, cd := s.cls.Verdict(now)
+	d := Detail{Detail: cd, Done: !cd.Finished.IsZero() && cd.Finished.After(s.sig.seen)}
+	return StateView{State: st, Since: since, Attention: s.attentionLocked(), Detail: d}
 }
 
 // WatchState calls fn with the session's state view now and after each
@@ -136,6 +122,7 @@ func (s *Session) WatchState(fn func(StateView)) (remove func()) {
 	s.sig.nextW++
 	s.sig.watchers[id] = fn
 	v := s.viewLocked(time.Now())
+	s.sig.last = &v
 	s.mu.Unlock()
 	fn(v)
 	return func() {
@@ -187,17 +174,20 @@ func (s *Session) publishState() {
 	s.sig.wmu.Lock()
 	defer s.sig.wmu.Unlock()
 	s.mu.Lock()
-	v := s.viewLocked(time.Now())
-	var fns []func(StateView)
-	if s.sig.last == nil || !sameView(*s.sig.last, v) {
-		s.sig.last = &v
-		for _, fn := range s.sig.watchers {
-			fns = append(fns, fn)
-		}
-	}
 	convo := ""
-	if v.Conversation != s.sig.convo {
-		s.sig.convo, convo = v.Conversation, v.Conversation
+	if c := s.cls.Conversation(); c != s.sig.convo {
+		s.sig.convo, convo = c, c
+	}
+	var fns []func(StateView)
+	var v StateView
+	if len(s.sig.watchers) > 0 { // nobody watching: no view to make (observe calls this)
+		v = s.viewLocked(time.Now())
+		if s.sig.last == nil || !sameView(*s.sig.last, v) {
+			s.sig.last = &v
+			for _, fn := range s.sig.watchers {
+				fns = append(fns, fn)
+			}
+		}
 	}
 	s.mu.Unlock()
 	for _, fn := range fns {
@@ -211,7 +201,5 @@ func (s *Session) publishState() {
 // sameView reports whether a and b show the same (Since is not compared:
 // it moves only with the state).
 func sameView(a, b StateView) bool {
-	return a.State == b.State && a.Attention == b.Attention && a.Detail.Done == b.Detail.Done && a.Tool == b.Tool &&
-		a.NeedsInput == b.NeedsInput && a.Reason == b.Reason && a.Error == b.Error &&
-		a.ErrorDetails == b.ErrorDetails && a.Conversation == b.Conversation
+	return a.State == b.State && a.Attention == b.Attention && a.Detail == b.Detail
 }

@@ -75,12 +75,15 @@ func (s *Session) screenInfo(ansi bool) frame.ScreenInfo {
 	if ansi {
 		text = strings.TrimRight(snap.ANSI(), "\n")
 	}
+	s.mu.Lock()
+	v := s.viewLocked(time.Now())
+	s.mu.Unlock()
 	return frame.ScreenInfo{
 		Cols: snap.Cols, Rows: snap.Rows,
 		CursorX: snap.Cursor.X, CursorY: snap.Cursor.Y, CursorVisible: snap.Cursor.Visible,
 		AltScreen: snap.Modes.AltScreen, Title: snap.Title,
-		NeedsInput: s.NeedsInput(), Attention: s.Attention(), Screen: text,
-		AgentState: WireAgentState(s.Detail()),
+		NeedsInput: v.NeedsInput, Attention: v.Attention, Screen: text,
+		AgentState: WireAgentState(v.Detail),
 	}
 }
 
