@@ -50,6 +50,10 @@ type sess struct {
 }
 
 // sessLocked returns id's sess, made if needed. s.mu is held.
+// endWait bounds how long a join waits for the fleet to see the end of a
+// session whose socket is already gone.
+const endWait = 2 * time.Second
+
 func (s *Server) sessLocked(id string) *sess {
 	ss := s.sessions[id]
 	if ss == nil {
@@ -353,8 +357,15 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		o, err = s.opts.Fleet.Output(id, true)
 	}
 	if !in.Alive || err != nil {
-		// Ended (maybe just now): say how, and close.
-		if in, ok = s.lookup(id); ok && !in.Alive {
+		// Ended (maybe just now): say how, and close. A session whose
+		// socket is gone may still be listed alive for a moment (the
+		// fleet reads its EXIT on a connection of its own): wait for that.
+		in, ok = s.lookup(id)
+		for deadline := time.Now().Add(endWait); ok && in.Alive && err != nil && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+			in, ok = s.lookup(id)
+		}
+		if ok && !in.Alive {
 			b, _ := json.Marshal(wsterm.NewExit(in.ExitCode))
 			wctx, wcancel := context.WithTimeout(ctx, s.opts.WriteTimeout)
 			conn.Write(wctx, websocket.MessageText, b)
