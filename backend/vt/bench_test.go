@@ -74,3 +74,27 @@ func benchWrite(b *testing.B, e *Emulator, data []byte) {
 		e.Write(data)
 	}
 }
+
+// BenchmarkSnapshot measures what the dashboard pays to copy a screen
+// out: a full one (every row written) and an idle prompt (one row written,
+// the others blank).
+func BenchmarkSnapshot(b *testing.B) {
+	const cols, rows = 120, 35
+	full := New(cols, rows, Options{})
+	for y := range rows {
+		fmt.Fprintf(full, "\x1b[%d;1H\x1b[3%dm%s", y+1, y%8, strings.Repeat("x", cols))
+	}
+	prompt := New(cols, rows, Options{})
+	prompt.Write([]byte("user@host:~/src/app$ "))
+	for _, c := range []struct {
+		name string
+		e    *Emulator
+	}{{"full", full}, {"prompt", prompt}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				c.e.Snapshot()
+			}
+		})
+	}
+}

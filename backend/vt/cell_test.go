@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	uv "github.com/charmbracelet/ultraviolet"
 )
 
 // Rows nobody wrote share the blank row; writing one gives it its own
@@ -40,6 +42,52 @@ func TestUnwrittenRowsShareTheBlankRow(t *testing.T) {
 	for _, c := range sharedBlank() {
 		if c != emptyCell {
 			t.Fatalf("the shared blank row was written: %+v", c)
+		}
+	}
+}
+
+// A snapshot's blank rows are slices of the shared blank row of uv cells,
+// written and coloured rows are copies of their own, and a later write to
+// the screen changes no snapshot taken before it.
+func TestSnapshotSharesBlankRows(t *testing.T) {
+	e := New(120, 35, Options{})
+	e.Write([]byte("$ ls\r\n\x1b[44m\x1b[K\x1b[0m\r\n\x1b[2Jx"))
+	// Every row is blank again after ED but row 2, where the cursor was.
+	snap := e.Snapshot()
+	isSharedUV := func(row []uv.Cell) bool { return &row[0] == &(*uvBlank.Load())[0] }
+	var shared []int
+	for y, row := range snap.Cells {
+		if len(row) != 120 {
+			t.Fatalf("row %d has %d cells", y, len(row))
+		}
+		if !isSharedUV(row) {
+			shared = append(shared, y)
+		}
+	}
+	if fmt.Sprint(shared) != "[2]" {
+		t.Fatalf("rows with cells of their own: %v, want [2]", shared)
+	}
+	if got := snap.Lines()[2]; got != "x" {
+		t.Fatalf("row 2 = %q", got)
+	}
+	e.Write([]byte("\x1b[1;1H\x1b[41mred\x1b[0m"))
+	if got := snap.Lines()[0]; got != "" {
+		t.Fatalf("an earlier snapshot changed with the screen: row 0 = %q", got)
+	}
+	later := e.Snapshot()
+	if isSharedUV(later.Cells[0]) || later.Lines()[0] != "red" || later.Cells[0][0].Style.Bg == nil {
+		t.Fatalf("row 0 after writing: shared %v, %q, %+v", isSharedUV(later.Cells[0]), later.Lines()[0], later.Cells[0][0])
+	}
+	wide := New(300, 5, Options{}).Snapshot()
+	if len(wide.Cells[4]) != 300 || !isSharedUV(wide.Cells[4]) || !isSharedUV(New(80, 5, Options{}).Snapshot().Cells[0]) {
+		t.Fatal("a wider screen's blank rows are not slices of the shared row")
+	}
+	if len(snap.Cells[0]) != 120 || snap.Cells[0][119] != uv.EmptyCell {
+		t.Fatal("a snapshot's blank row changed when the shared row grew")
+	}
+	for _, c := range *uvBlank.Load() {
+		if c != uv.EmptyCell {
+			t.Fatalf("the shared blank row of uv cells was written: %+v", c)
 		}
 	}
 }

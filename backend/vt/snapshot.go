@@ -2,12 +2,17 @@ package vt
 
 import (
 	"strings"
+	"sync/atomic"
 
 	uv "github.com/charmbracelet/ultraviolet"
 )
 
-// Snapshot returns a deep copy of the visible screen. It is safe to call
-// concurrently with Write.
+// Snapshot returns a copy of the visible screen. It is safe to call
+// concurrently with Write. Blank rows (only empty cells with the default
+// pen: what a screen mostly holds while a shell or an agent waits) are
+// slices of one read-only row shared by every snapshot of the process, so
+// a dashboard that keeps the last snapshot of each session pays for the
+// rows that show something (112 bytes a cell) and not for the rest.
 func (e *Emulator) Snapshot() *Snapshot {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -20,15 +25,62 @@ func (e *Emulator) Snapshot() *Snapshot {
 		Modes:  e.modes,
 		Seq:    e.seq.Load(),
 	}
-	backing := make([]uv.Cell, e.cols*e.rows)
+	written := 0
+	for _, l := range e.scr.lines {
+		if !isBlankLine(l) {
+			written++
+		}
+	}
+	backing := make([]uv.Cell, e.cols*written)
+	var blank []uv.Cell
 	for y, l := range e.scr.lines {
-		row := backing[y*e.cols : (y+1)*e.cols : (y+1)*e.cols]
+		if isBlankLine(l) {
+			if blank == nil {
+				blank = sharedUVBlank(e.cols)
+			}
+			s.Cells[y] = blank
+			continue
+		}
+		row := backing[:e.cols:e.cols]
+		backing = backing[e.cols:]
 		for x := range l {
 			row[x] = e.uvCell(&l[x])
 		}
 		s.Cells[y] = row
 	}
 	return s
+}
+
+// uvBlank is the read-only row of empty uv cells that blank rows of every
+// Snapshot are slices of: as wide as the widest screen snapshotted so far
+// (a wider one replaces it; snapshots keep the row they were given).
+var uvBlank atomic.Pointer[[]uv.Cell]
+
+// sharedUVBlank returns a row of cols empty uv cells from uvBlank.
+func sharedUVBlank(cols int) []uv.Cell {
+	if r := uvBlank.Load(); r != nil && len(*r) >= cols {
+		return (*r)[:cols:cols]
+	}
+	r := make([]uv.Cell, cols)
+	for i := range r {
+		r[i] = uv.EmptyCell
+	}
+	uvBlank.Store(&r)
+	return r
+}
+
+// isBlankLine reports whether every cell of l is an empty cell with the
+// default pen.
+func isBlankLine(l []cell) bool {
+	if isShared(l) {
+		return true
+	}
+	for i := range l {
+		if l[i] != emptyCell {
+			return false
+		}
+	}
+	return true
 }
 
 // Plain is the visible screen as text: what classifiers read. Taking it

@@ -70,7 +70,8 @@ type Snapshot struct {
 	Cols, Rows int
 	// Cells is Rows rows of Cols cells. A wide character occupies its cell
 	// (Width 2) and the next one, which has Width 0 and empty Content. An
-	// empty cell has Content " " and Width 1 (uv.EmptyCell).
+	// empty cell has Content " " and Width 1 (uv.EmptyCell). The cells are
+	// read-only: blank rows are shared by every snapshot of the process.
 	Cells  [][]uv.Cell
 	Cursor Cursor
 	Title  string // OSC 0/2

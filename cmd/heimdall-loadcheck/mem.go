@@ -34,9 +34,10 @@ type memOptions struct {
 	base               string
 }
 
-// memSample is one measurement: bytes per session over every process, and
-// for heimdall-tui the median supervisor's own PSS.
-type memSample struct{ perSession, supervisor float64 }
+// memSample is one measurement: bytes per session over every process,
+// and for heimdall-tui its parts: the median supervisor's own PSS and the
+// anonymous (private) part of it, and the dashboard's growth per session.
+type memSample struct{ perSession, supervisor, supervisorAnon, dashboard float64 }
 
 type memVariant struct {
 	name    string
@@ -83,16 +84,20 @@ func memScenario(bin, cfg, tmp string, o memOptions) error {
 		fmt.Printf("mem: %d idle sessions, %s: PSS per session over every process involved, median [min–max] mean of %d rounds\n",
 			o.n, cs.name, o.rounds)
 		for v, vr := range variants {
-			per := make([]float64, 0, o.rounds)
-			sup := make([]float64, 0, o.rounds)
-			for _, s := range got[c][v] {
-				per, sup = append(per, s.perSession/1024), append(sup, s.supervisor/1024)
+			samples := got[c][v]
+			kib := func(part func(memSample) float64) string {
+				x := make([]float64, 0, len(samples))
+				for _, s := range samples {
+					x = append(x, part(s)/1024)
+				}
+				return spread(x, "%.0f")
 			}
-			line := fmt.Sprintf("  %-10s %s KiB", vr.name, spread(per, "%.0f"))
-			if sup[0] > 0 {
-				line += fmt.Sprintf("   (a supervisor alone: %s KiB)", spread(sup, "%.0f"))
+			fmt.Printf("  %-10s %s KiB\n", vr.name, kib(func(s memSample) float64 { return s.perSession }))
+			if samples[0].supervisor > 0 {
+				fmt.Printf("  %-10s   a supervisor alone %s KiB (anonymous %s), the dashboard's growth per session %s KiB\n", "",
+					kib(func(s memSample) float64 { return s.supervisor }), kib(func(s memSample) float64 { return s.supervisorAnon }),
+					kib(func(s memSample) float64 { return s.dashboard }))
 			}
-			fmt.Println(line)
 		}
 	}
 	return nil
@@ -112,17 +117,19 @@ func oursMem(bin, cfg, tmp string, n int) func(tag, agent string, lines int) (me
 			return memSample{}, err
 		}
 		time.Sleep(memSettle)
-		total, _ := smapsRollup(d.cmd.Process.Pid)
-		var sup []int64
+		dash, _ := smapsRollup(d.cmd.Process.Pid)
+		total := dash
+		var sup, supAnon []int64
 		for _, pid := range d.supervisors() {
-			p, _ := smapsRollup(pid)
+			p, a := smapsRollup(pid)
 			total += p
-			sup = append(sup, p)
+			sup, supAnon = append(sup, p), append(supAnon, a)
 		}
 		if len(sup) != n {
 			return memSample{}, fmt.Errorf("%d supervisor processes, want %d", len(sup), n)
 		}
-		return memSample{perSession: float64(total-base) / float64(n), supervisor: median(sup)}, nil
+		return memSample{perSession: float64(total-base) / float64(n), supervisor: median(sup),
+			supervisorAnon: median(supAnon), dashboard: float64(dash-base) / float64(n)}, nil
 	}
 }
 

@@ -66,8 +66,11 @@ func newRunCmd(a *app) *cobra.Command {
 					return fmt.Errorf("--env %q: want NAME=value", e)
 				}
 			}
-			return a.run(runOptions{detach: detach || dash, dashboard: dash, id: id, classifier: classifier,
-				agent: agent, workdir: workdir, env: env, cols: cols, rows: rows, argv: args, hooks: !noHooks && a.cfg.HooksFor(agent)})
+			o := runOptions{detach: detach || dash, dashboard: dash, id: id, classifier: classifier,
+				agent: agent, workdir: workdir, env: env, cols: cols, rows: rows, argv: args, hooks: !noHooks && a.cfg.HooksFor(agent)}
+			// The session runs once the command tree is gone (app.then).
+			a.then = func() error { return a.run(o) }
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -138,7 +141,7 @@ func (a *app) run(o runOptions) error {
 	if o.dashboard || o.detach {
 		// Garbage made while the session worked (serving a client,
 		// a burst of output) goes back to the kernel once it is quiet.
-		trim := newIdleTrimmer(trimQuiet, debug.FreeOSMemory)
+		trim := newIdleTrimmer(trimQuiet, trimMemory)
 		defer trim.stop()
 		cfg.OnScreen = func(uint64) { trim.poke() }
 	}
@@ -216,6 +219,15 @@ func (a *app) run(o runOptions) error {
 // idleTrimmer returns its free memory: longer than the pauses of an agent
 // at work, short enough that a session left idle is small soon.
 const trimQuiet = 5 * time.Second
+
+// trimMemory is what an idle supervisor gives back: its free heap
+// (debug.FreeOSMemory, after a collection) and its mappings of the
+// binary's code and read-only data (dropCodePages; a failure leaves them
+// mapped, which costs memory but nothing else).
+func trimMemory() {
+	debug.FreeOSMemory()
+	dropCodePages()
+}
 
 // idleTrimmer calls free once nothing has poked it for quiet, and again
 // after each later poke is followed by as long a quiet: one call per spell
