@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +53,12 @@ func newRunCmd(a *app) *cobra.Command {
 			if cmd.ArgsLenAtDash() > 0 {
 				return fmt.Errorf("unexpected arguments before --: %q", args[:cmd.ArgsLenAtDash()])
 			}
+			var procsErr error
+			if detach || dash {
+				// Before anything reads the environment (spawnEnv
+				// consumes the dashboard's part of it).
+				procsErr = onOneProc()
+			}
 			if classifier == "" {
 				classifier = a.cfg.Classifier
 			}
@@ -67,7 +75,8 @@ func newRunCmd(a *app) *cobra.Command {
 				}
 			}
 			o := runOptions{detach: detach || dash, dashboard: dash, id: id, classifier: classifier,
-				agent: agent, workdir: workdir, env: env, cols: cols, rows: rows, argv: args, hooks: !noHooks && a.cfg.HooksFor(agent)}
+				agent: agent, workdir: workdir, env: env, cols: cols, rows: rows, argv: args, hooks: !noHooks && a.cfg.HooksFor(agent),
+				procsErr: procsErr}
 			// The session runs once the command tree is gone (app.then).
 			a.then = func() error { return a.run(o) }
 			return nil
@@ -101,6 +110,7 @@ type runOptions struct {
 	env                   []string
 	cols, rows            uint16
 	argv                  []string
+	procsErr              error // onOneProc's failure, for the session's log
 }
 
 // run is the `run` subcommand: check the options, claim the ID and start
@@ -169,6 +179,9 @@ func (a *app) run(o runOptions) error {
 	// it is the running one's, left alone).
 	defer cleanHooks()
 	sess, logger := h.Session, h.Logger
+	if o.procsErr != nil {
+		logger.Warn("supervisor runs on more than one P", "err", o.procsErr)
+	}
 	if reapErr != nil {
 		logger.Warn("not a child subreaper: orphans of the session go to init", "err", reapErr)
 	} else {
@@ -254,6 +267,47 @@ func newIdleTrimmer(quiet time.Duration, free func()) *idleTrimmer {
 func (it *idleTrimmer) poke() { it.t.Reset(it.quiet) }
 
 func (it *idleTrimmer) stop() { it.t.Stop() }
+
+// oneProcEnv marks a supervisor that onOneProc re-executed: it holds what
+// GOMAXPROCS was before ("=VALUE"; empty if it was unset), for the program.
+const oneProcEnv = "HEIMDALL_SUPERVISOR_GOMAXPROCS"
+
+// onOneProc makes a detached supervisor run on one P (GOMAXPROCS=1): it
+// re-executes this process (same pid, same descriptors: a dashboard
+// waiting on its stderr sees nothing of it) with GOMAXPROCS=1 in its
+// environment, and in the re-executed process puts back the GOMAXPROCS
+// the program is to inherit. It returns only if there is nothing to do or
+// it failed to re-execute (the session then runs as it is).
+//
+// Why: an idle supervisor on one P is ~0.3 MiB smaller (one set of
+// per-P caches, fewer threads parked with their stacks, one mark worker;
+// docs/ARCHITECTURE.md "Small sessions"), and its work is one pty's: tmux
+// serves every pane from one thread. It must be the environment:
+// runtime.GOMAXPROCS(1) once the runtime has started was measured to make
+// an idle supervisor ~0.3 MiB bigger, not smaller.
+func onOneProc() error {
+	if was, ok := os.LookupEnv(oneProcEnv); ok {
+		os.Unsetenv(oneProcEnv)
+		if v, set := strings.CutPrefix(was, "="); set {
+			os.Setenv("GOMAXPROCS", v)
+		} else {
+			os.Unsetenv("GOMAXPROCS")
+		}
+		return nil
+	}
+	if runtime.GOMAXPROCS(0) == 1 {
+		return nil
+	}
+	was := ""
+	if v, ok := os.LookupEnv("GOMAXPROCS"); ok {
+		was = "=" + v
+	}
+	env := slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "GOMAXPROCS=") })
+	env = append(env, "GOMAXPROCS=1", oneProcEnv+"="+was)
+	// /proc/self/exe: this binary even if its file was replaced since.
+	err := syscall.Exec("/proc/self/exe", os.Args, env)
+	return fmt.Errorf("re-executing with GOMAXPROCS=1: %w", err)
+}
 
 // spawnEnv takes the environment a dashboard's spawn adds to the program
 // out of run's own environment (fleet.SpawnEnvVar: not on the command
