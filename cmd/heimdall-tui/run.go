@@ -193,10 +193,10 @@ func (a *app) run(o runOptions) error {
 	defer stopOnSignals(sess, logger)()
 
 	if o.dashboard {
-		// A supervisor per session must cost little while it idles: the
-		// garbage of starting up (package inits, config, flags) goes back
-		// to the kernel now instead of waiting for the heap to grow.
-		debug.FreeOSMemory()
+		// The garbage of starting up goes back to the kernel at the
+		// trimmer's first call (5 s from now or after the first screens),
+		// not now: each collection leaves the collector's metadata bigger
+		// (an idle supervisor collected here too was ~0.4 MiB bigger).
 		releaseStdio(logger, supervisor.LogPath(dir, o.id))
 	} else if o.detach {
 		fmt.Fprintf(a.stderr, "heimdall-tui: session %q running (pid %d), socket %s\n",
@@ -249,10 +249,11 @@ func trimMemory() {
 // It is how a supervisor keeps small with the Go runtime's defaults: the
 // heap is not collected until it doubles past a 4 MiB floor, so what one
 // client's connection or one burst of output left behind (~0.5 MiB) would
-// stay resident for the session's life. Collecting more eagerly instead
-// (a lower GOGC, a memory limit) was measured to make idle supervisors
-// bigger: every cycle touches more of the collector's own metadata
-// (docs/ARCHITECTURE.md, "Small sessions").
+// stay resident for the session's life. Collecting more often instead (a
+// lower GOGC, a memory limit, a collection at start, more than one per
+// trim) was measured to make idle supervisors bigger: each of the first
+// few cycles leaves more of the collector's own metadata resident, up to
+// ~0.5 MiB (docs/ARCHITECTURE.md, "Small sessions").
 type idleTrimmer struct {
 	quiet time.Duration
 	t     *time.Timer
