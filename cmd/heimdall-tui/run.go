@@ -138,9 +138,11 @@ func (a *app) run(o runOptions) error {
 	if o.dashboard || o.detach {
 		// Garbage made while the session worked (serving a client,
 		// a burst of output) goes back to the kernel once it is quiet.
-		trim := newIdleTrimmer(trimQuiet, debug.FreeOSMemory)
+		// Once quiet it also stops the collector's timer (gcsleep.go).
+		var gc gcSleeper
+		trim := newIdleTrimmer(trimQuiet, gc.sleep)
 		defer trim.stop()
-		cfg.OnScreen = func(uint64) { trim.poke() }
+		cfg.OnScreen = func(uint64) { gc.wake(); trim.poke() }
 	}
 	rk := &recordKeeper{dir: dir}
 	cfg.OnConversation = rk.conversation
