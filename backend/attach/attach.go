@@ -165,11 +165,7 @@ func Run(ep Endpoint, opts Options) (res Result, err error) {
 // /dev/null: such input ends on its own). closeIn releases it.
 func keyReader(in *os.File) (r io.Reader, cancel, closeIn func()) {
 	if f, c, err := rawio.Reopen(in, os.O_RDONLY); err == nil {
-		w, err := rawio.NewWaiter()
-		if err != nil {
-			return c, func() { f.Close() }, func() {}
-		}
-		return rawio.Reader{Conn: c, W: w}, func() { w.Cancel(); f.Close() }, func() {}
+		return c, func() { f.Close() }, func() {}
 	}
 	cr, err := cancelreader.NewReader(in)
 	if err != nil {

@@ -1,7 +1,6 @@
 package attach
 
 import (
-	"io"
 	"sync"
 	"time"
 
@@ -19,7 +18,6 @@ type Socket struct {
 	raw rawio.Conn
 	r   *frame.Reader
 	wmu sync.Mutex
-	w   *rawio.Waiter // r waits on its own thread until Close
 }
 
 // Dial connects to the session socket at path and subscribes.
@@ -45,11 +43,7 @@ func NewSocket(c *frame.Client) (*Socket, error) {
 	}
 	s := &Socket{c: c}
 	if raw, ok := rawio.Of(c.Conn()); ok && c.Buffered() == 0 {
-		var src io.Reader = raw
-		if w, err := rawio.NewWaiter(); err == nil {
-			s.w, src = w, rawio.Reader{Conn: raw, W: w}
-		}
-		s.raw, s.r = raw, frame.NewReaderSize(src, 8<<10)
+		s.raw, s.r = raw, frame.NewReaderSize(raw, 8<<10)
 	}
 	return s, nil
 }
@@ -68,12 +62,7 @@ func (s *Socket) Input(p []byte) error { return s.send(frame.Input, p) }
 func (s *Socket) Resize(cols, rows uint16) error {
 	return s.send(frame.Resize, frame.ResizePayload(cols, rows))
 }
-func (s *Socket) Close() error {
-	if s.w != nil {
-		s.w.Cancel() // a Recv waiting on its thread would hold up Close
-	}
-	return s.c.Close()
-}
+func (s *Socket) Close() error { return s.c.Close() }
 
 // Recv implements Endpoint. A connection that ends without EXIT is an error.
 func (s *Socket) Recv() ([]byte, bool, int, error) {

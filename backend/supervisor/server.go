@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
@@ -89,7 +88,6 @@ func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
 		srv.mu.Unlock()
 	}()
 	stop := context.AfterFunc(ctx, func() {
-		c.endInputWait() // the read loop goes on in the netpoller, which Close can wake
 		if !c.subscribed() {
 			nc.Close()
 		}
@@ -108,10 +106,6 @@ type conn struct {
 
 	smu sync.Mutex
 	q   *outq // set by SUBSCRIBE
-	// in is the read loop's source; its Waiter is set by ATTACH unless
-	// noWait (see endInputWait).
-	in     inputReader
-	noWait bool
 
 	// wmu serialises the frames written straight to the socket before
 	// SUBSCRIBE: the read loop's replies and WATCH_STATE's pushes (which
@@ -157,8 +151,7 @@ func (c *conn) serve() {
 	// Raw reads (see rawio) when the connection is a socket.
 	var src io.Reader = c.nc
 	if rc, ok := rawio.Of(c.nc); ok {
-		c.in.raw = rc
-		src = &c.in
+		src = rc
 	}
 	r := frame.NewReaderSize(src, 4<<10)
 	for {
@@ -179,51 +172,6 @@ func (c *conn) serve() {
 		if !c.handle(f) {
 			return
 		}
-	}
-}
-
-// inputReader is a connection's read loop source: raw reads that wait in
-// the netpoller, or, once an interactive terminal has attached, on the read
-// loop's own thread (rawio.Waiter), so that its keys reach the pty with
-// no scheduler hand-off. A dashboard's or a viewer's connection, which
-// sends no ATTACH, holds no thread.
-type inputReader struct {
-	raw rawio.Conn
-	w   atomic.Pointer[rawio.Waiter]
-}
-
-func (r *inputReader) Read(p []byte) (int, error) {
-	if w := r.w.Load(); w != nil {
-		return rawio.Reader{Conn: r.raw, W: w}.Read(p)
-	}
-	return r.raw.Read(p)
-}
-
-// waitForInput (ATTACH, on the read loop) moves the read loop's waiting to
-// its own thread, unless the connection is ending.
-func (c *conn) waitForInput() {
-	if c.in.raw.RC == nil {
-		return // not a socket: plain reads
-	}
-	c.smu.Lock()
-	defer c.smu.Unlock()
-	if c.noWait || c.in.w.Load() != nil {
-		return
-	}
-	if w, err := rawio.NewWaiter(); err == nil {
-		c.in.w.Store(w)
-	}
-}
-
-// endInputWait moves the read loop back to the netpoller for good. Whoever
-// closes the connection from another goroutine calls it first: a wait on
-// the read loop's thread holds the socket, and Close would wait for it.
-func (c *conn) endInputWait() {
-	c.smu.Lock()
-	defer c.smu.Unlock()
-	c.noWait = true
-	if w := c.in.w.Load(); w != nil {
-		w.Cancel()
 	}
 }
 
@@ -252,7 +200,6 @@ func (c *conn) handle(f frame.Frame) bool {
 		}
 		c.detach() // a repeated ATTACH counts once
 		c.detach = sess.TerminalAttached()
-		c.waitForInput()
 		c.log.Info("interactive terminal attached")
 	case frame.Screen:
 		if len(f.Payload) > 1 {
@@ -342,7 +289,6 @@ func (c *conn) watchState() {
 			b := pending
 			mu.Unlock()
 			if err := c.write(frame.StateEvent, b); err != nil {
-				c.endInputWait()
 				c.nc.Close() // the read loop ends
 				return
 			}
@@ -456,7 +402,6 @@ func (c *conn) subscriber(replay []byte, q *outq) {
 			}
 			q.control(frame.Exit, frame.ExitPayload(int32(sess.ExitCode())))
 			c.flush(q)
-			c.endInputWait()
 			c.nc.Close()
 			return
 		case <-c.done:

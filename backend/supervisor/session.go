@@ -145,12 +145,6 @@ type Session struct {
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
 
-	// The pty reader's Waiter (see ptyWaiter), made when a terminal
-	// first attaches, canceled for good when the child is reaped.
-	pwMu   sync.Mutex
-	pw     *rawio.Waiter
-	pwDone bool
-
 	scr *screen // the terminal emulator and its feeder
 
 	readerDone chan struct{}
@@ -321,13 +315,6 @@ func (s *Session) readLoop() {
 	var drained time.Duration // time spent reading since the child exited
 	for {
 		s.scr.Pace()
-		if w := s.ptyWaiter(); w != nil {
-			// Canceled: the child was reaped; the drain below uses the
-			// netpoller and its deadlines.
-			if err := w.Wait(rc); err != nil && err != rawio.ErrCanceled {
-				return
-			}
-		}
 		var start time.Time
 		if s.reaped.Load() {
 			left := drainMax - drained
@@ -385,43 +372,6 @@ func (s *Session) readLoop() {
 	}
 }
 
-// ptyWaiter returns the Waiter the pty reader waits with while an
-// interactive terminal is attached and the child runs, nil otherwise (it
-// then waits in the netpoller). Waiting on its own thread, the reader is
-// woken by the kernel itself when an echo comes (see rawio.Waiter); it
-// costs a thread blocked in poll and keeps the runtime's monitor awake for
-// 10 ms after each output, so only while someone types. The change is
-// seen at the reader's next output.
-func (s *Session) ptyWaiter() *rawio.Waiter {
-	if s.terminals.Load() == 0 {
-		return nil
-	}
-	s.pwMu.Lock()
-	defer s.pwMu.Unlock()
-	if s.pwDone {
-		return nil
-	}
-	if s.pw == nil {
-		w, err := rawio.NewWaiter()
-		if err != nil {
-			return nil
-		}
-		s.pw = w
-	}
-	return s.pw
-}
-
-// endPtyWait wakes a reader waiting on its thread and keeps it in the
-// netpoller from now on.
-func (s *Session) endPtyWait() {
-	s.pwMu.Lock()
-	defer s.pwMu.Unlock()
-	s.pwDone = true
-	if s.pw != nil {
-		s.pw.Cancel()
-	}
-}
-
 func (s *Session) publish(chunk []byte) {
 	now := time.Now()
 	s.mu.Lock()
@@ -450,7 +400,6 @@ func (s *Session) waitLoop() {
 	code := s.proc.Wait()
 	s.reaped.Store(true)
 	// Wake a reader blocked in read; from now on it sets its own deadlines.
-	s.endPtyWait()
 	s.ptmx.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-s.readerDone
 	s.scr.Close() // Screen shows all output once Done

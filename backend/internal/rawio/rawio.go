@@ -100,29 +100,23 @@ func (c Conn) Read(p []byte) (int, error) {
 	var n int
 	var rerr error
 	err := c.RC.Read(func(fd uintptr) bool {
-		n, rerr = readOnce(int(fd), p)
-		return rerr != unix.EAGAIN
+		for {
+			n, rerr = Read(int(fd), p)
+			if rerr != unix.EINTR {
+				return rerr != unix.EAGAIN
+			}
+		}
 	})
 	if err != nil {
 		return 0, err
 	}
-	return n, rerr
-}
-
-// readOnce reads fd once (again after EINTR); 0 bytes read is io.EOF.
-func readOnce(fd int, p []byte) (int, error) {
-	for {
-		n, err := Read(fd, p)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return 0, err
-		case n == 0:
-			return 0, io.EOF
-		}
-		return n, nil
+	if rerr != nil {
+		return 0, rerr
 	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 // Write writes all of p, waiting in the netpoller while the file is full.
