@@ -5,73 +5,127 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"time"
 )
 
-// gcSleeper puts a quiet supervisor's garbage collector to sleep, so that
-// an idle session wakes for nothing.
+// idleGC keeps a process's garbage collector asleep while the process is
+// quiet: a supervisor whose screen stands still, a dashboard nobody types
+// into. It is how an idle session, and an idle dashboard, wake for nothing
+// and stay small with the Go runtime's defaults otherwise.
 //
-// The Go runtime collects every two minutes in a process that has not
-// collected otherwise (its forcegcperiod), and each such cycle is a burst
-// of wake-ups (the world stopped and started, mark workers, the monitor
-// thread napping after it). With twenty idle supervisors these cycles were
-// most of their wake-ups: side by side, ten supervisors under the default
-// made 1.7 context switches/s, ten with GOGC=off 0.3/s (the rest is the
-// runtime monitor's one check a minute). The periodic cycle cannot be
-// turned off alone; turning the percentage-based collector off turns it
-// off with it.
+// Quiet for its period (no activity call), it collects, returns free
+// memory to the kernel, and turns the collector's percentage off, with a
+// memory limit gcSleepHeadroom above what the process then holds. Two
+// reasons:
+//   - Size. The heap is not collected until it doubles past a 4 MiB floor,
+//     so what one client's connection or a burst of output left behind
+//     (~0.5 MiB) would stay resident for the session's life. Collecting
+//     more eagerly instead (a lower GOGC) was measured to make idle
+//     supervisors bigger: every cycle touches more of the collector's own
+//     metadata (docs/ARCHITECTURE.md, "Small sessions").
+//   - Wake-ups. The runtime forces a collection every two minutes in a
+//     process that has not collected otherwise, and each is a burst of
+//     context switches (the world stopped and started, mark workers, the
+//     runtime's monitor thread napping in 20 µs steps after it). With 20
+//     idle supervisors these were most of their wake-ups: side by side,
+//     ten under the default made 1.7 switches/s, ten with GOGC=off 0.3/s.
+//     The periodic cycle cannot be turned off alone; the percentage off
+//     turns it off with it.
 //
-// So sleep collects once, returns free memory to the kernel, and turns
-// the collector's percentage off, with a memory limit a little above what
-// the process then holds: whatever the supervisor allocates while asleep
-// (a client connecting, a status request) is collected once it reaches
-// the headroom, so it stays bounded. wake, called on activity, restores
-// the settings sleep found (GOGC, GOMEMLIMIT as the user set them).
-type gcSleeper struct {
+// While asleep, light work (a spinner frame, the dashboard's clock tick, a
+// status request) leaves it asleep: what it allocates is collected when it
+// reaches the limit. Work that allocates gcWakeBytes wakes it: the
+// settings it found (GOGC and GOMEMLIMIT as the user set them) come back
+// and it sleeps again once quiet. A memory limit the user set is left
+// alone: then it only returns free memory once quiet.
+type idleGC struct {
+	quiet time.Duration
+	t     *time.Timer
+
 	mu      sync.Mutex
 	asleep  bool
-	percent int   // GOGC before sleep
-	limit   int64 // GOMEMLIMIT before sleep
+	percent int    // GOGC before sleep
+	limit   int64  // GOMEMLIMIT before sleep
+	allocs  uint64 // heap bytes allocated in all, when it fell asleep
 }
 
-// gcSleepHeadroom is what an asleep supervisor may allocate before it
-// collects: more than a client's connection and screen costs, small
-// beside a session's few MiB.
-const gcSleepHeadroom = 2 << 20
+const (
+	// gcSleepHeadroom is what an asleep process may hold beyond what it
+	// held falling asleep before it collects.
+	gcSleepHeadroom = 2 << 20
+	// gcWakeBytes allocated while asleep wake the collector (less than
+	// the headroom, so that a process at work is never collected by the
+	// limit alone).
+	gcWakeBytes = 1 << 20
+)
 
-func (g *gcSleeper) sleep() {
+// newIdleGC starts awake; it sleeps after quiet unless activity comes.
+func newIdleGC(quiet time.Duration) *idleGC {
+	g := &idleGC{quiet: quiet}
+	g.t = time.AfterFunc(quiet, g.sleep)
+	return g
+}
+
+// activity reports work; cheap enough for every screen update (at most
+// one per 10 ms, supervisor.Config.OnScreen) and every dashboard message.
+func (g *idleGC) activity() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	debug.FreeOSMemory()
 	if g.asleep {
-		return
+		if heapAllocs()-g.allocs < gcWakeBytes {
+			return
+		}
+		g.wake()
 	}
-	limit := debug.SetMemoryLimit(-1)
-	if limit != math.MaxInt64 {
-		// A limit the user set stays the collector's only bound.
-		return
-	}
-	g.limit = limit
-	debug.SetMemoryLimit(int64(runtimeTotal()) + gcSleepHeadroom)
-	g.percent = debug.SetGCPercent(-1)
-	g.asleep = true
+	g.t.Reset(g.quiet)
 }
 
-// wake is cheap when awake; it is called on every screen update.
-func (g *gcSleeper) wake() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.asleep {
-		return
-	}
+// wake restores the settings sleep found; g.mu is held.
+func (g *idleGC) wake() {
 	debug.SetGCPercent(g.percent)
 	debug.SetMemoryLimit(g.limit)
 	g.asleep = false
 }
 
-// runtimeTotal is all memory the Go runtime has mapped and not released:
-// what a memory limit is compared with.
-func runtimeTotal() uint64 {
+func (g *idleGC) sleep() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.asleep {
+		return
+	}
+	debug.FreeOSMemory()
+	limit := debug.SetMemoryLimit(-1)
+	if limit != math.MaxInt64 {
+		return // the user's limit stays the collector's bound
+	}
+	g.limit = limit
+	debug.SetMemoryLimit(int64(runtimeHeld()) + gcSleepHeadroom)
+	g.percent = debug.SetGCPercent(-1)
+	g.allocs = heapAllocs()
+	g.asleep = true
+}
+
+// stop ends it, with the collector's settings as it found them.
+func (g *idleGC) stop() {
+	g.t.Stop()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.asleep {
+		g.wake()
+	}
+}
+
+// runtimeHeld is the memory a memory limit is compared with: all the Go
+// runtime has mapped and not released.
+func runtimeHeld() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64() - s[1].Value.Uint64()
+}
+
+// heapAllocs is the bytes allocated on the heap since the process started.
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // gcSettings reads the collector's percentage and memory limit.
@@ -14,53 +15,83 @@ func gcSettings() (percent int, limit int64) {
 	return percent, debug.SetMemoryLimit(-1)
 }
 
-// Asleep, the percentage is off and a limit bounds what is allocated;
-// garbage past the headroom is still collected; wake restores both.
-func TestGCSleeperSleepsAndWakes(t *testing.T) {
-	p0, l0 := gcSettings()
-	if l0 != math.MaxInt64 {
-		t.Skipf("GOMEMLIMIT is set (%d): sleep leaves the collector alone", l0)
-	}
-	var g gcSleeper
-	g.sleep()
-	p, l := gcSettings()
-	if p != -1 || l == math.MaxInt64 {
-		t.Fatalf("asleep: GOGC %d, limit %d; want off and a limit", p, l)
-	}
-	if l > int64(runtimeTotal())+2*gcSleepHeadroom {
-		t.Errorf("asleep: limit %d far above the %d held", l, runtimeTotal())
-	}
+func numGC() uint32 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	n := ms.NumGC
-	var keep [][]byte
-	for i := 0; i < 4*gcSleepHeadroom/(64<<10); i++ {
-		keep = append(keep[:0], make([]byte, 64<<10)) // garbage but the last
+	return ms.NumGC
+}
+
+// waitSettings waits for the collector's settings to be want.
+func waitSettings(t *testing.T, what string, want func(p int, l int64) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if want(gcSettings()) {
+			return
+		}
 	}
-	runtime.ReadMemStats(&ms)
-	if ms.NumGC == n {
+	p, l := gcSettings()
+	t.Fatalf("%s: GOGC %d, limit %d", what, p, l)
+}
+
+// Quiet, it sleeps: the percentage off and a limit just above what is
+// held. Light work leaves it asleep; garbage is still collected at the
+// limit; work that allocates gcWakeBytes wakes it with the settings it
+// found, and it sleeps again once quiet.
+func TestIdleGCSleepsAndWakes(t *testing.T) {
+	p0, l0 := gcSettings()
+	if l0 != math.MaxInt64 {
+		t.Skipf("GOMEMLIMIT is set (%d): the collector is left alone", l0)
+	}
+	g := newIdleGC(time.Millisecond)
+	defer g.stop()
+	asleep := func(p int, l int64) bool { return p == -1 && l != math.MaxInt64 }
+	waitSettings(t, "quiet", asleep)
+	if _, l := gcSettings(); l > int64(runtimeHeld())+2*gcSleepHeadroom {
+		t.Errorf("asleep: limit %d far above the %d held", l, runtimeHeld())
+	}
+
+	g.activity() // nothing allocated: stays asleep
+	if p, l := gcSettings(); !asleep(p, l) {
+		t.Fatalf("light work woke it: GOGC %d, limit %d", p, l)
+	}
+
+	// Garbage past the headroom is collected while asleep (here with
+	// no activity call at all).
+	n := numGC()
+	var keep []byte
+	for range 4 * gcSleepHeadroom / (64 << 10) {
+		keep = make([]byte, 64<<10)
+	}
+	_ = keep
+	if numGC() == n {
 		t.Errorf("asleep: %d MiB of garbage made and never collected", 4*gcSleepHeadroom>>20)
 	}
-	g.sleep() // asleep twice: still restores the settings found first
-	g.wake()
+
+	g.activity() // more than gcWakeBytes allocated since it slept
 	if p, l := gcSettings(); p != p0 || l != l0 {
 		t.Fatalf("awake: GOGC %d, limit %d; want %d, %d", p, l, p0, l0)
 	}
-	g.wake() // awake: nothing to restore
+	waitSettings(t, "quiet again", asleep)
+	g.stop()
 	if p, l := gcSettings(); p != p0 || l != l0 {
-		t.Fatalf("woken twice: GOGC %d, limit %d; want %d, %d", p, l, p0, l0)
+		t.Fatalf("stopped: GOGC %d, limit %d; want %d, %d", p, l, p0, l0)
 	}
-	_ = keep
 }
 
 // A memory limit the user set is left as the collector's bound.
-func TestGCSleeperKeepsUserLimit(t *testing.T) {
+func TestIdleGCKeepsUserLimit(t *testing.T) {
 	old := debug.SetMemoryLimit(512 << 20)
 	defer debug.SetMemoryLimit(old)
 	p0, _ := gcSettings()
-	var g gcSleeper
-	g.sleep()
-	defer g.wake()
+	n := numGC()
+	g := newIdleGC(time.Millisecond)
+	defer g.stop()
+	for deadline := time.Now().Add(10 * time.Second); numGC() == n && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if numGC() == n {
+		t.Fatal("quiet: free memory not returned (no collection)")
+	}
 	if p, l := gcSettings(); p != p0 || l != 512<<20 {
 		t.Fatalf("with a user limit: GOGC %d, limit %d; want %d, %d", p, l, p0, 512<<20)
 	}

@@ -137,12 +137,11 @@ func (a *app) run(o runOptions) error {
 	}
 	if o.dashboard || o.detach {
 		// Garbage made while the session worked (serving a client,
-		// a burst of output) goes back to the kernel once it is quiet.
-		// Once quiet it also stops the collector's timer (gcsleep.go).
-		var gc gcSleeper
-		trim := newIdleTrimmer(trimQuiet, gc.sleep)
-		defer trim.stop()
-		cfg.OnScreen = func(uint64) { gc.wake(); trim.poke() }
+		// a burst of output) goes back to the kernel once it is quiet,
+		// and the collector then sleeps (gcsleep.go).
+		gc := newIdleGC(gcQuiet)
+		defer gc.stop()
+		cfg.OnScreen = func(uint64) { gc.activity() }
 	}
 	rk := &recordKeeper{dir: dir}
 	cfg.OnConversation = rk.conversation
@@ -214,36 +213,10 @@ func (a *app) run(o runOptions) error {
 	return exitCode(code)
 }
 
-// trimQuiet is how long a supervisor's screen stands still before
-// idleTrimmer returns its free memory: longer than the pauses of an agent
-// at work, short enough that a session left idle is small soon.
-const trimQuiet = 5 * time.Second
-
-// idleTrimmer calls free once nothing has poked it for quiet, and again
-// after each later poke is followed by as long a quiet: one call per spell
-// of activity, none while idle (no ticker: an idle supervisor sleeps).
-//
-// It is how a supervisor keeps small with the Go runtime's defaults: the
-// heap is not collected until it doubles past a 4 MiB floor, so what one
-// client's connection or one burst of output left behind (~0.5 MiB) would
-// stay resident for the session's life. Collecting more eagerly instead
-// (a lower GOGC, a memory limit) was measured to make idle supervisors
-// bigger: every cycle touches more of the collector's own metadata
-// (docs/ARCHITECTURE.md, "Small sessions").
-type idleTrimmer struct {
-	quiet time.Duration
-	t     *time.Timer
-}
-
-func newIdleTrimmer(quiet time.Duration, free func()) *idleTrimmer {
-	return &idleTrimmer{quiet: quiet, t: time.AfterFunc(quiet, free)}
-}
-
-// poke restarts the quiet period. It is cheap enough for every screen
-// update (at most one per 10 ms, Config.OnScreen).
-func (it *idleTrimmer) poke() { it.t.Reset(it.quiet) }
-
-func (it *idleTrimmer) stop() { it.t.Stop() }
+// gcQuiet is how long a supervisor's screen stands still before its
+// collector sleeps (idleGC): longer than the pauses of an agent at work,
+// short enough that a session left idle is small soon.
+const gcQuiet = 5 * time.Second
 
 // spawnEnv takes the environment a dashboard's spawn adds to the program
 // out of run's own environment (fleet.SpawnEnvVar: not on the command
