@@ -9,6 +9,9 @@ import (
 	"os"
 
 	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/earlyhook"
+	// Its init answers `resolve ID` and `ledger log` before the packages
+	// they do not need are initialised.
+	_ "github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/earlyplan"
 )
 
 func main() {

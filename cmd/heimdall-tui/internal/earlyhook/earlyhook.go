@@ -14,10 +14,11 @@
 // (read from /proc/self/cmdline: os.Args is set by os's init, which has
 // not run), does the whole hook with raw system calls and exits.
 //
-// So this package must import nothing but syscall and unsafe: any other
-// import would move its init after that package's and after every package
-// that sorts before it and is ready by then — the heavy ones among them
-// (cmd/heimdall-tui's TestHookRunsBeforeInit fails if any is). For the
+// So this package must import nothing but syscall, unsafe and packages
+// that import nothing (toollinks): any other import would move its init
+// after that package's and after every package that sorts before it and is
+// ready by then — the heavy ones among them (cmd/heimdall-tui's
+// TestHookRunsBeforeInit fails if any is). For the
 // same reason it cannot use wire/frame: it encodes its one frame itself,
 // and a test compares the bytes with frame.AppendFrame's.
 //
@@ -30,6 +31,8 @@ package earlyhook
 
 import (
 	"syscall"
+
+	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
 )
 
 // SocketEnv names the session's socket in the environment of the program
@@ -75,22 +78,11 @@ func init() {
 
 // Invoked reports whether argv (the command line, argv[0] first) is a hook
 // run: `hook` is the first argument and the binary was not invoked through
-// one of its tool links (multicall.go), which are named heimdall-SOMETHING
-// other than heimdall-tui and are those tools: `heimdall-resolve hook`
+// one of its tool links, which are those tools: `heimdall-resolve hook`
 // resolves the id "hook".
 func Invoked(argv []string) bool {
-	if len(argv) < 2 || argv[1] != "hook" {
-		return false
-	}
-	base := argv[0]
-	for i := len(base) - 1; i >= 0; i-- {
-		if base[i] == '/' {
-			base = base[i+1:]
-			break
-		}
-	}
-	const prefix = "heimdall-"
-	return base == "heimdall-tui" || len(base) < len(prefix) || base[:len(prefix)] != prefix
+	args, tool := toollinks.Args(argv)
+	return tool == "" && len(args) > 0 && args[0] == "hook"
 }
 
 // Run is the hook with args, the arguments after `hook` (`--codex JSON`

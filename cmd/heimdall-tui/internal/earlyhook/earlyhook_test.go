@@ -45,6 +45,7 @@ func TestInvoked(t *testing.T) {
 		{[]string{"/usr/local/bin/heimdall-tui", "hook"}, true},
 		{[]string{"heimdall-tui", "hook", "--codex", "{}"}, true},
 		{[]string{"/tmp/x/hm", "hook"}, true},
+		{[]string{"heimdall-tui-dev", "hook"}, true},
 		{[]string{"./heimdall-tui", "ls"}, false},
 		{[]string{"heimdall-tui"}, false},
 		{[]string{"/bin/heimdall-resolve", "hook"}, false},

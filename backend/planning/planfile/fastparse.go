@@ -1,21 +1,22 @@
-package planning
+package planfile
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
 
-// fastTable parses the one shape the tables have —
+// FastTable parses the one shape the tables have —
 // {"version": STRING, FIELD: {KEY: VALUE, ...}} with string or integer
 // values — in a single pass without reflection. Every JSON state file is
 // read (and most rewritten) on every command, and a table of a few
 // thousand facts made encoding/json the cost of a write. Anything else
 // (another field, another value type, a syntax error) returns ok=false and
 // the caller falls back to encoding/json, which also words the error.
-func fastTable[V any](b []byte, field string) (version string, m map[string]V, ok bool) {
-	p := &scanner{b: b}
+// Strings with escapes are decoded by unquote (given the string with its
+// quotes); with unquote nil they make it return ok=false.
+func FastTable[V any](b []byte, field string, unquote func(quoted []byte) (string, bool)) (version string, m map[string]V, ok bool) {
+	p := &scanner{b: b, unquote: unquote}
 	if !p.expect('{') {
 		return "", nil, false
 	}
@@ -90,8 +91,9 @@ func fastTable[V any](b []byte, field string) (version string, m map[string]V, o
 }
 
 type scanner struct {
-	b []byte
-	i int
+	b       []byte
+	i       int
+	unquote func(quoted []byte) (string, bool) // nil: no strings with escapes
 }
 
 func (p *scanner) ws() {
@@ -122,7 +124,7 @@ func (p *scanner) expect(c byte) bool {
 }
 
 // str reads a JSON string. Plain ones (no escapes, valid UTF-8, no
-// control characters) are sliced; others are decoded by encoding/json.
+// control characters) are sliced; others are decoded by unquote.
 func (p *scanner) str() (string, bool) {
 	raw, plain, ok := p.rawStr()
 	if !ok {
@@ -131,13 +133,12 @@ func (p *scanner) str() (string, bool) {
 	if plain {
 		return string(raw), true
 	}
-	// raw ends just before the closing quote at p.i-1; with its quotes
-	// it is p.b[p.i-len(raw)-2 : p.i].
-	var s string
-	if json.Unmarshal(p.b[p.i-len(raw)-2:p.i], &s) != nil {
+	if p.unquote == nil {
 		return "", false
 	}
-	return s, true
+	// raw ends just before the closing quote at p.i-1; with its quotes
+	// it is p.b[p.i-len(raw)-2 : p.i].
+	return p.unquote(p.b[p.i-len(raw)-2 : p.i])
 }
 
 // int reads a JSON integer (no fraction, no exponent).
@@ -161,11 +162,11 @@ func (p *scanner) int() (int64, bool) {
 	return n, err == nil
 }
 
-// fastLedgerLine reads role and tokens from one ledger line, the way the
+// FastLedgerLine reads role and tokens from one ledger line, the way the
 // ledger writes it: a flat object of string and integer values. It
 // returns ok=false for anything else (the caller falls back to
 // encoding/json); the role is a slice of line, valid until the next read.
-func fastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
+func FastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
 	p := &scanner{b: line}
 	if !p.expect('{') {
 		return nil, 0, false
