@@ -4,29 +4,30 @@
 // The hook is the command in the hooks of a Claude session's settings file
 // and codex's notify program: it runs before every tool call, on the
 // agent's critical path. A Go program initialises every package it links
-// before main, and this binary links about 150 (net/http, the MCP SDK,
-// Bubble Tea, ...): ~2 ms a run that the hook does not need. The Go spec
-// (since Go 1.21) fixes the order: the packages sorted by import path, the
-// first one whose imports are all initialised is initialised next, and so
-// on. A package that imports only syscall and unsafe is therefore
-// initialised right after syscall, before time, os, net and everything
-// built on them. This package's init recognises the hook's command line
-// (read from /proc/self/cmdline: os.Args is set by os's init, which has
-// not run), does the whole hook with raw system calls and exits.
+// before main, and this binary links about 150 with work to do there
+// (net/http, the MCP SDK, Bubble Tea, ...): ~2 ms a run that the hook does
+// not need. The Go spec (since Go 1.21) fixes the order: of the packages
+// whose imports are all initialised, the first by import path is
+// initialised next, and so on. A package that imports only syscall and
+// unsafe is therefore initialised right after syscall, before time, os,
+// net and everything built on them. This package's init recognises the
+// hook's command line (read from /proc/self/cmdline: os.Args is set by
+// os's init, which has not run), does the whole hook with raw system calls
+// and exits.
 //
 // So this package must import nothing but syscall, unsafe and packages
 // that import nothing (toollinks): any other import would move its init
 // after that package's and after every package that sorts before it and is
 // ready by then — the heavy ones among them (cmd/heimdall-tui's
-// TestHookRunsBeforeInit fails if any is). For the
-// same reason it cannot use wire/frame: it encodes its one frame itself,
-// and a test compares the bytes with frame.AppendFrame's.
+// TestHookRunsBeforeInit fails if any is). For the same reason it cannot
+// use wire/frame: it encodes its one frame itself, and a test compares the
+// bytes with frame.AppendFrame's.
 //
 // The hook's contract is Claude Code's: it prints nothing (the stdout of
 // SessionStart and UserPromptSubmit hooks becomes model context), exits 0
 // whatever happens (any other code shows the user a hook error, 2 blocks
-// the tool call), and returns within Budget even when the supervisor is
-// gone, never accepts, or accepts and never reads.
+// the tool call), and returns within BudgetMillis even when the supervisor
+// is gone, never accepts, or accepts and never reads.
 package earlyhook
 
 import (
@@ -57,13 +58,17 @@ const (
 )
 
 // init runs the hook when this process is one, and exits; otherwise it
-// returns at once. Without SocketEnv set a hook has nothing to do, so
-// other runs do not even read their command line; a `hook` run without it
-// goes on to main, which calls Run, which returns.
+// returns at once, having read the start of its command line into a
+// buffer on the stack (every run of the binary passes here: it must not
+// allocate, nor read the environment, which would build syscall's copy
+// of it in this package's init).
 func init() {
+	if !mayBeHook() {
+		return
+	}
 	sock, ok := syscall.Getenv(SocketEnv)
 	if !ok {
-		return
+		return // main calls Run, which returns
 	}
 	argv, ok := readCmdline()
 	if !ok || !Invoked(argv) {
@@ -74,6 +79,39 @@ func init() {
 		syscall.Exit(0)
 	}()
 	run(argv[2:], 0, sock, deadlineIn(BudgetMillis))
+}
+
+// mayBeHook reports whether this process's second argument may be
+// "hook", from the start of /proc/self/cmdline; Invoked decides.
+func mayBeHook() bool {
+	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	var buf [256]byte
+	n, err := syscall.Read(fd, buf[:])
+	syscall.Close(fd)
+	if err != nil || n <= 0 {
+		return false
+	}
+	return hookPrefix(buf[:n], n == len(buf))
+}
+
+// hookPrefix reports whether the command line that starts with b (all of
+// it unless cut) may have "hook" as its second argument.
+func hookPrefix(b []byte, cut bool) bool {
+	const arg = "hook\x00"
+	for i, c := range b {
+		if c == 0 {
+			rest := b[i+1:]
+			if len(rest) >= len(arg) {
+				return string(rest[:len(arg)]) == arg
+			}
+			// Cut by the buffer's end, argv[1] may still be "hook".
+			return cut && string(rest) == arg[:len(rest)]
+		}
+	}
+	return cut // argv[0] alone fills the buffer: look at all of it
 }
 
 // Invoked reports whether argv (the command line, argv[0] first) is a hook
@@ -87,7 +125,7 @@ func Invoked(argv []string) bool {
 
 // Run is the hook with args, the arguments after `hook` (`--codex JSON`
 // for codex, none for Claude, whose payload is on stdin), reporting to
-// $HEIMDALL_HOOK_SOCKET. It returns within Budget, having sent the event
+// $HEIMDALL_HOOK_SOCKET. It returns within BudgetMillis, having sent the event
 // or not; the caller exits 0. main calls it when init did not run the hook
 // (no /proc, say).
 func Run(args []string) {

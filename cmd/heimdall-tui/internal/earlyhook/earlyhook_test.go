@@ -59,6 +59,29 @@ func TestInvoked(t *testing.T) {
 	}
 }
 
+func TestHookPrefix(t *testing.T) {
+	for _, c := range []struct {
+		b    string
+		cut  bool
+		want bool
+	}{
+		{"/bin/heimdall-tui\x00hook\x00", false, true},
+		{"/bin/heimdall-tui\x00hook\x00--codex\x00{}\x00", false, true},
+		{"/bin/heimdall-tui\x00hooks\x00", false, false},
+		{"/bin/heimdall-tui\x00ls\x00", false, false},
+		{"/bin/heimdall-tui\x00", false, false},
+		{"/bin/heimdall-tui\x00ho", true, true}, // the buffer ends there
+		{"/bin/heimdall-tui\x00ho", false, false},
+		{"/bin/heimdall-tui\x00hx", true, false},
+		{"/a/very/long/path", true, true},
+		{"/a/very/long/path", false, false},
+	} {
+		if got := hookPrefix([]byte(c.b), c.cut); got != c.want {
+			t.Errorf("hookPrefix(%q, %v) = %v", c.b, c.cut, got)
+		}
+	}
+}
+
 func TestSplitNUL(t *testing.T) {
 	got := splitNUL([]byte("a\x00\x00--codex\x00{\"x\":1}\x00"))
 	want := []string{"a", "", "--codex", `{"x":1}`}
