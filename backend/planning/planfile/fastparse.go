@@ -17,77 +17,116 @@ import (
 // quotes); with unquote nil they make it return ok=false.
 func FastTable[V any](b []byte, field string, unquote func(quoted []byte) (string, bool)) (version string, m map[string]V, ok bool) {
 	p := &scanner{b: b, unquote: unquote}
-	if !p.expect('{') {
+	m = map[string]V{}
+	version, ok = p.table(field, func() bool {
+		k, ok := p.str()
+		if !ok || !p.expect(':') {
+			return false
+		}
+		var v V
+		switch pv := any(&v).(type) {
+		case *string:
+			*pv, ok = p.str()
+		case *int64:
+			*pv, ok = p.int()
+		default:
+			ok = false
+		}
+		m[k] = v
+		return ok
+	})
+	if !ok {
 		return "", nil, false
 	}
-	m = map[string]V{}
+	return version, m, true
+}
+
+// FastLookup is key's value in a table of strings, read as
+// FastTable[string](b, field, nil) reads it but without building the table
+// (a lookup in a fresh process pays for every allocation): ok=false where
+// that does, else the version and the value (found=false when key is not
+// in the table).
+func FastLookup(b []byte, field, key string) (version, value string, found, ok bool) {
+	p := &scanner{b: b}
+	version, ok = p.table(field, func() bool {
+		k, plainKey, ok := p.rawStr()
+		if !ok || !plainKey || !p.expect(':') {
+			return false
+		}
+		v, plain, ok := p.rawStr()
+		if !ok || !plain {
+			return false
+		}
+		if string(k) == key {
+			value, found = string(v), true // the last of duplicates wins, as in a map
+		}
+		return true
+	})
+	if !ok {
+		return "", "", false, false
+	}
+	return version, value, found, true
+}
+
+// table reads {"version": STRING, FIELD: {ENTRY, ...}} (the two keys in
+// any order), calling entry to read each ENTRY of FIELD's object; an
+// entry reporting false, another key or a syntax error make it return
+// ok=false.
+func (p *scanner) table(field string, entry func() bool) (version string, ok bool) {
+	if !p.expect('{') {
+		return "", false
+	}
 	gotVersion := false
 	if p.peek() == '}' {
-		p.i++
-		return "", nil, false // no version: let encoding/json report it
+		return "", false // no version: let encoding/json report it
 	}
 	for {
 		key, ok := p.str()
 		if !ok || !p.expect(':') {
-			return "", nil, false
+			return "", false
 		}
 		switch key {
 		case "version":
 			if version, ok = p.str(); !ok {
-				return "", nil, false
+				return "", false
 			}
 			gotVersion = true
 		case field:
 			if !p.expect('{') {
-				return "", nil, false
+				return "", false
 			}
 			if p.peek() == '}' {
 				p.i++
 			} else {
 				for {
-					k, ok := p.str()
-					if !ok || !p.expect(':') {
-						return "", nil, false
+					if !entry() {
+						return "", false
 					}
-					var v V
-					switch pv := any(&v).(type) {
-					case *string:
-						if *pv, ok = p.str(); !ok {
-							return "", nil, false
-						}
-					case *int64:
-						if *pv, ok = p.int(); !ok {
-							return "", nil, false
-						}
-					default:
-						return "", nil, false
-					}
-					m[k] = v
 					if p.expect(',') {
 						continue
 					}
 					if !p.expect('}') {
-						return "", nil, false
+						return "", false
 					}
 					break
 				}
 			}
 		default:
-			return "", nil, false
+			return "", false
 		}
 		if p.expect(',') {
 			continue
 		}
 		if !p.expect('}') {
-			return "", nil, false
+			return "", false
 		}
 		break
 	}
 	p.ws()
 	if p.i != len(p.b) || !gotVersion {
-		return "", nil, false
+		return "", false
 	}
-	return version, m, true
+	return version, true
 }
 
 type scanner struct {

@@ -15,7 +15,7 @@
 // It takes only the plain case and leaves every other one to the command
 // tree, which words the errors: arguments it does not read exactly as
 // cobra would, a value that JSON would escape, a symbol table that
-// planfile.FastTable does not take, a missing file, an unknown symbol.
+// planfile.FastLookup does not take, a missing file, an unknown symbol.
 // `resolve` only reads, so declining costs a second read; `ledger log`
 // declines before it writes anything, and reports a failed write itself,
 // as the command does (the appends are planfile's, errors and all).
@@ -63,12 +63,8 @@ func resolve(root string, args []string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	version, m, ok := planfile.FastTable[string](b, "symbols", nil)
-	if !ok || !planfile.CheckVersion(version) {
-		return "", false
-	}
-	v, ok := m[args[0]]
-	return v, ok
+	version, v, found, ok := planfile.FastLookup(b, "symbols", args[0])
+	return v, ok && found && planfile.CheckVersion(version)
 }
 
 // logEntry is a `ledger log` call whose values JSON writes as they are.
