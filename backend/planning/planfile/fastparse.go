@@ -73,60 +73,47 @@ func FastLookup(b []byte, field, key string) (version, value string, found, ok b
 // entry reporting false, another key or a syntax error make it return
 // ok=false.
 func (p *scanner) table(field string, entry func() bool) (version string, ok bool) {
-	if !p.expect('{') {
-		return "", false
-	}
 	gotVersion := false
-	if p.peek() == '}' {
-		return "", false // no version: let encoding/json report it
-	}
-	for {
+	ok = p.object(func() bool {
 		key, ok := p.str()
 		if !ok || !p.expect(':') {
-			return "", false
+			return false
 		}
 		switch key {
 		case "version":
-			if version, ok = p.str(); !ok {
-				return "", false
-			}
+			version, ok = p.str()
 			gotVersion = true
+			return ok
 		case field:
-			if !p.expect('{') {
-				return "", false
-			}
-			if p.peek() == '}' {
-				p.i++
-			} else {
-				for {
-					if !entry() {
-						return "", false
-					}
-					if p.expect(',') {
-						continue
-					}
-					if !p.expect('}') {
-						return "", false
-					}
-					break
-				}
-			}
-		default:
-			return "", false
+			return p.object(entry)
 		}
-		if p.expect(',') {
-			continue
-		}
-		if !p.expect('}') {
-			return "", false
-		}
-		break
-	}
+		return false
+	})
 	p.ws()
-	if p.i != len(p.b) || !gotVersion {
-		return "", false
+	if !ok || p.i != len(p.b) || !gotVersion {
+		return "", false // without a version too: let encoding/json report it
 	}
 	return version, true
+}
+
+// object reads a JSON object, calling member to read each of its members;
+// a member reporting false or a syntax error make it return false.
+func (p *scanner) object(member func() bool) bool {
+	if !p.expect('{') {
+		return false
+	}
+	if p.peek() == '}' {
+		p.i++
+		return true
+	}
+	for {
+		if !member() {
+			return false
+		}
+		if !p.expect(',') {
+			return p.expect('}')
+		}
+	}
 }
 
 type scanner struct {
