@@ -11,6 +11,8 @@ import (
 	"os"
 	"sort"
 	"strconv"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/planfile"
 )
 
 // LedgerEntry is one line of protocol/ledger.jsonl: the token cost of one
@@ -284,7 +286,7 @@ type ledgerLine struct {
 var ledgerFieldsErr = errors.New(`want an object with string "role" and integer "tokens"`)
 
 func (e *ledgerLine) parse(line []byte) error {
-	if role, tokens, ok := fastLedgerLine(line); ok {
+	if role, tokens, ok := planfile.FastLedgerLine(line); ok {
 		e.role = append(e.role[:0], role...)
 		e.tokens = tokens
 		return nil

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/planfile"
 )
 
 func TestDeltaFormat(t *testing.T) {
@@ -227,7 +229,7 @@ func TestCountTokens(t *testing.T) {
 	}
 }
 
-// fastLedgerLine agrees with encoding/json wherever it accepts a line.
+// planfile.FastLedgerLine agrees with encoding/json wherever it accepts a line.
 func FuzzFastLedgerLine(f *testing.F) {
 	for _, s := range []string{
 		`{"ts":"2026-06-11T12:07:27Z","role":"orchestration","kind":"delta_brief","tokens":3300,"msg_id":"b1"}`,
@@ -243,7 +245,7 @@ func FuzzFastLedgerLine(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		role, tokens, ok := fastLedgerLine(line)
+		role, tokens, ok := planfile.FastLedgerLine(line)
 		if !ok {
 			return
 		}

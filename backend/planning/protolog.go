@@ -9,24 +9,14 @@ import (
 	"os"
 	"slices"
 	"strings"
-)
 
-// sanitize makes s one tab-free line, for a protocol.log field.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '\t', '\n', '\r':
-			return ' '
-		}
-		return r
-	}, s)
-}
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/planfile"
+)
 
 // Log appends one line `ts<TAB>actor<TAB>action<TAB>detail` to protocol.log
 // (tabs and newlines inside the fields become spaces).
 func (s *Store) Log(actor, action, detail string) error {
-	line := s.timestamp() + "\t" + sanitize(actor) + "\t" + sanitize(action) + "\t" + sanitize(detail) + "\n"
-	return appendLine(s.LogPath(), []byte(line))
+	return appendLine(s.LogPath(), planfile.LogLine(s.timestamp(), actor, action, detail))
 }
 
 // Tail returns the last n complete lines of protocol.log (without their

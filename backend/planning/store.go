@@ -13,17 +13,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/atomicfile"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/planfile"
 )
 
 // ProtocolVersion is the version of the token-frugal protocol this package
 // speaks. It is stamped into every JSON state file and into the message
 // schema's $id.
-const ProtocolVersion = "2.0.0"
+const ProtocolVersion = planfile.ProtocolVersion
 
 // Sentinel errors. Every error this package returns wraps at most one of
 // them, so callers (the CLI's exit codes, the dashboard's status line) can
@@ -118,12 +118,7 @@ type Store struct {
 }
 
 // DefaultRoot is $HEIMDALL_PLANNING_DIR, else ./.planning.
-func DefaultRoot() string {
-	if d := os.Getenv("HEIMDALL_PLANNING_DIR"); d != "" {
-		return d
-	}
-	return ".planning"
-}
+func DefaultRoot() string { return planfile.DefaultRoot() }
 
 // Open returns the Store rooted at root. It does not touch the disk: the
 // directories are created by the first write (or by Init).
@@ -135,12 +130,12 @@ func Open(root string) *Store {
 func (s *Store) Root() string { return s.root }
 
 // Paths of the state files, exactly where the bash implementation keeps them.
-func (s *Store) LogPath() string        { return filepath.Join(s.root, "protocol.log") }
+func (s *Store) LogPath() string        { return planfile.LogPath(s.root) }
 func (s *Store) BlackboardPath() string { return filepath.Join(s.root, "blackboard.json") }
 func (s *Store) ProtocolDir() string    { return filepath.Join(s.root, "protocol") }
-func (s *Store) SymbolsPath() string    { return filepath.Join(s.root, "protocol", "symbols.json") }
+func (s *Store) SymbolsPath() string    { return planfile.SymbolsPath(s.root) }
 func (s *Store) BaselinesPath() string  { return filepath.Join(s.root, "protocol", "baselines.json") }
-func (s *Store) LedgerPath() string     { return filepath.Join(s.root, "protocol", "ledger.jsonl") }
+func (s *Store) LedgerPath() string     { return planfile.LedgerPath(s.root) }
 func (s *Store) SchemaPath() string     { return filepath.Join(s.root, "protocol", "message-schema.json") }
 func (s *Store) CapsuleDir() string     { return filepath.Join(s.root, "protocol", "capsules") }
 
@@ -149,42 +144,16 @@ func (s *Store) CapsuleDir() string     { return filepath.Join(s.root, "protocol
 func (s *Store) ledgerDir() string { return filepath.Join(s.root, "ledger") }
 func (s *Store) claimsDir() string { return filepath.Join(s.root, "ledger", "claims") }
 
-// timestamp is the protocol's time format: RFC 3339 UTC, seconds.
-func (s *Store) timestamp() string {
-	return s.now().UTC().Format("2006-01-02T15:04:05Z")
-}
+// timestamp is now in the protocol's time format.
+func (s *Store) timestamp() string { return planfile.Timestamp(s.now()) }
 
-// lockPath is the lock file of a state file: a hidden file next to it. JSON
-// state is replaced by rename, so its own inode cannot carry the lock.
-func lockPath(path string) string {
-	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
-}
-
-// withLock runs fn holding an exclusive flock on path's lock file, creating
-// the directory if needed. The lock is released when fn returns, and by the
-// kernel if the process dies.
-func withLock(path string, fn func() error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-	}
-	lp := lockPath(path)
-	f, err := os.OpenFile(lp, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return fmt.Errorf("open lock: %w", err)
-	}
-	defer f.Close()
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("lock %s: %w", lp, err)
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return fn()
-}
+// The locked writes are planfile's (their reasons are there).
+var (
+	lockPath     = planfile.LockPath
+	withLock     = planfile.WithLock
+	appendLine   = planfile.AppendLine
+	checkVersion = planfile.CheckVersion
+)
 
 // writeAtomic replaces path with data: a temp file in the same directory,
 // then rename, so a reader sees the old or the new content, never a torn
@@ -197,94 +166,10 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// appendLine appends one whole line (it must end in "\n" and contain no
-// other newline) to path under its lock, with a single write, so concurrent
-// appenders never interleave. Every one of our writers appends under the
-// lock, so once it is held, bytes after the file's last newline are not
-// one of our writes in progress: they are the torn record of a writer that
-// crashed mid-line (a kill, a full disk), cut off first (the file is
-// truncated to just after its last newline) so the fragment is never
-// completed into a line that poisons the file; every complete line is
-// kept. A tail that grows meanwhile belongs to a writer outside the lock
-// (a shell's >>) and is ended with a newline instead (see dropTornTail).
-func appendLine(path string, line []byte) error {
-	return withLock(path, func() error {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
-		if err != nil {
-			return fmt.Errorf("append %s: %w", path, err)
-		}
-		var cut bool
-		cut, err = dropTornTail(f)
-		if err == nil && !cut {
-			// The tail grew while it was looked at: a writer outside our
-			// lock is still writing it. End it rather than cut it.
-			line = append([]byte{'\n'}, line...)
-		}
-		if err == nil {
-			_, err = f.Write(line)
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("append %s: %w", path, err)
-		}
-		return nil
-	})
-}
-
-// dropTornTail truncates f to just after its last newline (to empty if it
-// has none), removing an unterminated last line. It reports whether f now
-// ends a line (or is empty). The caller holds f's lock, so none of our
-// writers is mid-line; if f grows while the tail is looked at, a writer
-// that does not take the lock is, and nothing is cut (false).
-// The common case, a file ending in a newline, costs a stat and a one-byte
-// read.
-func dropTornTail(f *os.File) (bool, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
-	size := st.Size()
-	if size == 0 {
-		return true, nil
-	}
-	last := make([]byte, 1)
-	if _, err := f.ReadAt(last, size-1); err != nil {
-		return false, fmt.Errorf("read last byte: %w", err)
-	}
-	if last[0] == '\n' {
-		return true, nil
-	}
-	// Scan backwards for the last newline, a chunk at a time: a torn line
-	// may be long.
-	keep := int64(0)
-	buf := make([]byte, 64<<10)
-	for end := size - 1; end > 0; {
-		start := max(end-int64(len(buf)), 0)
-		b := buf[:end-start]
-		if _, err := f.ReadAt(b, start); err != nil {
-			return false, fmt.Errorf("read torn tail: %w", err)
-		}
-		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-			keep = start + int64(i) + 1
-			break
-		}
-		end = start
-	}
-	if st, err := f.Stat(); err != nil || st.Size() != size {
-		return false, err
-	}
-	if err := f.Truncate(keep); err != nil {
-		return false, fmt.Errorf("cut torn tail (%d bytes): %w", size-keep, err)
-	}
-	return true, nil
-}
-
-// checkVersion accepts the protocol versions this package can rewrite
-// without loss: 2.0.x (a patch never changes the file format).
-func checkVersion(v string) bool {
-	return v == ProtocolVersion || strings.HasPrefix(v, "2.0.")
+// unquoteJSON decodes one quoted JSON string, for planfile.FastTable.
+func unquoteJSON(quoted []byte) (string, bool) {
+	var s string
+	return s, json.Unmarshal(quoted, &s) == nil
 }
 
 // table is one JSON state file {"version":"2.0.0","<field>":{key:V}}.
@@ -313,7 +198,7 @@ func (t table[V]) parse(b []byte) (map[string]V, error) {
 	foreign := func(version string) error {
 		return &FileError{Path: t.path, Err: fmt.Errorf("%w: version %q, this tool speaks %s", ErrVersion, version, ProtocolVersion)}
 	}
-	if version, m, ok := fastTable[V](b, t.field); ok {
+	if version, m, ok := planfile.FastTable[V](b, t.field, unquoteJSON); ok {
 		if !checkVersion(version) {
 			return nil, foreign(version)
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/planfile"
 )
 
 // newStore returns a Store on a fresh temp root with a fixed clock.
@@ -315,7 +317,7 @@ func FuzzAppendString(f *testing.F) {
 	})
 }
 
-// fastTable agrees with encoding/json wherever it accepts its input.
+// planfile.FastTable agrees with encoding/json wherever it accepts its input.
 func FuzzFastTable(f *testing.F) {
 	for _, s := range []string{
 		`{"version":"2.0.0","facts":{"a":"b","c":"d"}}`,
@@ -345,7 +347,7 @@ func FuzzFastTable(f *testing.F) {
 				t.Fatalf("%q: fast %q %v, encoding/json %q %v", b, v, m, sv, sm)
 			}
 		}
-		check("facts", func() (string, any, bool) { return fastTable[string](b, "facts") }, func() (string, any, error) {
+		check("facts", func() (string, any, bool) { return planfile.FastTable[string](b, "facts", unquoteJSON) }, func() (string, any, error) {
 			var x struct {
 				Version *string           `json:"version"`
 				Facts   map[string]string `json:"facts"`
@@ -362,7 +364,7 @@ func FuzzFastTable(f *testing.F) {
 			}
 			return *x.Version, x.Facts, nil
 		})
-		check("baselines", func() (string, any, bool) { return fastTable[int64](b, "baselines") }, func() (string, any, error) {
+		check("baselines", func() (string, any, bool) { return planfile.FastTable[int64](b, "baselines", unquoteJSON) }, func() (string, any, error) {
 			var x struct {
 				Version   *string          `json:"version"`
 				Baselines map[string]int64 `json:"baselines"`

@@ -41,7 +41,7 @@
 // Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back|rtt] [-idle 20]
 // [-idle-for 5s] [-rounds 6] [-settle 65s] [-stagger 3s] [-base PATH] [-busy 16] [-busy-for 10s]
 // [-keys 100] [-writer-nice N] [-mem 20] [-mem-rounds 3] [-mem-history 2000] [-back 20] [-back-runs 5]
-// [-rtt-rounds 10] [-rtt-keys 200] [-rtt-vs NAME=BIN,...]
+// [-rtt-rounds 10] [-rtt-keys 200] [-rtt-gap 0] [-rtt-vs NAME=BIN,...]
 package main
 
 import (
@@ -85,6 +85,7 @@ func main() {
 		rttR     = flag.Int("rtt-rounds", 10, "rtt: interleaved rounds")
 		rttK     = flag.Int("rtt-keys", 200, "rtt: keys timed per target and round")
 		rttVs    = flag.String("rtt-vs", "", "rtt: other heimdall-tui binaries to measure beside -bin, as NAME=PATH,...")
+		rttGap   = flag.Duration("rtt-gap", 0, "rtt: pause between a key's echo and the next key (0: none; a person's pace is ~100ms)")
 		nice     = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
 	)
 	flag.IntVar(&memOpts.rounds, "mem-rounds", 3, "memory scenario: interleaved rounds")
@@ -103,7 +104,7 @@ func main() {
 		}
 		vs = append(vs, [2]string{n, b})
 	}
-	rtt := rttOptions{rounds: *rttR, keys: *rttK, vs: vs}
+	rtt := rttOptions{rounds: *rttR, keys: *rttK, gap: *rttGap, vs: vs}
 	if err := run(*bin, *base, *idleN, *rounds, *idleFor, *settle, *stagger, *busyN, *busyFor, *keysN, memOpts, *backN, *backRuns, *only, *nice, rtt); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
@@ -158,7 +159,7 @@ command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
 	}
 	if only == "" || only == "rtt" {
 		bins := append([][2]string{{"this", bin}}, rtt.vs...)
-		if err := rttScenario(bins, tmp, rtt.rounds, rtt.keys); err != nil {
+		if err := rttScenario(bins, tmp, rtt); err != nil {
 			return fmt.Errorf("rtt: %w", err)
 		}
 	}

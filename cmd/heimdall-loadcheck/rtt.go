@@ -42,6 +42,14 @@ import (
 // The harness reads and writes with plain syscalls on a locked thread (poll
 // with a timeout, then read), the same for every target, so its own cost is
 // a constant of the floor.
+//
+// By default each key is typed as soon as the last one came back, which
+// keeps every process on the path warm. A person types a few keys a second:
+// with -rtt-gap each key is typed that long after the last one came back,
+// so every key finds the processes idle (the Go runtime's monitor asleep,
+// threads parked), as in use. Besides CPU time per key, the processes'
+// wake-ups per key are reported (context switches of all their threads),
+// which is what an idle→busy transition costs in battery.
 
 // rttProg is the program at the far end: raw mode without echo, so each
 // byte comes back exactly once, from cat.
@@ -74,16 +82,18 @@ type rttConn struct {
 
 type rttOptions struct {
 	rounds, keys int
-	vs           [][2]string // NAME, PATH
+	gap          time.Duration // pause between a key's echo and the next key
+	vs           [][2]string   // NAME, PATH
 }
 
 type rttResult struct {
 	p50, p99 []time.Duration // per round
 	all      []time.Duration
 	cpu      time.Duration // of the target's processes, over the timed keys
+	wakeups  int64         // of the target's processes' threads, over the timed keys
 }
 
-func rttScenario(bins [][2]string, tmp string, rounds, keys int) error {
+func rttScenario(bins [][2]string, tmp string, o rttOptions) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var targets []rttTarget
@@ -135,14 +145,15 @@ func rttScenario(bins [][2]string, tmp string, rounds, keys int) error {
 	}
 
 	res := make([]rttResult, len(targets))
-	for r := 0; r < rounds; r++ {
+	for r := 0; r < o.rounds; r++ {
 		for i, t := range targets {
-			lat, cpu, err := rttRound(t, keys)
+			lat, cpu, wake, err := rttRound(t, o.keys, o.gap)
 			if err != nil {
 				return fmt.Errorf("%s, round %d: %w", t.name, r+1, err)
 			}
 			res[i].all = append(res[i].all, lat...)
 			res[i].cpu += cpu
+			res[i].wakeups += wake
 			slices.Sort(lat)
 			res[i].p50 = append(res[i].p50, pct(lat, 0.50))
 			res[i].p99 = append(res[i].p99, pct(lat, 0.99))
@@ -152,7 +163,11 @@ func rttScenario(bins [][2]string, tmp string, rounds, keys int) error {
 	// interleaved, so load from elsewhere on the machine falls on every
 	// target alike, and the pooled p99 has enough keys behind it. The
 	// spread is the interquartile range of the rounds' own p50 and p99.
-	fmt.Printf("rtt: keystroke round trip, %d rounds × %d keys per target, interleaved; p50 and p99 over all keys [interquartile range of the rounds' p50 / p99]\n", rounds, keys)
+	pace := "each key typed when the last came back"
+	if o.gap > 0 {
+		pace = fmt.Sprintf("each key typed %v after the last came back", o.gap)
+	}
+	fmt.Printf("rtt: keystroke round trip, %d rounds × %d keys per target, interleaved, %s; p50 and p99 over all keys [interquartile range of the rounds' p50 / p99]\n", o.rounds, o.keys, pace)
 	us := func(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Nanoseconds())/1e3) }
 	p50 := map[string]time.Duration{}
 	p99 := map[string]time.Duration{}
@@ -168,7 +183,8 @@ func rttScenario(bins [][2]string, tmp string, rounds, keys int) error {
 			line += fmt.Sprintf("  = %.2f× / %.2f× tmux", float64(p50[t.name])/float64(tp50), float64(p99[t.name])/float64(p99["tmux"]))
 		}
 		if t.name != "pty" {
-			line += fmt.Sprintf("  CPU %s µs/key", us(res[i].cpu/time.Duration(len(res[i].all))))
+			n := len(res[i].all)
+			line += fmt.Sprintf("  CPU %s µs/key, %.1f wake-ups/key", us(res[i].cpu/time.Duration(n)), float64(res[i].wakeups)/float64(n))
 		}
 		fmt.Println(line)
 	}
@@ -196,30 +212,37 @@ func quartile(v []time.Duration, q int) time.Duration {
 }
 
 // rttRound opens t, waits for the far end to be ready, discards a few
-// warm-up keys and times keys more.
-func rttRound(t rttTarget, keys int) ([]time.Duration, time.Duration, error) {
+// warm-up keys and times keys more, each typed gap after the last came
+// back. It returns the latencies and the CPU time and wake-ups of t's
+// processes over the timed keys (gaps included: what a process does after
+// a key, it does for that key).
+func rttRound(t rttTarget, keys int, gap time.Duration) ([]time.Duration, time.Duration, int64, error) {
 	c, err := t.open()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer c.close()
 	const warm = 10
 	lat := make([]time.Duration, 0, keys)
 	buf := make([]byte, 64<<10)
 	var cpu0 time.Duration
+	var wake0 int64
 	for i := 0; i < warm+keys; i++ {
 		if i == warm {
-			cpu0 = cpuTime(c.pids)
+			cpu0, wake0 = cpuTime(c.pids), wakeups(c.pids)
+		}
+		if gap > 0 {
+			time.Sleep(gap)
 		}
 		begin := time.Now()
 		if err := c.send(); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		var got []byte
 		for !c.echoed(got) {
 			n, err := readTimeout(c.fd, buf, 5*time.Second)
 			if err != nil {
-				return nil, 0, fmt.Errorf("key %d: %w", i, err)
+				return nil, 0, 0, fmt.Errorf("key %d: %w", i, err)
 			}
 			got = append(got, buf[:n]...)
 		}
@@ -227,7 +250,10 @@ func rttRound(t rttTarget, keys int) ([]time.Duration, time.Duration, error) {
 			lat = append(lat, time.Since(begin))
 		}
 	}
-	return lat, cpuTime(c.pids) - cpu0, nil
+	if gap > 0 {
+		time.Sleep(gap) // the last key's aftermath, as every other key's
+	}
+	return lat, cpuTime(c.pids) - cpu0, wakeups(c.pids) - wake0, nil
 }
 
 // readTimeout waits up to d for fd to be readable and reads once.

@@ -140,7 +140,12 @@ func (a *app) dashboard(o dashboardOptions) error {
 		Classifiers: classify.Names(),
 		Logger:      logger,
 	})
-	p := tea.NewProgram(m, tea.WithInput(a.stdin), tea.WithOutput(outFile(a)))
+	// Every message is activity for the collector's sleep (gcsleep.go):
+	// a dashboard left open all day wakes only for what it shows.
+	gc := newIdleGC(gcQuiet, nil)
+	defer gc.stop()
+	p := tea.NewProgram(m, tea.WithInput(a.stdin), tea.WithOutput(outFile(a)),
+		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg { gc.activity(); return msg }))
 
 	// SIGHUP (the terminal went away) and SIGTERM end the UI and leave the
 	// sessions running, as tmux does: only the user's "Stop them" stops

@@ -9,42 +9,22 @@ import (
 	"sort"
 
 	"github.com/spf13/cobra"
-)
 
-// multicallNames maps the names of the bash implementation's tools to the
-// subcommands that replace them. Invoked through a link with one of these
-// names, the binary behaves as that tool, so scripts and .mcp.json files
-// that call heimdall-resolve etc. need no change.
-var multicallNames = map[string]string{
-	"heimdall-validate":   "validate",
-	"heimdall-resolve":    "resolve",
-	"heimdall-capsule":    "capsule",
-	"heimdall-brief":      "brief",
-	"heimdall-blackboard": "blackboard",
-	"heimdall-ledger":     "ledger",
-	"heimdall-gate":       "gate",
-	"heimdall-protocol":   "protocol",
-	"heimdall-haid":       "haid",
-	"heimdall-claim":      "claim",
-	"heimdall-ledger-mcp": "ledger-mcp",
-}
+	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
+)
 
 // progName prefixes the planning commands' error messages: the name the
 // binary was invoked as, so heimdall-resolve's errors read as before.
-var progName = "heimdall-tui"
+var progName = toollinks.Binary
 
-// multicallArgs turns argv into the CLI's arguments: argv[1:], preceded by
-// the subcommand when argv[0] is one of multicallNames.
+// multicallArgs turns argv into the CLI's arguments (toollinks.Args),
+// setting progName to the tool's name when argv[0] names one.
 func multicallArgs(argv []string) []string {
-	if len(argv) == 0 {
-		return nil
+	args, tool := toollinks.Args(argv)
+	if tool != "" {
+		progName = tool
 	}
-	base := filepath.Base(argv[0])
-	if sub, ok := multicallNames[base]; ok {
-		progName = base
-		return append([]string{sub}, argv[1:]...)
-	}
-	return argv[1:]
+	return args
 }
 
 func newInstallLinksCmd(a *app) *cobra.Command {
@@ -70,9 +50,9 @@ func newInstallLinksCmd(a *app) *cobra.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return planFail(a, 2, err)
 			}
-			names := make([]string, 0, len(multicallNames))
-			for n := range multicallNames {
-				names = append(names, n)
+			names := make([]string, 0, len(toollinks.Links))
+			for _, l := range toollinks.Links {
+				names = append(names, l.Name)
 			}
 			sort.Strings(names)
 			for _, n := range names {

@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"testing"
+
+	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
 )
 
 func TestMulticallArgs(t *testing.T) {
@@ -30,7 +32,8 @@ func TestMulticallArgs(t *testing.T) {
 	}
 	// Every bash tool name maps to a command of the binary.
 	root := newRoot(&app{})
-	for name, sub := range multicallNames {
+	for _, l := range toollinks.Links {
+		name, sub := l.Name, l.Subcommand
 		if c, _, err := root.Find([]string{sub}); err != nil || c.Name() != sub {
 			t.Errorf("%s -> %q: no such command (%v)", name, sub, err)
 		}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -150,10 +149,14 @@ func (a *app) run(o runOptions) error {
 	}
 	if o.dashboard || o.detach {
 		// Garbage made while the session worked (serving a client,
-		// a burst of output) goes back to the kernel once it is quiet.
-		trim := newIdleTrimmer(trimQuiet, trimMemory)
-		defer trim.stop()
-		cfg.OnScreen = func(uint64) { trim.poke() }
+		// a burst of output) goes back to the kernel once it is quiet,
+		// and so do its mappings of the binary; the collector then
+		// sleeps (gcsleep.go).
+		// A failure of dropCodePages leaves the pages mapped: memory,
+		// nothing else.
+		gc := newIdleGC(gcQuiet, func() { dropCodePages() })
+		defer gc.stop()
+		cfg.OnScreen = func(uint64) { gc.activity() }
 	}
 	rk := &recordKeeper{dir: dir}
 	cfg.OnConversation = rk.conversation
@@ -228,46 +231,10 @@ func (a *app) run(o runOptions) error {
 	return exitCode(code)
 }
 
-// trimQuiet is how long a supervisor's screen stands still before
-// idleTrimmer returns its free memory: longer than the pauses of an agent
-// at work, short enough that a session left idle is small soon.
-const trimQuiet = 5 * time.Second
-
-// trimMemory is what an idle supervisor gives back: its free heap
-// (debug.FreeOSMemory, after a collection) and its mappings of the
-// binary's code and read-only data (dropCodePages; a failure leaves them
-// mapped, which costs memory but nothing else).
-func trimMemory() {
-	debug.FreeOSMemory()
-	dropCodePages()
-}
-
-// idleTrimmer calls free once nothing has poked it for quiet, and again
-// after each later poke is followed by as long a quiet: one call per spell
-// of activity, none while idle (no ticker: an idle supervisor sleeps).
-//
-// It is how a supervisor keeps small with the Go runtime's defaults: the
-// heap is not collected until it doubles past a 4 MiB floor, so what one
-// client's connection or one burst of output left behind (~0.5 MiB) would
-// stay resident for the session's life. Collecting more often instead (a
-// lower GOGC, a memory limit, a collection at start, more than one per
-// trim) was measured to make idle supervisors bigger: each of the first
-// few cycles leaves more of the collector's own metadata resident, up to
-// ~0.5 MiB (docs/ARCHITECTURE.md, "Small sessions").
-type idleTrimmer struct {
-	quiet time.Duration
-	t     *time.Timer
-}
-
-func newIdleTrimmer(quiet time.Duration, free func()) *idleTrimmer {
-	return &idleTrimmer{quiet: quiet, t: time.AfterFunc(quiet, free)}
-}
-
-// poke restarts the quiet period. It is cheap enough for every screen
-// update (at most one per 10 ms, Config.OnScreen).
-func (it *idleTrimmer) poke() { it.t.Reset(it.quiet) }
-
-func (it *idleTrimmer) stop() { it.t.Stop() }
+// gcQuiet is how long a supervisor's screen stands still before its
+// collector sleeps (idleGC): longer than the pauses of an agent at work,
+// short enough that a session left idle is small soon.
+const gcQuiet = 5 * time.Second
 
 // oneProcEnv marks a supervisor that onOneProc re-executed: it holds what
 // GOMAXPROCS was before ("=VALUE"; empty if it was unset), for the program.

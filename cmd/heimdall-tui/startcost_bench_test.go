@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,11 +33,18 @@ import (
 //	(cd /tmp/hm-main && go build -o /tmp/hm-old ./cmd/heimdall-tui)
 //	HEIMDALL_BENCH_OLD_BIN=/tmp/hm-old go test -run '^$' -bench StartCost -benchtime 1x ./cmd/heimdall-tui/
 //
-// the cases marked old also run that binary, alternately with this one (the
-// order flipping every run), so load from other processes on the machine
-// falls on both alike; its figures are reported with an old_ prefix. On a
-// loaded machine cpu_p50_ms (user + system time) moves less than the wall
-// times.
+// the cases marked old also run that binary, interleaved with this one (the
+// order rotating every run), so load from other processes on the machine
+// falls on both alike; its figures are reported with an old_ prefix. It may
+// also name several builds as NAME=PATH words, reported with a NAME_
+// prefix, e.g. this tree built with and without cgo beside main's:
+//
+//	CGO_ENABLED=0 go build -o /tmp/hm-static ./cmd/heimdall-tui
+//	HEIMDALL_BENCH_OLD_BIN="static=/tmp/hm-static old=/tmp/hm-old" go test ...
+//
+// (TestMain's binary is built as `go build` builds by default: with cgo
+// where a C compiler is installed.) On a loaded machine cpu_p50_ms (user +
+// system time) moves less than the wall times.
 func BenchmarkStartCost(b *testing.B) {
 	if raceEnabled {
 		b.Skip("a -race binary says nothing about start cost")
@@ -49,7 +57,7 @@ func BenchmarkStartCost(b *testing.B) {
 		}
 		runs = n
 	}
-	oldBin := os.Getenv("HEIMDALL_BENCH_OLD_BIN")
+	others := benchBins(b)
 	for _, c := range startCases {
 		b.Run(c.name, func(b *testing.B) {
 			inv := c.setup(b)
@@ -59,31 +67,50 @@ func BenchmarkStartCost(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			n := max(b.N, runs)
-			var cur, old runTimes
-			for i := range n {
-				// Alternate which binary goes first, so neither always
-				// runs right after the other (warm caches, a scheduler tick).
-				first, second := binPath, oldBin
-				if i%2 == 1 {
-					first, second = oldBin, binPath
-				}
-				for _, bin := range []string{first, second} {
-					switch {
-					case bin == binPath:
-						cur.add(timeRun(b, bin, inv))
-					case bin != "" && c.old:
-						old.add(timeRun(b, bin, inv))
-					}
+			bins := []benchBin{{path: binPath}}
+			if c.old {
+				bins = append(bins, others...)
+			}
+			times := make([]runTimes, len(bins))
+			for i := range max(b.N, runs) {
+				// Rotate which binary goes first, so none always runs
+				// right after another (warm caches, a scheduler tick).
+				for j := range bins {
+					k := (i + j) % len(bins)
+					times[k].add(timeRun(b, bins[k].path, inv))
 				}
 			}
 			b.ReportMetric(0, "ns/op") // b.N runs are not what was timed
-			cur.report(b, "")
-			if len(old.wall) > 0 {
-				old.report(b, "old_")
+			for k, bin := range bins {
+				times[k].report(b, bin.prefix)
 			}
 		})
 	}
+}
+
+// benchBin is a binary the benchmark times, its metrics' names prefixed
+// with prefix.
+type benchBin struct{ prefix, path string }
+
+// benchBins are the builds HEIMDALL_BENCH_OLD_BIN names: one path
+// (prefix old_) or NAME=PATH words.
+func benchBins(b *testing.B) []benchBin {
+	v := os.Getenv("HEIMDALL_BENCH_OLD_BIN")
+	if v == "" {
+		return nil
+	}
+	if !strings.Contains(v, "=") {
+		return []benchBin{{"old_", v}}
+	}
+	var bins []benchBin
+	for _, w := range strings.Fields(v) {
+		name, path, ok := strings.Cut(w, "=")
+		if !ok || name == "" || path == "" {
+			b.Fatalf("HEIMDALL_BENCH_OLD_BIN: %q is not NAME=PATH", w)
+		}
+		bins = append(bins, benchBin{name + "_", path})
+	}
+	return bins
 }
 
 // startCase is one kind of whole-process run. To add one, append to
@@ -92,8 +119,8 @@ func BenchmarkStartCost(b *testing.B) {
 // session it starts must be stopped with b.Cleanup.
 type startCase struct {
 	name string
-	// old: HEIMDALL_BENCH_OLD_BIN runs it too (the old binary has the
-	// subcommand and exits 0 on it).
+	// old: HEIMDALL_BENCH_OLD_BIN's builds run it too (they have the
+	// subcommand and exit 0 on it).
 	old   bool
 	setup func(b *testing.B) invocation
 }
@@ -137,11 +164,11 @@ var startCases = []startCase{
 		return invocation{args: []string{"ledger", "log", "--role", "r", "--kind", "k", "--tokens", "1"}, env: []string{"HEIMDALL_PLANNING_DIR=" + root}}
 	}},
 	// Claude's PreToolUse hook reporting to a live session's supervisor.
-	{name: "hook-live", setup: func(b *testing.B) invocation {
+	{name: "hook-live", old: true, setup: func(b *testing.B) invocation {
 		return invocation{args: []string{"hook"}, env: []string{HookSocketEnv + "=" + benchSession(b)}, stdin: []byte(benchHookPayload)}
 	}},
 	// The same with the supervisor gone (its socket missing).
-	{name: "hook-missing", setup: func(b *testing.B) invocation {
+	{name: "hook-missing", old: true, setup: func(b *testing.B) invocation {
 		return invocation{args: []string{"hook"}, env: []string{HookSocketEnv + "=" + filepath.Join(b.TempDir(), "gone.sock")}, stdin: []byte(benchHookPayload)}
 	}},
 }

@@ -1,97 +1,125 @@
-package planning
+package planfile
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
 
-// fastTable parses the one shape the tables have —
+// FastTable parses the one shape the tables have —
 // {"version": STRING, FIELD: {KEY: VALUE, ...}} with string or integer
 // values — in a single pass without reflection. Every JSON state file is
 // read (and most rewritten) on every command, and a table of a few
 // thousand facts made encoding/json the cost of a write. Anything else
 // (another field, another value type, a syntax error) returns ok=false and
 // the caller falls back to encoding/json, which also words the error.
-func fastTable[V any](b []byte, field string) (version string, m map[string]V, ok bool) {
-	p := &scanner{b: b}
-	if !p.expect('{') {
-		return "", nil, false
-	}
+// Strings with escapes are decoded by unquote (given the string with its
+// quotes); with unquote nil they make it return ok=false.
+func FastTable[V any](b []byte, field string, unquote func(quoted []byte) (string, bool)) (version string, m map[string]V, ok bool) {
+	p := &scanner{b: b, unquote: unquote}
 	m = map[string]V{}
-	gotVersion := false
-	if p.peek() == '}' {
-		p.i++
-		return "", nil, false // no version: let encoding/json report it
-	}
-	for {
-		key, ok := p.str()
+	version, ok = p.table(field, func() bool {
+		k, ok := p.str()
 		if !ok || !p.expect(':') {
-			return "", nil, false
+			return false
 		}
-		switch key {
-		case "version":
-			if version, ok = p.str(); !ok {
-				return "", nil, false
-			}
-			gotVersion = true
-		case field:
-			if !p.expect('{') {
-				return "", nil, false
-			}
-			if p.peek() == '}' {
-				p.i++
-			} else {
-				for {
-					k, ok := p.str()
-					if !ok || !p.expect(':') {
-						return "", nil, false
-					}
-					var v V
-					switch pv := any(&v).(type) {
-					case *string:
-						if *pv, ok = p.str(); !ok {
-							return "", nil, false
-						}
-					case *int64:
-						if *pv, ok = p.int(); !ok {
-							return "", nil, false
-						}
-					default:
-						return "", nil, false
-					}
-					m[k] = v
-					if p.expect(',') {
-						continue
-					}
-					if !p.expect('}') {
-						return "", nil, false
-					}
-					break
-				}
-			}
+		var v V
+		switch pv := any(&v).(type) {
+		case *string:
+			*pv, ok = p.str()
+		case *int64:
+			*pv, ok = p.int()
 		default:
-			return "", nil, false
+			ok = false
 		}
-		if p.expect(',') {
-			continue
-		}
-		if !p.expect('}') {
-			return "", nil, false
-		}
-		break
-	}
-	p.ws()
-	if p.i != len(p.b) || !gotVersion {
+		m[k] = v
+		return ok
+	})
+	if !ok {
 		return "", nil, false
 	}
 	return version, m, true
 }
 
+// FastLookup is key's value in a table of strings, read as
+// FastTable[string](b, field, nil) reads it but without building the table
+// (a lookup in a fresh process pays for every allocation): ok=false where
+// that does, else the version and the value (found=false when key is not
+// in the table).
+func FastLookup(b []byte, field, key string) (version, value string, found, ok bool) {
+	p := &scanner{b: b}
+	version, ok = p.table(field, func() bool {
+		k, plainKey, ok := p.rawStr()
+		if !ok || !plainKey || !p.expect(':') {
+			return false
+		}
+		v, plain, ok := p.rawStr()
+		if !ok || !plain {
+			return false
+		}
+		if string(k) == key {
+			value, found = string(v), true // the last of duplicates wins, as in a map
+		}
+		return true
+	})
+	if !ok {
+		return "", "", false, false
+	}
+	return version, value, found, true
+}
+
+// table reads {"version": STRING, FIELD: {ENTRY, ...}} (the two keys in
+// any order), calling entry to read each ENTRY of FIELD's object; an
+// entry reporting false, another key or a syntax error make it return
+// ok=false.
+func (p *scanner) table(field string, entry func() bool) (version string, ok bool) {
+	gotVersion := false
+	ok = p.object(func() bool {
+		key, ok := p.str()
+		if !ok || !p.expect(':') {
+			return false
+		}
+		switch key {
+		case "version":
+			version, ok = p.str()
+			gotVersion = true
+			return ok
+		case field:
+			return p.object(entry)
+		}
+		return false
+	})
+	p.ws()
+	if !ok || p.i != len(p.b) || !gotVersion {
+		return "", false // without a version too: let encoding/json report it
+	}
+	return version, true
+}
+
+// object reads a JSON object, calling member to read each of its members;
+// a member reporting false or a syntax error make it return false.
+func (p *scanner) object(member func() bool) bool {
+	if !p.expect('{') {
+		return false
+	}
+	if p.peek() == '}' {
+		p.i++
+		return true
+	}
+	for {
+		if !member() {
+			return false
+		}
+		if !p.expect(',') {
+			return p.expect('}')
+		}
+	}
+}
+
 type scanner struct {
-	b []byte
-	i int
+	b       []byte
+	i       int
+	unquote func(quoted []byte) (string, bool) // nil: no strings with escapes
 }
 
 func (p *scanner) ws() {
@@ -122,7 +150,7 @@ func (p *scanner) expect(c byte) bool {
 }
 
 // str reads a JSON string. Plain ones (no escapes, valid UTF-8, no
-// control characters) are sliced; others are decoded by encoding/json.
+// control characters) are sliced; others are decoded by unquote.
 func (p *scanner) str() (string, bool) {
 	raw, plain, ok := p.rawStr()
 	if !ok {
@@ -131,13 +159,12 @@ func (p *scanner) str() (string, bool) {
 	if plain {
 		return string(raw), true
 	}
-	// raw ends just before the closing quote at p.i-1; with its quotes
-	// it is p.b[p.i-len(raw)-2 : p.i].
-	var s string
-	if json.Unmarshal(p.b[p.i-len(raw)-2:p.i], &s) != nil {
+	if p.unquote == nil {
 		return "", false
 	}
-	return s, true
+	// raw ends just before the closing quote at p.i-1; with its quotes
+	// it is p.b[p.i-len(raw)-2 : p.i].
+	return p.unquote(p.b[p.i-len(raw)-2 : p.i])
 }
 
 // int reads a JSON integer (no fraction, no exponent).
@@ -161,11 +188,11 @@ func (p *scanner) int() (int64, bool) {
 	return n, err == nil
 }
 
-// fastLedgerLine reads role and tokens from one ledger line, the way the
+// FastLedgerLine reads role and tokens from one ledger line, the way the
 // ledger writes it: a flat object of string and integer values. It
 // returns ok=false for anything else (the caller falls back to
 // encoding/json); the role is a slice of line, valid until the next read.
-func fastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
+func FastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
 	p := &scanner{b: line}
 	if !p.expect('{') {
 		return nil, 0, false

@@ -1,0 +1,125 @@
+package planfile
+
+import (
+	"bytes"
+	"os"
+	"path"
+	"strconv"
+	"syscall"
+)
+
+// LockPath is the lock file of a state file: a hidden file next to it. JSON
+// state is replaced by rename, so its own inode cannot carry the lock.
+func LockPath(file string) string {
+	return path.Join(path.Dir(file), "."+path.Base(file)+".lock")
+}
+
+// WithLock runs fn holding an exclusive flock on file's lock file, creating
+// the directory if needed. The lock is released when fn returns, and by the
+// kernel if the process dies.
+func WithLock(file string, fn func() error) error {
+	if err := os.MkdirAll(path.Dir(file), 0o755); err != nil {
+		return wrap("create "+path.Dir(file), err)
+	}
+	lp := LockPath(file)
+	f, err := os.OpenFile(lp, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return wrap("open lock", err)
+	}
+	defer f.Close()
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return wrap("lock "+lp, err)
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return fn()
+}
+
+// AppendLine appends one whole line (it must end in "\n" and contain no
+// other newline) to file under its lock, with a single write, so concurrent
+// appenders never interleave. Every one of our writers appends under the
+// lock, so once it is held, bytes after the file's last newline are not
+// one of our writes in progress: they are the torn record of a writer that
+// crashed mid-line (a kill, a full disk), cut off first (the file is
+// truncated to just after its last newline) so the fragment is never
+// completed into a line that poisons the file; every complete line is
+// kept. A tail that grows meanwhile belongs to a writer outside the lock
+// (a shell's >>) and is ended with a newline instead (see dropTornTail).
+func AppendLine(file string, line []byte) error {
+	return WithLock(file, func() error {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+		if err != nil {
+			return wrap("append "+file, err)
+		}
+		var cut bool
+		cut, err = dropTornTail(f)
+		if err == nil && !cut {
+			// The tail grew while it was looked at: a writer outside our
+			// lock is still writing it. End it rather than cut it.
+			line = append([]byte{'\n'}, line...)
+		}
+		if err == nil {
+			_, err = f.Write(line)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return wrap("append "+file, err)
+		}
+		return nil
+	})
+}
+
+// dropTornTail truncates f to just after its last newline (to empty if it
+// has none), removing an unterminated last line. It reports whether f now
+// ends a line (or is empty). The caller holds f's lock, so none of our
+// writers is mid-line; if f grows while the tail is looked at, a writer
+// that does not take the lock is, and nothing is cut (false).
+// The common case, a file ending in a newline, costs a stat and a one-byte
+// read.
+func dropTornTail(f *os.File) (bool, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	size := st.Size()
+	if size == 0 {
+		return true, nil
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, size-1); err != nil {
+		return false, wrap("read last byte", err)
+	}
+	if last[0] == '\n' {
+		return true, nil
+	}
+	// Scan backwards for the last newline, a chunk at a time: a torn line
+	// may be long.
+	keep := int64(0)
+	buf := make([]byte, 64<<10)
+	for end := size - 1; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		b := buf[:end-start]
+		if _, err := f.ReadAt(b, start); err != nil {
+			return false, wrap("read torn tail", err)
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			keep = start + int64(i) + 1
+			break
+		}
+		end = start
+	}
+	if st, err := f.Stat(); err != nil || st.Size() != size {
+		return false, err
+	}
+	if err := f.Truncate(keep); err != nil {
+		return false, wrap("cut torn tail ("+strconv.FormatInt(size-keep, 10)+" bytes)", err)
+	}
+	return true, nil
+}

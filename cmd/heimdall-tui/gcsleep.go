@@ -1,0 +1,137 @@
+package main
+
+import (
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"time"
+)
+
+// idleGC keeps a process's garbage collector asleep while the process is
+// quiet: a supervisor whose screen stands still, a dashboard nobody types
+// into. It is how an idle session, and an idle dashboard, wake for nothing
+// and stay small with the Go runtime's defaults otherwise.
+//
+// Quiet for its period (no activity call), it collects, returns free
+// memory to the kernel, and turns the collector's percentage off, with a
+// memory limit gcSleepHeadroom above what the process then holds. Two
+// reasons:
+//   - Size. The heap is not collected until it doubles past a 4 MiB floor,
+//     so what one client's connection or a burst of output left behind
+//     (~0.5 MiB) would stay resident for the session's life. Collecting
+//     more eagerly instead (a lower GOGC) was measured to make idle
+//     supervisors bigger: every cycle touches more of the collector's own
+//     metadata (docs/ARCHITECTURE.md, "Small sessions").
+//   - Wake-ups. The runtime forces a collection every two minutes in a
+//     process that has not collected otherwise, and each is a burst of
+//     context switches (the world stopped and started, mark workers, the
+//     runtime's monitor thread napping in 20 µs steps after it). With 20
+//     idle supervisors these were most of their wake-ups: side by side,
+//     ten under the default made 1.7 switches/s, ten with GOGC=off 0.3/s.
+//     The periodic cycle cannot be turned off alone; the percentage off
+//     turns it off with it.
+//
+// While asleep, light work (a spinner frame, the dashboard's clock tick, a
+// status request) leaves it asleep: what it allocates is collected when it
+// reaches the limit. Work that allocates gcWakeBytes wakes it: the
+// settings it found (GOGC and GOMEMLIMIT as the user set them) come back
+// and it sleeps again once quiet. A memory limit the user set is left
+// alone: then it only returns free memory once quiet.
+type idleGC struct {
+	quiet   time.Duration
+	t       *time.Timer
+	trimmed func() // called after each return of free memory (nil: none)
+
+	mu      sync.Mutex
+	asleep  bool
+	percent int    // GOGC before sleep
+	limit   int64  // GOMEMLIMIT before sleep
+	allocs  uint64 // heap bytes allocated in all, when it fell asleep
+}
+
+const (
+	// gcSleepHeadroom is what an asleep process may hold beyond what it
+	// held falling asleep before it collects.
+	gcSleepHeadroom = 2 << 20
+	// gcWakeBytes allocated while asleep wake the collector (less than
+	// the headroom, so that a process at work is never collected by the
+	// limit alone).
+	gcWakeBytes = 1 << 20
+)
+
+// newIdleGC starts awake; it sleeps after quiet unless activity comes.
+// trimmed, if not nil, gives back more each time it falls asleep, after
+// the free heap (a supervisor: its mappings of the binary, dropCodePages).
+func newIdleGC(quiet time.Duration, trimmed func()) *idleGC {
+	g := &idleGC{quiet: quiet, trimmed: trimmed}
+	g.t = time.AfterFunc(quiet, g.sleep)
+	return g
+}
+
+// activity reports work; cheap enough for every screen update (at most
+// one per 10 ms, supervisor.Config.OnScreen) and every dashboard message.
+func (g *idleGC) activity() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.asleep {
+		if heapAllocs()-g.allocs < gcWakeBytes {
+			return
+		}
+		g.wake()
+	}
+	g.t.Reset(g.quiet)
+}
+
+// wake restores the settings sleep found; g.mu is held.
+func (g *idleGC) wake() {
+	debug.SetGCPercent(g.percent)
+	debug.SetMemoryLimit(g.limit)
+	g.asleep = false
+}
+
+func (g *idleGC) sleep() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.asleep {
+		return
+	}
+	debug.FreeOSMemory()
+	if g.trimmed != nil {
+		g.trimmed()
+	}
+	limit := debug.SetMemoryLimit(-1)
+	if limit != math.MaxInt64 {
+		return // the user's limit stays the collector's bound
+	}
+	g.limit = limit
+	debug.SetMemoryLimit(int64(runtimeHeld()) + gcSleepHeadroom)
+	g.percent = debug.SetGCPercent(-1)
+	g.allocs = heapAllocs()
+	g.asleep = true
+}
+
+// stop ends it, with the collector's settings as it found them.
+func (g *idleGC) stop() {
+	g.t.Stop()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.asleep {
+		g.wake()
+	}
+}
+
+// runtimeHeld is the memory a memory limit is compared with: all the Go
+// runtime has mapped and not released.
+func runtimeHeld() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64() - s[1].Value.Uint64()
+}
+
+// heapAllocs is the bytes allocated on the heap since the process started.
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
