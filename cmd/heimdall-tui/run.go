@@ -175,6 +175,7 @@ func (a *app) run(o runOptions) error {
 	away.start(sess, rec.Dir, logger)
 	go h.Serve()
 	defer stopOnSignals(sess, logger)()
+	background(o.detach, logger)
 
 	if o.dashboard {
 		// A supervisor per session must cost little while it idles: the
