@@ -64,6 +64,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 const cols, rows = 120, 35
@@ -415,6 +416,17 @@ func attachedUnderFlood(bin, cfg, dir string, keys int) error {
 	}
 	defer stop()
 	sock := filepath.Join(dir, "rtt.sock")
+	// The socket's file exists from bind, a moment before it listens.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c, err := frame.Dial(sock, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("keys into a session: %w", err)
+		}
+	}
 	targets := []rttTarget{
 		{"socket", func() (*rttConn, error) { return socketTarget(sock, pid) }},
 		{"attach", func() (*rttConn, error) {
