@@ -1,15 +1,22 @@
-// Package prio lowers the CPU priority of the calling process, so that work
-// nobody waits for (a detached session supervisor emulating a flood) yields
-// the CPU to work somebody does (the dashboard the user types into).
+// Package prio changes the CPU priority of the calling process's autogroup,
+// so that work nobody waits for (a session supervisor emulating a flood)
+// yields the CPU to work somebody does (the dashboard the user types into),
+// and takes it back when somebody does wait for it (a terminal attached).
 //
-// Linux keeps a nice value per thread, and with autogrouping on (the
-// default without a CPU cgroup of one's own: kernel.sched_autogroup_enabled)
-// the scheduler first shares the CPU fairly between autogroups — one per
-// session (setsid) — and applies thread nice values only within a group.
-// A supervisor is the only process of its autogroup (its program starts a
-// session of its own), so lowering its threads' nice values alone changes
-// nothing against the dashboard in another group; the group's nice value
-// (/proc/self/autogroup) is what counts there. Background sets both.
+// With autogrouping on (kernel.sched_autogroup_enabled, Linux's default
+// when processes are not put into CPU cgroups of their own) the scheduler
+// first shares the CPU fairly between autogroups — one per session
+// (setsid) — and applies thread nice values only within a group. A
+// supervisor started by the dashboard leads a session of its own, and its
+// program another, so the group's nice value (/proc/self/autogroup) is what
+// counts against the dashboard, and it affects that one process only.
+//
+// Thread nice values are left alone on purpose: an unprivileged process
+// cannot take a raised one back (RLIMIT_NICE is 0 by default), and a niced
+// supervisor delays every keystroke that goes through it whenever anything
+// else keeps the CPU busy (measured with two CPU-bound loops running: a
+// keystroke's round trip through the socket went from 45 µs to 4 ms at
+// p50). An autogroup's nice value may go back to 0 without privilege.
 package prio
 
 import (
@@ -17,115 +24,114 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// Background raises the nice value of every thread of the calling process
-// to at least nice (never lowering one that is higher: an unprivileged
-// process cannot take it back), and, if the process leads its session, the
-// nice value of its autogroup. Threads the process starts later inherit
-// the nice value of the thread that starts them, so all of the Go
-// runtime's threads keep it. A process that does not lead its session
-// shares its autogroup with the processes of that session (a shell and
-// its jobs), which must not be slowed: its group is left alone.
-//
-// Processes started before the call keep their own priority; those started
-// after it inherit the threads' nice value (call it after starting a child
-// that must not be slowed). A child that starts a session of its own gets
-// an autogroup of its own, at nice 0.
-func Background(nice int) error {
-	if nice < 0 || nice > 19 {
-		return fmt.Errorf("nice %d: want 0..19", nice)
-	}
-	var errs []error
-	if err := niceThreads(nice); err != nil {
-		errs = append(errs, err)
-	}
-	if leadsSession() {
-		if err := os.WriteFile("/proc/self/autogroup", []byte(strconv.Itoa(nice)), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
-			// No such file: a kernel without autogrouping.
-			errs = append(errs, fmt.Errorf("autogroup: %w", err))
-		}
-	}
-	return errors.Join(errs...)
+// autogroupFile is the calling process's autogroup ("/autogroup-N nice V").
+const autogroupFile = "/proc/self/autogroup"
+
+// retryEvery and retries bound how Set waits while the kernel refuses a
+// change: an unprivileged process may change an autogroup's nice value
+// once per 100 ms, machine-wide (EAGAIN otherwise), so supervisors started
+// together take turns.
+const (
+	retryEvery = 110 * time.Millisecond
+	retries    = 100
+)
+
+// Group is the calling process's autogroup, owned by the process because it
+// leads its session.
+type Group struct {
+	onErr func(error)
+
+	mu      sync.Mutex
+	want    int  // the nice value asked for last
+	running bool // a goroutine is writing want
 }
 
-// niceThreads raises every thread's nice value to at least nice. A thread
-// the runtime starts while the list is walked may copy an old value from
-// the thread that starts it, so the walk repeats (a few times at most)
-// until one pass changes nothing.
-func niceThreads(nice int) error {
-	for pass := 0; pass < 4; pass++ {
-		tids, err := threads()
-		if err != nil {
-			return err
-		}
-		changed := false
-		for _, tid := range tids {
-			// getpriority's raw system call returns 20-nice (never
-			// negative); x/sys/unix returns it as is.
-			p, err := unix.Getpriority(unix.PRIO_PROCESS, tid)
-			if err != nil {
-				continue // the thread has exited
-			}
-			if 20-p >= nice {
-				continue
-			}
-			if err := unix.Setpriority(unix.PRIO_PROCESS, tid, nice); err != nil && !errors.Is(err, unix.ESRCH) {
-				return fmt.Errorf("thread %d: %w", tid, err)
-			}
-			changed = true
-		}
-		if !changed {
-			return nil
-		}
+// Own returns the calling process's autogroup if the process leads its
+// session (it called setsid, which gave it an autogroup of its own) and the
+// kernel has autogroups; otherwise nil, whose Set does nothing: a process
+// that does not lead its session shares its group with the other processes
+// of that session (a shell and its jobs), which must not be slowed. onErr,
+// if not nil, is told when a nice value could not be set.
+func Own(onErr func(error)) *Group {
+	if sid, err := unix.Getsid(0); err != nil || sid != os.Getpid() {
+		return nil
 	}
-	return nil
+	if _, err := os.Stat(autogroupFile); err != nil {
+		return nil
+	}
+	return &Group{onErr: onErr, want: -1}
 }
 
-// threads lists the calling process's thread ids.
-func threads() ([]int, error) {
-	ents, err := os.ReadDir("/proc/self/task")
+// Set asks for the group's nice value to become nice (0..19). It returns at
+// once: the value is written on a goroutine, which waits and tries again
+// while the kernel refuses for now (see retryEvery) and exits once the last
+// value asked for is written (or given up on), so a group nobody changes
+// holds no goroutine or timer.
+func (g *Group) Set(nice int) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.want = min(max(nice, 0), 19)
+	if !g.running {
+		g.running = true
+		go g.apply()
+	}
+}
+
+// apply writes the value last asked for until it is written.
+func (g *Group) apply() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for try := 0; ; try++ {
+		want := g.want
+		g.mu.Unlock()
+		err := write(want)
+		if errors.Is(err, syscall.EAGAIN) && try < retries {
+			time.Sleep(retryEvery)
+			g.mu.Lock()
+			continue
+		}
+		if err != nil && g.onErr != nil {
+			g.onErr(fmt.Errorf("autogroup nice %d: %w", want, err))
+		}
+		g.mu.Lock()
+		if g.want == want {
+			g.running = false
+			return
+		}
+		try = -1 // a new value: its own retries
+	}
+}
+
+func write(nice int) error {
+	return os.WriteFile(autogroupFile, []byte(strconv.Itoa(nice)), 0)
+}
+
+// Nice returns the group's nice value as the kernel has it.
+func (g *Group) Nice() (int, error) {
+	return ReadNice(autogroupFile)
+}
+
+// ReadNice reads the nice value from an autogroup file
+// (/proc/PID/autogroup: "/autogroup-N nice V").
+func ReadNice(path string) (int, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("list threads: %w", err)
-	}
-	tids := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
-	}
-	return tids, nil
-}
-
-// leadsSession reports whether the calling process leads its session (it
-// called setsid, which gave it an autogroup of its own).
-func leadsSession() bool {
-	sid, err := unix.Getsid(0)
-	return err == nil && sid == os.Getpid()
-}
-
-// Nice returns the nice value of the calling thread and of the process's
-// autogroup (-1 when there is none to read).
-func Nice() (thread, group int, err error) {
-	p, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
-	if err != nil {
-		return 0, 0, err
-	}
-	return 20 - p, autogroupNice(), nil
-}
-
-// autogroupNice reads /proc/self/autogroup ("/autogroup-N nice V").
-func autogroupNice() int {
-	b, err := os.ReadFile("/proc/self/autogroup")
-	if err != nil {
-		return -1
+		return 0, err
 	}
 	var id string
 	var v int
 	if _, err := fmt.Sscanf(string(b), "%s nice %d", &id, &v); err != nil {
-		return -1
+		return 0, fmt.Errorf("%s: %q: %w", path, b, err)
 	}
-	return v
+	return v, nil
 }

@@ -1,27 +1,15 @@
 package prio
 
 import (
-	"encoding/json"
+	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
-	"sync"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
-
-// report is what the helper process (TestMain, PRIO_HELPER set) prints:
-// the nice value of each of its threads and of its autogroup after
-// Background, before and after it starts more threads.
-type report struct {
-	Err            string
-	Threads, Later []int
-	Group          int
-	Leads          bool
-}
 
 const helperEnv = "PRIO_TEST_HELPER"
 
@@ -33,104 +21,111 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// helper calls Background(7) in a process of its own and reports.
+// helper reads nice values from stdin, one a line, sets each with Set and
+// answers with the group's value once it is written (or "none" if it has
+// no group of its own, "err ..." if it failed).
 func helper() {
-	var r report
-	if err := Background(7); err != nil {
-		r.Err = err.Error()
-	}
-	r.Threads = threadNices()
-	// Threads started now (goroutines blocked in system calls on locked
-	// threads force new ones) inherit the value.
-	var wg sync.WaitGroup
-	for i := 0; i < 4; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			time.Sleep(50 * time.Millisecond)
-		}()
-	}
-	time.Sleep(10 * time.Millisecond)
-	r.Later = threadNices()
-	wg.Wait()
-	_, r.Group, _ = Nice()
-	r.Leads = leadsSession()
-	json.NewEncoder(os.Stdout).Encode(r)
-}
-
-func threadNices() []int {
-	tids, _ := threads()
-	var n []int
-	for _, tid := range tids {
-		if p, err := unix.Getpriority(unix.PRIO_PROCESS, tid); err == nil {
-			n = append(n, 20-p)
+	g := Own(func(err error) { fmt.Fprintln(os.Stderr, err) })
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		if g == nil {
+			fmt.Println("none")
+			continue
 		}
+		var want int
+		fmt.Sscan(in.Text(), &want)
+		g.Set(want)
+		got := -1
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if got, _ = g.Nice(); got == want {
+				break
+			}
+		}
+		fmt.Println(got)
 	}
-	return n
 }
 
-// runHelper runs the test binary as the helper, in a session of its own
-// if setsid, and decodes its report.
-func runHelper(t *testing.T, setsid bool) report {
+// startHelper runs the test binary as the helper, leading a session of its
+// own if setsid.
+func startHelper(t *testing.T, setsid bool) (set func(nice int) string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: setsid}
-	out, err := cmd.Output()
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		t.Fatalf("helper: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	var r report
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("helper said %q: %v", out, err)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r.Err != "" {
-		t.Fatalf("Background: %s", r.Err)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	return r
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	out := bufio.NewScanner(stdout)
+	return func(nice int) string {
+		fmt.Fprintln(stdin, nice)
+		if !out.Scan() {
+			t.Fatalf("helper: no answer: %v", out.Err())
+		}
+		return out.Text()
+	}
 }
 
-func TestBackgroundNicesEveryThread(t *testing.T) {
-	r := runHelper(t, true)
-	for _, set := range [][]int{r.Threads, r.Later} {
-		for _, n := range set {
-			if n != 7 {
-				t.Fatalf("thread nice values %v then %v, want all 7", r.Threads, r.Later)
-			}
+func autogroups(t *testing.T) {
+	if _, err := os.Stat(autogroupFile); err != nil {
+		t.Skip("no autogroups in this kernel")
+	}
+}
+
+// A session leader lowers its group's priority and takes it back: an
+// autogroup's nice value, unlike a thread's, may return to 0 without
+// privilege. Set retries while the kernel rate-limits changes.
+func TestGroupLowersAndRestores(t *testing.T) {
+	autogroups(t)
+	set := startHelper(t, true)
+	for _, n := range []int{19, 0, 7, 0} {
+		if got := set(n); got != fmt.Sprint(n) {
+			t.Fatalf("Set(%d): the group's nice value is %s", n, got)
 		}
-	}
-	if !r.Leads {
-		t.Fatal("the helper started with setsid does not lead its session")
-	}
-	if r.Group != -1 && r.Group != 7 {
-		t.Errorf("autogroup nice %d, want 7", r.Group)
 	}
 }
 
 // A process that shares its session (and so its autogroup) with others
-// lowers only its own threads: the group's nice value is the session's.
-func TestBackgroundLeavesSharedAutogroup(t *testing.T) {
-	_, before, _ := Nice()
-	r := runHelper(t, false)
-	if r.Leads {
-		t.Fatal("the helper leads a session it did not start")
+// leaves the group alone.
+func TestGroupNotOwnedIsLeftAlone(t *testing.T) {
+	autogroups(t)
+	before, err := ReadNice(autogroupFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r.Group != before {
-		t.Errorf("the shared autogroup's nice went %d → %d", before, r.Group)
+	set := startHelper(t, false)
+	if got := set(19); got != "none" {
+		t.Fatalf("a process that does not lead its session owns a group: %s", got)
 	}
-	for _, n := range r.Threads {
-		if n != 7 {
-			t.Fatalf("thread nice values %v, want all 7", r.Threads)
-		}
+	if after, _ := ReadNice(autogroupFile); after != before {
+		t.Errorf("the shared autogroup's nice went %d → %d", before, after)
 	}
 }
 
-func TestBackgroundRange(t *testing.T) {
-	if err := Background(20); err == nil {
-		t.Error("Background(20): no error")
+func TestReadNice(t *testing.T) {
+	p := t.TempDir() + "/ag"
+	os.WriteFile(p, []byte("/autogroup-86381 nice 19\n"), 0o600)
+	if n, err := ReadNice(p); err != nil || n != 19 {
+		t.Errorf("ReadNice = %d, %v; want 19", n, err)
 	}
-	if err := Background(-1); err == nil {
-		t.Error("Background(-1): no error")
+	os.WriteFile(p, []byte("garbage"), 0o600)
+	if _, err := ReadNice(p); err == nil || !strings.Contains(err.Error(), "garbage") {
+		t.Errorf("ReadNice of garbage: %v", err)
 	}
+}
+
+func TestNilGroupSetIsANoOp(t *testing.T) {
+	var g *Group
+	g.Set(19) // must not panic
 }
