@@ -30,11 +30,14 @@ const supervisorNice = 19
 // thread, which spun looking for work and parked again (the scheduler's
 // findRunnable and netpoll were ~24% of a supervisor's CPU under a 64 MiB
 // cat, perf). On one P the woken goroutine runs when the current one
-// parks: BenchmarkRunThroughput, 2 cores, 4 pairs side by side with the
-// previous build: supervisor CPU 7.9–10.0 → 5.2–6.0 ms/MB, run/raw
-// 0.76–0.79 → 0.82–0.91. Nothing a supervisor does holds its P long: every
-// descriptor is non-blocking (rawio), and the feeder gives the P up between
-// slices of emulation (writeSlice, ~0.1 ms).
+// parks: BenchmarkRunThroughput, 2 cores, side by side with the previous
+// build: supervisor CPU median 7.5 → 5.5 ms/MB, run/raw 0.77 → 0.87 on a
+// loaded machine, unchanged (~0.82) on a quieter one. Nothing a supervisor
+// does holds its P long: every descriptor is non-blocking (rawio), and the
+// feeder gives the P up between slices of emulation (writeSlice, ~0.1 ms).
+// The price: output that is emulated slower than the pty delivers (a flood
+// of full-screen redraws) is read and emulated in turn rather than at once
+// (BenchmarkRunThroughputRedraw: run/raw 0.38–0.43 → 0.30).
 const supervisorProcs = 1
 
 // background is a detached supervisor's priority: its autogroup (which it
