@@ -33,6 +33,50 @@ import (
 // CPU (user+system, children excluded) per MB, read from /proc when EXIT
 // arrives (10 ms ticks). Every byte must arrive.
 func BenchmarkRunThroughput(b *testing.B) {
+	file, want := benchLog(b, 64<<20)
+	runThroughput(b, file, want)
+}
+
+// BenchmarkRunThroughputRedraw is BenchmarkRunThroughput for a program
+// that floods full-screen redraws (cursor home, then a screen of box
+// drawing and symbols, as an agent's TUI draws): output the emulator
+// cannot skip as it skips lines scrolled away unseen, so it costs ~20×
+// more to emulate than a log (vt's BenchmarkBoxUI), and when it comes
+// faster than the emulator applies it the feeder paces the pty reader
+// (screenPace). 16 MiB. Run it with
+//
+//	go test -run '^$' -bench RunThroughputRedraw -benchtime 5x ./backend/supervisor/
+func BenchmarkRunThroughputRedraw(b *testing.B) {
+	file, want := benchRedraw(b, 16<<20)
+	runThroughput(b, file, want)
+}
+
+// benchRedraw writes a file of 78×23 screens, each drawn from the cursor
+// home, and returns its path and the bytes a pty delivers for it (see
+// benchLog).
+func benchRedraw(b *testing.B, size int) (string, int) {
+	b.Helper()
+	const cols, rows = 78, 23
+	spin := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+	var buf bytes.Buffer
+	for f := 0; buf.Len() < size; f++ {
+		buf.WriteString("\x1b[H╭" + strings.Repeat("─", cols-2) + "╮\n")
+		for y := 1; y < rows-1; y++ {
+			fmt.Fprintf(&buf, "│ %c ⏺ Read(src/file%02d.go) → ✻ thinking… %s│\n",
+				spin[(y+f)%len(spin)], y, strings.Repeat("·", cols-42))
+		}
+		buf.WriteString("╰" + strings.Repeat("─", cols-2) + "╯")
+	}
+	p := filepath.Join(b.TempDir(), "redraw")
+	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return p, buf.Len() + bytes.Count(buf.Bytes(), []byte("\n"))
+}
+
+// runThroughput is the RunThroughput benchmarks' pairs: file, whose want
+// bytes the pty delivers, read raw and through run.
+func runThroughput(b *testing.B, file string, want int) {
 	bin := os.Getenv("HEIMDALL_BENCH_BIN")
 	if bin == "" {
 		bin = filepath.Join(b.TempDir(), "heimdall-tui")
@@ -40,7 +84,6 @@ func BenchmarkRunThroughput(b *testing.B) {
 			b.Fatalf("build heimdall-tui: %v\n%s", err, out)
 		}
 	}
-	file, want := benchLog(b, 64<<20)
 	var ratios, rawRates, runRates, cpuPerMB, sysPerMB []float64
 	for i := 0; i < b.N; i++ {
 		g := newGate(b)

@@ -92,6 +92,11 @@ type Config struct {
 	// when its signals first name one and when it changes (a /clear, a
 	// resume). It must not block.
 	OnConversation func(id string)
+	// OnTerminals, if set, is called with the number of interactive
+	// terminals attached (see TerminalAttached) each time it changes. It
+	// must not block. run uses it to give an attached session's supervisor
+	// the user's priority back (cmd/heimdall-tui/background.go).
+	OnTerminals func(attached int)
 }
 
 func (c *Config) fill() {
@@ -143,6 +148,7 @@ type Session struct {
 	sig       signalState
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
+	tmu       sync.Mutex   // serialises changes of terminals (terminalsChanged)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
 
 	scr *screen // the terminal emulator and its feeder
@@ -498,10 +504,22 @@ func (s *Session) Resize(cols, rows uint16) error {
 // While one is, the emulator leaves queries (DA1, CPR, ...) to it: answering
 // too would type a second reply into the program.
 func (s *Session) TerminalAttached() (release func()) {
-	s.terminals.Add(1)
+	s.terminalsChanged(1)
 	s.Seen()
 	var once sync.Once
-	return func() { once.Do(func() { s.terminals.Add(-1) }) }
+	return func() { once.Do(func() { s.terminalsChanged(-1) }) }
+}
+
+// terminalsChanged counts an interactive terminal in or out and tells
+// Config.OnTerminals the count, serialised (tmu) so that the last call has
+// the count as it stands.
+func (s *Session) terminalsChanged(delta int32) {
+	s.tmu.Lock()
+	defer s.tmu.Unlock()
+	n := s.terminals.Add(delta)
+	if fn := s.cfg.OnTerminals; fn != nil {
+		fn(int(n))
+	}
 }
 
 // Screen returns a copy of the session's current screen as its terminal

@@ -16,7 +16,9 @@
 //	       Wake-ups/s and CPU, median, [min–max] and mean over the rounds (goal for
 //	       the dashboard: ≤ 1 wake-up/s, ≤ 0.05% of a core)
 //	busy   N sessions writing as fast as they can, grid mode: frames/s written,
-//	       dashboard CPU, and keypress → frame-showing-its-effect delay (goal p99 < 50 ms)
+//	       dashboard CPU, keypress → frame-showing-its-effect delay (goal p50 ≤ 5 ms,
+//	       p99 ≤ 20 ms), and, while they go on, keystroke round trips into a quiet
+//	       `run --detach` session through its socket and through `attach`
 //	mem    memory per idle session, side by side with tmux (mem.go): N idle
 //	       sessions under this binary's supervisors, under -base's and as N
 //	       panes of one tmux server, empty and with history, in interleaved
@@ -59,8 +61,10 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 const cols, rows = 120, 35
@@ -397,6 +401,51 @@ func busyScenario(bin, cfg, tmp string, n int, window time.Duration, keys int) e
 	fmt.Printf("busy: keypress → frame over %d keys: p50 %v, p90 %v, p99 %v, max %v\n",
 		len(lat), q(0.5).Round(100*time.Microsecond), q(0.9).Round(100*time.Microsecond),
 		q(0.99).Round(100*time.Microsecond), lat[len(lat)-1].Round(100*time.Microsecond))
+	return attachedUnderFlood(bin, cfg, filepath.Join(tmp, "busy-rtt"), keys)
+}
+
+// attachedUnderFlood times keystrokes typed into a session that does not
+// flood while the busy sessions go on flooding: a session started with
+// `run --detach` (as a user's own, beside the dashboard's), reached through
+// its socket and through `heimdall-tui attach` (the rtt scenario's
+// targets). Whatever gives the dashboard the CPU first under a flood must
+// not make typing into a session slow.
+func attachedUnderFlood(bin, cfg, dir string, keys int) error {
+	stop, pid, err := startRunSession(bin, cfg, dir)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	sock := filepath.Join(dir, "rtt.sock")
+	// The socket's file exists from bind, a moment before it listens.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c, err := frame.Dial(sock, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("keys into a session: %w", err)
+		}
+	}
+	targets := []rttTarget{
+		{"socket", func() (*rttConn, error) { return socketTarget(sock, pid) }},
+		{"attach", func() (*rttConn, error) {
+			cmd := exec.Command(bin, "--config", cfg, "--socket-dir", dir, "attach", "rtt")
+			return ptyTarget(cmd, altScreen, []int{pid}, func(c *rttConn) {
+				unix.Write(c.fd, []byte{0x1c}) // Ctrl-\ detaches
+			})
+		}},
+	}
+	for _, t := range targets {
+		lat, _, err := rttRound(t, keys)
+		if err != nil {
+			return fmt.Errorf("keys into a session, %s: %w", t.name, err)
+		}
+		slices.Sort(lat)
+		fmt.Printf("busy: keystroke round trip into a quiet session through %s over %d keys: p50 %v, p99 %v\n",
+			t.name, len(lat), pct(lat, 0.5).Round(10*time.Microsecond), pct(lat, 0.99).Round(10*time.Microsecond))
+	}
 	return nil
 }
 

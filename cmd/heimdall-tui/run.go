@@ -160,6 +160,8 @@ func (a *app) run(o runOptions) error {
 	}
 	rk := &recordKeeper{dir: dir}
 	cfg.OnConversation = rk.conversation
+	bg := newBackground(o.detach)
+	cfg.OnTerminals = bg.terminals
 	// Before the program starts, so that nothing it orphans escapes to
 	// init (which in a container may never reap it).
 	reapErr := supervisor.EnableSubreaper(nil)
@@ -194,6 +196,7 @@ func (a *app) run(o runOptions) error {
 	away.start(sess, rec.Dir, logger)
 	go h.Serve()
 	defer stopOnSignals(sess, logger)()
+	bg.start(o.detach, logger)
 
 	if o.dashboard {
 		// The garbage of starting up goes back to the kernel at the

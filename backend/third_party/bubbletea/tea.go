@@ -547,6 +547,13 @@ type Program struct {
 	// (charmbracelet/bubbletea#1796, #1776).
 	frameRequest chan struct{}
 
+	// inputFrame holds at most one request to draw at once, bypassing the
+	// FPS interval: the event loop puts one here after the user's input
+	// (a key, a click, a paste) was handled, so the frame that shows its
+	// effect never waits behind the cap that bounds a burst of other
+	// updates. heimdall-tui patch (not in upstream).
+	inputFrame chan struct{}
+
 	// once is used to stop the renderer.
 	once sync.Once
 
@@ -612,6 +619,7 @@ func NewProgram(model Model, opts ...ProgramOption) *Program {
 		errs:         make(chan error, 1),
 		rendererDone: make(chan struct{}),
 		frameRequest: make(chan struct{}, 1), // heimdall-tui patch
+		inputFrame:   make(chan struct{}, 1), // heimdall-tui patch
 	}
 
 	// Apply all options to the program.
@@ -891,8 +899,14 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 			case cmds <- cmd: // process command (if any)
 			}
 
-			p.render(model)  // render view
-			p.requestFrame() // heimdall-tui patch
+			p.render(model) // render view
+			// heimdall-tui patch: ask for a frame; the user's input
+			// is drawn at once.
+			if isInput(msg) {
+				p.requestInputFrame()
+			} else {
+				p.requestFrame()
+			}
 		}
 	}
 }
@@ -1433,6 +1447,32 @@ func (p *Program) requestFrame() {
 	}
 }
 
+// requestInputFrame asks the renderer loop to draw now, even within an FPS
+// interval of the last draw (see inputFrame). It never blocks.
+//
+// heimdall-tui patch (not in upstream v2.0.10).
+func (p *Program) requestInputFrame() {
+	p.requestFrame()
+	select {
+	case p.inputFrame <- struct{}{}:
+	default:
+	}
+}
+
+// isInput reports whether msg is the user's own input, whose effect is
+// drawn at once (requestInputFrame). Mouse motion is not: a moving mouse
+// reports far more often than a display refreshes, and the FPS cap
+// coalesces it as before.
+//
+// heimdall-tui patch (not in upstream v2.0.10).
+func isInput(msg Msg) bool {
+	switch msg.(type) {
+	case KeyPressMsg, KeyReleaseMsg, PasteMsg, MouseClickMsg, MouseReleaseMsg, MouseWheelMsg:
+		return true
+	}
+	return false
+}
+
 // startRenderer starts the renderer.
 //
 // heimdall-tui patch: upstream v2.0.10 draws on every tick of a time.Ticker
@@ -1443,7 +1483,11 @@ func (p *Program) requestFrame() {
 // into one draw at the end of that interval (the FPS cap), and the first
 // interval that ends with nothing requested puts the loop back to sleep.
 // Same idea as charmbracelet/bubbletea#1796 ("only tick while there is a
-// frame to draw") and #1776.
+// frame to draw") and #1776. A frame that shows the user's input
+// (requestInputFrame) does not wait for the interval to end: it is drawn
+// at once and the interval starts again from it, so a keystroke's frame
+// never waits behind the cap (with output flowing, frames are asked for
+// all the time: a key then waited up to a whole interval, 16.7 ms).
 func (p *Program) startRenderer() {
 	framerate := time.Second / time.Duration(p.fps)
 
@@ -1455,6 +1499,11 @@ func (p *Program) startRenderer() {
 	p.renderer.start()
 	go func() {
 		draw := func() {
+			// This draw shows any input handled so far.
+			select {
+			case <-p.inputFrame:
+			default:
+			}
 			_ = p.flush()
 			_ = p.renderer.flush(false)
 		}
@@ -1478,6 +1527,10 @@ func (p *Program) startRenderer() {
 					interval.Stop()
 					return
 				case <-interval.C:
+				case <-p.inputFrame:
+					// Drawn below at once: the input's request is
+					// in frameRequest too.
+					p.requestFrame()
 				}
 				select {
 				case <-p.frameRequest:

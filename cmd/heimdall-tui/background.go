@@ -1,0 +1,105 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/prio"
+)
+
+// supervisorNice is the nice value of a dashboard-spawned supervisor's
+// autogroup while no interactive terminal is attached to its session (see
+// background). Under a flood the dashboard, which the user types into, then
+// gets the CPU first: with 16 sessions flooding on 2 cores, supervisors at
+// nice 0 left the dashboard ~7% of a core and a keypress took ~90 ms to
+// show (heimdall-loadcheck -only busy); at 19 it took 3–5 ms (with the
+// renderer drawing keys at once; nice 10 still left 35–47 ms before that
+// change, 19 18 ms). Floods then go as fast as the CPU the dashboard leaves
+// them (their programs are paced by their supervisors), and when nothing
+// else wants the CPU a niced supervisor runs as fast as before. See
+// docs/ARCHITECTURE.md, "Priorities under floods".
+const supervisorNice = 19
+
+// supervisorProcs is how many Ps (threads running Go code at once) a
+// detached supervisor uses, unless GOMAXPROCS says otherwise. Its work is
+// a chain of hand-offs (pty reader → screen feeder, socket writers) with
+// little to do at each: with a P per core, each hand-off woke an idle P's
+// thread, which spun looking for work and parked again (the scheduler's
+// findRunnable and netpoll were ~24% of a supervisor's CPU under a 64 MiB
+// cat, perf). On one P the woken goroutine runs when the current one
+// parks: BenchmarkRunThroughput, 2 cores, side by side with the previous
+// build: supervisor CPU median 7.5 → 5.5 ms/MB, run/raw 0.77 → 0.87 on a
+// loaded machine, unchanged (~0.82) on a quieter one. Nothing a supervisor
+// does holds its P long: every descriptor is non-blocking (rawio), and the
+// feeder gives the P up between slices of emulation (writeSlice, ~0.1 ms).
+// The price: output that is emulated slower than the pty delivers (a flood
+// of full-screen redraws) is read and emulated in turn rather than at once
+// (BenchmarkRunThroughputRedraw: run/raw 0.38–0.43 → 0.30).
+const supervisorProcs = 1
+
+// background is a detached supervisor's priority: its autogroup (which it
+// owns when it leads its session, as a dashboard's spawn does) at
+// supervisorNice while no interactive terminal is attached, at 0 while one
+// is, so keys typed into an attached session go through a supervisor at
+// the user's priority however busy the machine is. Its program started
+// before and has an autogroup of its own, at the user's priority. A
+// foreground run (its terminal is attached from the start) and a detached
+// one that shares its session with a shell keep their priority.
+type background struct {
+	group *prio.Group                 // nil: left alone
+	log   atomic.Pointer[slog.Logger] // the session's, from start
+
+	mu       sync.Mutex
+	started  bool
+	attached int
+}
+
+// newBackground returns the policy for a run (detached or not); its
+// terminals method goes into the session's Config.OnTerminals, and start is
+// called once the program runs.
+func newBackground(detached bool) *background {
+	b := &background{}
+	if detached {
+		b.group = prio.Own(func(err error) {
+			if l := b.log.Load(); l != nil {
+				l.Warn("priority", "err", err)
+			}
+		})
+	}
+	return b
+}
+
+// start takes the priority for the state the session is in (see
+// supervisorProcs for the GOMAXPROCS part).
+func (b *background) start(detached bool, logger *slog.Logger) {
+	b.log.Store(logger)
+	if detached && os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(supervisorProcs)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.started = true
+	b.apply()
+}
+
+// terminals is Config.OnTerminals: attached is the number of interactive
+// terminals now attached.
+func (b *background) terminals(attached int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.attached = attached
+	if b.started {
+		b.apply()
+	}
+}
+
+func (b *background) apply() {
+	if b.attached > 0 {
+		b.group.Set(0)
+	} else {
+		b.group.Set(supervisorNice)
+	}
+}
