@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -239,45 +240,37 @@ func (a *app) run(o runOptions) error {
 // short enough that a session left idle is small soon.
 const gcQuiet = 5 * time.Second
 
-// oneProcEnv marks a supervisor that onOneProc re-executed: it holds what
-// GOMAXPROCS was before ("=VALUE"; empty if it was unset), for the program.
-const oneProcEnv = "HEIMDALL_SUPERVISOR_GOMAXPROCS"
+// oneProcEnv marks a supervisor that onOneProc re-executed.
+const oneProcEnv = "HEIMDALL_SUPERVISOR_ONE_P"
 
-// onOneProc makes a detached supervisor run on one P (GOMAXPROCS=1): it
-// re-executes this process (same pid, same descriptors: a dashboard
-// waiting on its stderr sees nothing of it) with GOMAXPROCS=1 in its
-// environment, and in the re-executed process puts back the GOMAXPROCS
-// the program is to inherit. It returns only if there is nothing to do or
-// it failed to re-execute (the session then runs as it is).
+// onOneProc gives a detached supervisor its supervisorProcs Ps
+// (background.go) through the environment, where the runtime reads it as
+// it starts: unless GOMAXPROCS is set, it re-executes this process (same
+// pid, same descriptors: a dashboard waiting on its stderr sees nothing of
+// it) with GOMAXPROCS=supervisorProcs, and the re-executed process removes
+// it again before anything starts the program. It returns only if there
+// is nothing to do or it failed to re-execute; background.start then sets
+// the Ps with runtime.GOMAXPROCS.
 //
-// Why: an idle supervisor on one P is ~0.3 MiB smaller (one set of
-// per-P caches, fewer threads parked with their stacks, one mark worker;
-// docs/ARCHITECTURE.md "Small sessions"), and its work is one pty's: tmux
-// serves every pane from one thread. It must be the environment:
-// runtime.GOMAXPROCS(1) once the runtime has started was measured to make
-// an idle supervisor ~0.3 MiB bigger, not smaller.
+// Why not that call alone: a supervisor whose runtime started on a P per
+// core and was then brought down to one was measured ~0.3 MiB bigger when
+// idle than one started on one P (its other P's caches, mark worker and
+// threads were made and stay), ~0.33 MiB more per session in all
+// (docs/ARCHITECTURE.md, "Small sessions").
 func onOneProc() error {
-	if was, ok := os.LookupEnv(oneProcEnv); ok {
+	if _, ok := os.LookupEnv(oneProcEnv); ok {
 		os.Unsetenv(oneProcEnv)
-		if v, set := strings.CutPrefix(was, "="); set {
-			os.Setenv("GOMAXPROCS", v)
-		} else {
-			os.Unsetenv("GOMAXPROCS")
-		}
+		os.Unsetenv("GOMAXPROCS")
 		return nil
 	}
-	if runtime.GOMAXPROCS(0) == 1 {
+	if os.Getenv("GOMAXPROCS") != "" || runtime.GOMAXPROCS(0) == supervisorProcs {
 		return nil
-	}
-	was := ""
-	if v, ok := os.LookupEnv("GOMAXPROCS"); ok {
-		was = "=" + v
 	}
 	env := slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "GOMAXPROCS=") })
-	env = append(env, "GOMAXPROCS=1", oneProcEnv+"="+was)
+	env = append(env, "GOMAXPROCS="+strconv.Itoa(supervisorProcs), oneProcEnv+"=1")
 	// /proc/self/exe: this binary even if its file was replaced since.
 	err := syscall.Exec("/proc/self/exe", os.Args, env)
-	return fmt.Errorf("re-executing with GOMAXPROCS=1: %w", err)
+	return fmt.Errorf("re-executing with GOMAXPROCS=%d: %w", supervisorProcs, err)
 }
 
 // spawnEnv takes the environment a dashboard's spawn adds to the program
