@@ -36,7 +36,9 @@ type memOptions struct {
 
 // memSample is one measurement: bytes per session over every process,
 // and for heimdall-tui its parts: the median supervisor's own PSS and the
-// anonymous (private) part of it, and the dashboard's growth per session.
+// anonymous (private) part of it, and the dashboard's growth per session
+// in anonymous memory (its PSS also shrinks as supervisors share the
+// binary's pages with it, which would hide its own growth).
 type memSample struct{ perSession, supervisor, supervisorAnon, dashboard float64 }
 
 type memVariant struct {
@@ -94,7 +96,7 @@ func memScenario(bin, cfg, tmp string, o memOptions) error {
 			}
 			fmt.Printf("  %-10s %s KiB\n", vr.name, kib(func(s memSample) float64 { return s.perSession }))
 			if samples[0].supervisor > 0 {
-				fmt.Printf("  %-10s   a supervisor alone %s KiB (anonymous %s), the dashboard's growth per session %s KiB\n", "",
+				fmt.Printf("  %-10s   a supervisor alone %s KiB (anonymous %s), the dashboard's anonymous growth per session %s KiB\n", "",
 					kib(func(s memSample) float64 { return s.supervisor }), kib(func(s memSample) float64 { return s.supervisorAnon }),
 					kib(func(s memSample) float64 { return s.dashboard }))
 			}
@@ -112,12 +114,12 @@ func oursMem(bin, cfg, tmp string, n int) func(tag, agent string, lines int) (me
 		}
 		defer d.stop()
 		time.Sleep(time.Second)
-		base, _ := smapsRollup(d.cmd.Process.Pid)
+		base, baseAnon := smapsRollup(d.cmd.Process.Pid)
 		if err := d.spawn(agent, n); err != nil {
 			return memSample{}, err
 		}
 		time.Sleep(memSettle)
-		dash, _ := smapsRollup(d.cmd.Process.Pid)
+		dash, dashAnon := smapsRollup(d.cmd.Process.Pid)
 		total := dash
 		var sup, supAnon []int64
 		for _, pid := range d.supervisors() {
@@ -129,7 +131,7 @@ func oursMem(bin, cfg, tmp string, n int) func(tag, agent string, lines int) (me
 			return memSample{}, fmt.Errorf("%d supervisor processes, want %d", len(sup), n)
 		}
 		return memSample{perSession: float64(total-base) / float64(n), supervisor: median(sup),
-			supervisorAnon: median(supAnon), dashboard: float64(dash-base) / float64(n)}, nil
+			supervisorAnon: median(supAnon), dashboard: float64(dashAnon-baseAnon) / float64(n)}, nil
 	}
 }
 

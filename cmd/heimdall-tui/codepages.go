@@ -19,7 +19,8 @@ import (
 // idle supervisor stops being charged for the ~12 MB of the binary that
 // starting up touched (its PSS share of them; the pages stay cached for
 // the dashboard and the other supervisors). Writable mappings are never
-// touched: MADV_DONTNEED would discard their private copies.
+// touched: MADV_DONTNEED would discard their private copies (so would it
+// a debugger's breakpoints in the code, which are such copies).
 func dropCodePages() error {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
