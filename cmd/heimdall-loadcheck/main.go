@@ -438,7 +438,7 @@ func attachedUnderFlood(bin, cfg, dir string, keys int) error {
 		}},
 	}
 	for _, t := range targets {
-		lat, _, _, err := rttRound(t, keys, 0) // back to back, as before -rtt-gap
+		lat, _, _, err := rttRound(t, keys, 0)
 		if err != nil {
 			return fmt.Errorf("keys into a session, %s: %w", t.name, err)
 		}
