@@ -487,11 +487,20 @@ func (m *Model) index(id string) int { return m.list.Index(id) }
 func (m *Model) selected() (session.Info, bool) { return m.list.Selected() }
 
 // pullVisible fetches the screens of the sessions on screen (all of them
-// with force, else only those not yet fetched), and returns the Cmd that
-// pulls the new entries of the transcripts on screen that are stale.
+// with force, else only those not yet fetched), drops the others' (a
+// full 120×35 copy is ~0.5 MB, kept for nothing while hidden; pulling it
+// again when shown is a copy from the fleet's emulator, microseconds),
+// and returns the Cmd that pulls the new entries of the transcripts on
+// screen that are stale.
 func (m *Model) pullVisible(force bool) tea.Cmd {
 	var cmds []tea.Cmd
-	for _, id := range m.visibleIDs() {
+	visible := m.visibleIDs()
+	for id := range m.snaps {
+		if !slices.Contains(visible, id) {
+			delete(m.snaps, id)
+		}
+	}
+	for _, id := range visible {
 		if m.showsTranscript(id) {
 			cmds = append(cmds, m.pullTranscript(id, force))
 			continue

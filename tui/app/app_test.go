@@ -481,14 +481,19 @@ func TestDirtyPullsVisibleScreensOnly(t *testing.T) {
 	if b.screens["claude-1"] != n+1 {
 		t.Fatal("the shown session's screen was not pulled on Dirty")
 	}
-	// A hidden session's cached screen is dropped when it changes, so
-	// showing it again pulls the new one.
-	press(m, "j", "k") // shell-1 shown (pulled) and hidden again
+	// Only the screens on show are kept: a hidden session's copy is
+	// dropped, and showing it again pulls it afresh.
+	press(m, "j") // shell-1 shown (pulled), claude-1 hidden
+	if m.snaps["claude-1"] != nil {
+		t.Fatal("a hidden session's screen was kept")
+	}
+	press(m, "k")
 	before = b.screens["shell-1"]
 	press(m, "j", "k")
-	if b.screens["shell-1"] != before {
-		t.Fatal("an unchanged screen was pulled again")
+	if b.screens["shell-1"] != before+1 {
+		t.Fatal("showing a session again did not pull its screen")
 	}
+	before = b.screens["shell-1"]
 	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "shell-1"}}})
 	press(m, "j")
 	if b.screens["shell-1"] != before+1 {
