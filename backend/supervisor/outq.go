@@ -30,10 +30,17 @@ const DefaultQueueBytes = 16 << 20
 // pending and goes out first, so frames never interleave. Output beyond
 // limit pending bytes is dropped whole, chunk by chunk, for this connection
 // only; control frames (STATUS_RESP, EXIT) are never dropped.
+//
+// A terminal handed over by attach (terminal.go) has an outq too, raw
+// (no frame headers) and strict: output beyond the limit is not dropped
+// (a terminal that missed bytes shows a wrong screen) but marks the queue
+// overflowed, and its writer ends the hand-over.
 type outq struct {
-	raw   syscall.RawConn
-	limit int
-	wake  chan struct{} // cap 1: pending data for the writer
+	raw    syscall.RawConn
+	limit  int
+	framed bool          // OUTPUT frames (a socket) or raw bytes (a terminal)
+	strict bool          // overflow ends the stream instead of dropping
+	wake   chan struct{} // cap 1: pending data for the writer
 
 	mu        sync.Mutex
 	pending   net.Buffers
@@ -41,14 +48,21 @@ type outq struct {
 	busy      bool
 	replaying bool // the writer is sending the scrollback: queue everything
 	dropped   uint64
+	overflow  bool // strict: a chunk did not fit
 }
 
 func newOutq(nc net.Conn, limit int) *outq {
-	q := &outq{limit: limit, wake: make(chan struct{}, 1), replaying: true}
+	q := &outq{limit: limit, framed: true, wake: make(chan struct{}, 1), replaying: true}
 	if sc, ok := nc.(syscall.Conn); ok {
 		q.raw, _ = sc.SyscallConn()
 	}
 	return q
+}
+
+// newTerminalOutq is a handed-over terminal's queue: raw bytes to rc (a
+// non-blocking descriptor), strict.
+func newTerminalOutq(rc syscall.RawConn, limit int) *outq {
+	return &outq{raw: rc, limit: limit, strict: true, wake: make(chan struct{}, 1), replaying: true}
 }
 
 func (q *outq) signal() {
@@ -72,13 +86,24 @@ func (q *outq) appendLocked(segs ...[]byte) {
 // goroutine (for SUBSCRIBE_SCREEN's repaint, on the screen feeder's; never
 // both at once) and never blocks on the client.
 func (q *outq) output(chunk []byte) {
-	hdr := frame.Header(frame.Output, len(chunk))
+	var hdr []byte
+	if q.framed {
+		h := frame.Header(frame.Output, len(chunk))
+		hdr = h[:]
+	}
 	q.mu.Lock()
+	if q.overflow {
+		q.mu.Unlock()
+		return
+	}
 	if q.busy || q.replaying || len(q.pending) > 0 || q.raw == nil {
-		if q.n+len(chunk) > q.limit {
+		switch {
+		case q.n+len(chunk) <= q.limit:
+			q.appendLocked(hdr, chunk)
+		case q.strict:
+			q.overflow = true
+		default:
 			q.dropped++
-		} else {
-			q.appendLocked(hdr[:], chunk)
 		}
 		q.mu.Unlock()
 		q.signal()
@@ -90,7 +115,7 @@ func (q *outq) output(chunk []byte) {
 	var n int
 	var werr error
 	q.raw.Write(func(fd uintptr) bool {
-		n, werr = rawio.Writev2(int(fd), hdr[:], chunk)
+		n, werr = rawio.Writev2(int(fd), hdr, chunk)
 		return true // one attempt: never wait for the client
 	})
 	if n < 0 {
@@ -154,4 +179,11 @@ func (q *outq) Dropped() uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.dropped
+}
+
+// Overflowed reports whether a strict queue's bound was exceeded.
+func (q *outq) Overflowed() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.overflow
 }

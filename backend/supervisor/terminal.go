@@ -1,0 +1,242 @@
+package supervisor
+
+import (
+	"errors"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/detachkey"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
+)
+
+// A terminal is the user's terminal handed over by attach (TERMINAL, see
+// PROTOCOL.md): the supervisor reads its keys and writes them to the pty,
+// and writes the pty's output to it, so a keystroke crosses one process
+// each way instead of attach, a socket and the supervisor. Its output side
+// is a subscriber whose sink is the terminal (raw bytes): the pty reader
+// writes each chunk straight to it when its queue is empty, and the
+// terminal's writer goroutine writes the scrollback first and then what a
+// full terminal left queued. Its input side is a goroutine that reads the
+// terminal until the detach key.
+//
+// Nothing here ever blocks the pty reader: the descriptors are attach's
+// non-blocking descriptions, read and written with raw system calls and
+// waited for in the netpoller. The hand-over ends (end) on the detach key,
+// a terminal that falls behind by more than the queue bound or fails, the
+// session's exit, or the connection's end (attach gone): then the
+// descriptors are closed, after which nothing of ours writes to the
+// terminal again (os.File's Close waits for the writes in progress), and
+// attach is told why over the socket (TERMINAL_STATE) unless it is gone or
+// the session's EXIT says it.
+type terminal struct {
+	c         *conn
+	in, out   *os.File // may be one file
+	inC, outC rawio.Conn
+	q         *outq
+	unlisten  func()
+	release   func() // TerminalAttached's
+
+	once  sync.Once
+	ended chan struct{} // closed by end
+}
+
+// errNotTerminal refuses descriptors that cannot be used as a terminal.
+var errNotTerminal = errors.New("not a non-blocking terminal")
+
+// takeTerminal (TERMINAL) takes the descriptors that came with the frame
+// and answers TERMINAL_STATE: TerminalTaken, or TerminalRefused (the
+// descriptors closed) when they are not one or two non-blocking terminals
+// (input, then output), the peer is another user, the connection is
+// subscribed, or it already has a terminal. It reports false when the
+// answer could not be written.
+func (c *conn) takeTerminal(payload []byte, fds []int) bool {
+	t, err := c.newTerminal(payload, fds)
+	if err != nil {
+		c.log.Info("terminal refused", "err", err)
+		return c.write(frame.TerminalState, []byte{frame.TerminalRefused}) == nil
+	}
+	if err := c.write(frame.TerminalState, []byte{frame.TerminalTaken}); err != nil {
+		t.closeFiles()
+		return false
+	}
+	c.smu.Lock()
+	c.term = t
+	c.smu.Unlock()
+	c.log.Info("terminal taken")
+	t.start(payload[0])
+	return true
+}
+
+// newTerminal makes a terminal of fds, or closes them and says why not.
+func (c *conn) newTerminal(payload []byte, fds []int) (t *terminal, err error) {
+	defer func() {
+		if err != nil {
+			for _, fd := range fds {
+				unix.Close(fd)
+			}
+		}
+	}()
+	switch {
+	case len(payload) != 1 || len(fds) < 1 || len(fds) > 2:
+		return nil, errors.New("TERMINAL needs a detach key byte and one or two descriptors")
+	case c.subscribed():
+		return nil, errors.New("connection already subscribed or has a terminal")
+	}
+	// The descriptors give the peer's terminal to this process: only its
+	// owner may hand it over. The socket dir's 0700 keeps other users out
+	// of the default one, but a Server serves whatever listener it is
+	// given, so the peer is checked itself (SO_PEERCRED, once per
+	// hand-over).
+	cred, err := unixsock.PeerCred(c.nc)
+	if err != nil {
+		return nil, err
+	}
+	if int(cred.UID) != os.Geteuid() {
+		return nil, errors.New("TERMINAL from another user")
+	}
+	// Only non-blocking descriptions: os.NewFile then registers them with
+	// the netpoller, and a raw call on them never blocks a thread.
+	for _, fd := range fds {
+		if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
+			return nil, errNotTerminal
+		}
+		if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK == 0 {
+			return nil, errNotTerminal
+		}
+	}
+	limit := c.srv.QueueBytes
+	if limit <= 0 {
+		limit = DefaultQueueBytes
+	}
+	t = &terminal{c: c, ended: make(chan struct{})}
+	t.in = os.NewFile(uintptr(fds[0]), "terminal")
+	t.out = t.in
+	if len(fds) == 2 {
+		t.out = os.NewFile(uintptr(fds[1]), "terminal")
+	}
+	fds = nil // the files own them now
+	var okIn, okOut bool
+	t.inC, okIn = rawio.Of(t.in)
+	t.outC, okOut = rawio.Of(t.out)
+	if !okIn || !okOut {
+		t.closeFiles()
+		return nil, errNotTerminal
+	}
+	t.q = newTerminalOutq(t.outC.RC, limit)
+	return t, nil
+}
+
+// start connects the terminal to the session: the scrollback and then the
+// output to the terminal (as SUBSCRIBE's replay and stream), its keys to
+// the pty.
+func (t *terminal) start(detach byte) {
+	sess := t.c.srv.Session
+	t.release = sess.TerminalAttached()
+	replay, unlisten := sess.Listen(t.q.output)
+	t.unlisten = unlisten
+	t.c.writer.Add(2)
+	go func() {
+		defer t.c.writer.Done()
+		t.writer(replay)
+	}()
+	go func() {
+		defer t.c.writer.Done()
+		t.keys(detach)
+	}()
+}
+
+// keys writes the terminal's keys to the pty until the detach key (the
+// hand-over ends: TerminalDetached), or the terminal fails or ends
+// (TerminalFailed). Keys typed after the session exited are dropped, as
+// INPUT's are.
+func (t *terminal) keys(detach byte) {
+	sess := t.c.srv.Session
+	detached := detachkey.Forward(t.inC, func(p []byte) error {
+		if _, err := sess.Write(p); err != nil {
+			t.c.log.Debug("input", "err", err)
+		}
+		return nil
+	}, detach)
+	if detached {
+		t.end(frame.TerminalDetached)
+	} else {
+		t.end(frame.TerminalFailed) // a no-op after another end closed t.in
+	}
+}
+
+// writer writes the scrollback, then whatever the pty reader left queued,
+// until the hand-over ends; when the session is done it writes the rest,
+// ends the hand-over and sends EXIT on the connection.
+func (t *terminal) writer(replay []byte) {
+	outC, sess := t.outC, t.c.srv.Session
+	if _, err := outC.Write(replay); err != nil {
+		t.end(frame.TerminalFailed)
+		return
+	}
+	t.q.replayDone()
+	for {
+		if !flush(t.q, outC) {
+			t.end(frame.TerminalFailed)
+			return
+		}
+		if t.q.Overflowed() {
+			t.c.log.Info("terminal fell behind the output; hand-over ended")
+			t.end(frame.TerminalSlow)
+			return
+		}
+		select {
+		case <-t.q.wake:
+		case <-sess.Done():
+			// As subscriber: the pty reader has finished.
+			flush(t.q, outC)
+			t.end(0)
+			t.c.write(frame.Exit, frame.ExitPayload(int32(sess.ExitCode())))
+			t.c.nc.Close()
+			return
+		case <-t.ended:
+			return
+		}
+	}
+}
+
+// end ends the hand-over once: no more output reaches the queue, the
+// descriptors are closed (waiting for a write in progress), the session
+// no longer counts the terminal, and attach is told why (reason; 0: the
+// session's EXIT or the connection's end tells it).
+func (t *terminal) end(reason byte) {
+	t.once.Do(func() {
+		close(t.ended)
+		t.unlisten()
+		t.closeFiles()
+		t.release()
+		if reason != 0 {
+			t.c.log.Info("terminal handed back", "reason", reason)
+			if err := t.c.write(frame.TerminalState, []byte{reason}); err != nil {
+				t.c.nc.Close()
+			}
+		}
+	})
+}
+
+// closeFiles closes the descriptors; it returns once no write of ours to
+// them is in progress (see os.File.Close on a non-blocking file).
+func (t *terminal) closeFiles() {
+	t.in.Close()
+	if t.out != t.in {
+		t.out.Close()
+	}
+}
+
+// active reports whether the hand-over is on.
+func (t *terminal) active() bool {
+	select {
+	case <-t.ended:
+		return false
+	default:
+		return true
+	}
+}
