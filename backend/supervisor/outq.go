@@ -33,14 +33,17 @@ const DefaultQueueBytes = 16 << 20
 //
 // A terminal handed over by attach (terminal.go) has an outq too, raw
 // (no frame headers) and strict: output beyond the limit is not dropped
-// (a terminal that missed bytes shows a wrong screen) but marks the queue
-// overflowed, and its writer ends the hand-over.
+// (a terminal that missed bytes shows a wrong screen): the queue takes no
+// more output and calls overflowed, once, which ends the hand-over.
 type outq struct {
 	raw    syscall.RawConn
 	limit  int
-	framed bool          // OUTPUT frames (a socket) or raw bytes (a terminal)
-	strict bool          // overflow ends the stream instead of dropping
-	wake   chan struct{} // cap 1: pending data for the writer
+	framed bool // OUTPUT frames (a socket) or raw bytes (a terminal)
+	strict bool // overflow ends the stream instead of dropping
+	// overflowed is called once when a strict queue's bound is exceeded,
+	// on the goroutine that delivered the chunk; it must not block.
+	overflowed func()
+	wake       chan struct{} // cap 1: pending data for the writer
 
 	mu        sync.Mutex
 	pending   net.Buffers
@@ -61,8 +64,9 @@ func newOutq(nc net.Conn, limit int) *outq {
 
 // newTerminalOutq is a handed-over terminal's queue: raw bytes to rc (a
 // non-blocking descriptor), strict.
-func newTerminalOutq(rc syscall.RawConn, limit int) *outq {
-	return &outq{raw: rc, limit: limit, strict: true, wake: make(chan struct{}, 1), replaying: true}
+func newTerminalOutq(rc syscall.RawConn, limit int, overflowed func()) *outq {
+	return &outq{raw: rc, limit: limit, strict: true, overflowed: overflowed,
+		wake: make(chan struct{}, 1), replaying: true}
 }
 
 func (q *outq) signal() {
@@ -102,6 +106,9 @@ func (q *outq) output(chunk []byte) {
 			q.appendLocked(hdr, chunk)
 		case q.strict:
 			q.overflow = true
+			q.mu.Unlock()
+			q.overflowed()
+			return
 		default:
 			q.dropped++
 		}
@@ -179,11 +186,4 @@ func (q *outq) Dropped() uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.dropped
-}
-
-// Overflowed reports whether a strict queue's bound was exceeded.
-func (q *outq) Overflowed() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.overflow
 }

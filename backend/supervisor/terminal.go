@@ -126,7 +126,13 @@ func (c *conn) newTerminal(payload []byte, fds []int) (t *terminal, err error) {
 		t.closeFiles()
 		return nil, errNotTerminal
 	}
-	t.q = newTerminalOutq(t.outC.RC, limit)
+	t.q = newTerminalOutq(t.outC.RC, limit, func() {
+		// Not on the pty reader: end waits for the terminal's writer.
+		go func() {
+			t.c.log.Info("terminal fell behind the output; handing it back")
+			t.end(frame.TerminalSlow)
+		}()
+	})
 	return t, nil
 }
 
@@ -183,11 +189,6 @@ func (t *terminal) writer(replay []byte) {
 			t.end(frame.TerminalFailed)
 			return
 		}
-		if t.q.Overflowed() {
-			t.c.log.Info("terminal fell behind the output; hand-over ended")
-			t.end(frame.TerminalSlow)
-			return
-		}
 		select {
 		case <-t.q.wake:
 		case <-sess.Done():
@@ -213,8 +214,8 @@ func (t *terminal) end(reason byte) {
 		t.unlisten()
 		t.closeFiles()
 		t.release()
+		t.c.log.Info("terminal released", "reason", reason)
 		if reason != 0 {
-			t.c.log.Info("terminal handed back", "reason", reason)
 			if err := t.c.write(frame.TerminalState, []byte{reason}); err != nil {
 				t.c.nc.Close()
 			}
