@@ -2,16 +2,22 @@
 // streamed to the terminal, keys sent as input, the window size sent on start
 // and on SIGWINCH, and a detach key (Ctrl-\ by default) that returns control.
 //
-// Each direction is one loop on one goroutine, with no hand-off between
-// goroutines: keys are read from the terminal and written to the session by
-// one, output is read from the session and written to the terminal by the
-// other (Run's). Both wait for readiness in the netpoller and read and
-// write with raw system calls (backend/internal/rawio) where the files
-// allow: the terminal is reopened as a non-blocking description of its own
-// for that (the shell's stays blocking), and a Socket reads and writes its
-// connection so. A keystroke then costs each process one wake-up and its
-// reads and writes, as in a C event loop; heimdall-loadcheck -only rtt
-// measures the round trip and each hop beside tmux.
+// Over a session's socket the terminal itself is handed to the session's
+// supervisor when it takes it (the TERMINAL extension): the supervisor then
+// reads the keys and writes the output, one process between the terminal
+// and the program each way, as tmux's server; Run waits for the terminal
+// back (the detach key) or the session's EXIT. Otherwise (an hm server, an
+// older supervisor, Local) Run moves the bytes itself: each direction is
+// one loop on one goroutine, with no hand-off between goroutines: keys are
+// read from the terminal and written to the session by one, output is read
+// from the session and written to the terminal by the other (Run's). Both
+// wait for readiness in the netpoller and read and write with raw system
+// calls (backend/internal/rawio) where the files allow: the terminal is
+// reopened as a non-blocking description of its own for that (the shell's
+// stays blocking), and a Socket reads and writes its connection so. A
+// keystroke then costs each process one wake-up and its reads and writes,
+// as in a C event loop; heimdall-loadcheck -only rtt measures the round
+// trip and each hop beside tmux.
 //
 // The terminal is restored on every path out of Run (detach, exit, error).
 // The session is reached through an Endpoint: over its socket (Dial) or in
