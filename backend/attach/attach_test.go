@@ -75,10 +75,21 @@ func newTerminal(t *testing.T) *terminal {
 // a terminal that falls behind.
 func newUnreadTerminal(t *testing.T) *terminal {
 	t.Helper()
-	m, s, err := pty.Open()
+	pm, s, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
+	// pty.Open leaves the master blocking; a non-blocking one of our own
+	// lets Close end a Read that waits (when a test fails while the
+	// terminal is still open elsewhere).
+	fd, err := unix.Dup(int(pm.Fd()))
+	pm.Close()
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	unix.SetNonblock(fd, true)
+	m := os.NewFile(uintptr(fd), "ptmx")
 	t.Cleanup(func() {
 		s.Close()
 		m.Close()
