@@ -36,7 +36,10 @@ const DefaultQueueBytes = 16 << 20
 // (a terminal that missed bytes shows a wrong screen): the queue takes no
 // more output and calls overflowed, once, which ends the hand-over.
 type outq struct {
-	raw    syscall.RawConn
+	raw syscall.RawConn // a socket's (nil: not a socket, or a terminal's outq)
+	// try makes the one non-blocking attempt to write hdr and chunk and
+	// says how much went (nil: none is made, everything is queued).
+	try    func(hdr, chunk []byte) (int, error)
 	limit  int
 	framed bool // OUTPUT frames (a socket) or raw bytes (a terminal)
 	strict bool // overflow ends the stream instead of dropping
@@ -59,13 +62,26 @@ func newOutq(nc net.Conn, limit int) *outq {
 	if sc, ok := nc.(syscall.Conn); ok {
 		q.raw, _ = sc.SyscallConn()
 	}
+	if q.raw != nil {
+		q.try = q.trySocket
+	}
 	return q
 }
 
-// newTerminalOutq is a handed-over terminal's queue: raw bytes to rc (a
-// non-blocking descriptor), strict.
-func newTerminalOutq(rc syscall.RawConn, limit int, overflowed func()) *outq {
-	return &outq{raw: rc, limit: limit, strict: true, overflowed: overflowed,
+// trySocket writes hdr and chunk to the socket with one writev that does
+// not wait.
+func (q *outq) trySocket(hdr, chunk []byte) (n int, err error) {
+	q.raw.Write(func(fd uintptr) bool {
+		n, err = rawio.Writev2(int(fd), hdr, chunk)
+		return true // one attempt: never wait for the client
+	})
+	return n, err
+}
+
+// newTerminalOutq is a handed-over terminal's queue: raw bytes, written by
+// try, strict.
+func newTerminalOutq(try func(hdr, chunk []byte) (int, error), limit int, overflowed func()) *outq {
+	return &outq{try: try, limit: limit, strict: true, overflowed: overflowed,
 		wake: make(chan struct{}, 1), replaying: true}
 }
 
@@ -100,7 +116,7 @@ func (q *outq) output(chunk []byte) {
 		q.mu.Unlock()
 		return
 	}
-	if q.busy || q.replaying || len(q.pending) > 0 || q.raw == nil {
+	if q.busy || q.replaying || len(q.pending) > 0 || q.try == nil {
 		switch {
 		case q.n+len(chunk) <= q.limit:
 			q.appendLocked(hdr, chunk)
@@ -119,12 +135,7 @@ func (q *outq) output(chunk []byte) {
 	q.busy = true
 	q.mu.Unlock()
 
-	var n int
-	var werr error
-	q.raw.Write(func(fd uintptr) bool {
-		n, werr = rawio.Writev2(int(fd), hdr, chunk)
-		return true // one attempt: never wait for the client
-	})
+	n, werr := q.try(hdr, chunk)
 	if n < 0 {
 		n = 0
 	}

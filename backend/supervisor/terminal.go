@@ -33,12 +33,12 @@ import (
 // attach is told why over the socket (TERMINAL_STATE) unless it is gone or
 // the session's EXIT says it.
 type terminal struct {
-	c         *conn
-	in, out   *os.File // may be one file
-	inC, outC rawio.Conn
-	q         *outq
-	unlisten  func()
-	release   func() // TerminalAttached's
+	c        *conn
+	in, out  int           // the descriptors (may be one)
+	rd, wr   *rawio.Poller // in's reads, out's writes: see rawio.Poller
+	q        *outq
+	unlisten func()
+	release  func() // TerminalAttached's
 
 	once  sync.Once
 	ended chan struct{} // closed by end
@@ -98,8 +98,8 @@ func (c *conn) newTerminal(payload []byte, fds []int) (t *terminal, err error) {
 	if int(cred.UID) != os.Geteuid() {
 		return nil, errors.New("TERMINAL from another user")
 	}
-	// Only non-blocking descriptions: os.NewFile then registers them with
-	// the netpoller, and a raw call on them never blocks a thread.
+	// Only non-blocking descriptions: a raw call on them never blocks a
+	// thread.
 	for _, fd := range fds {
 		if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
 			return nil, errNotTerminal
@@ -112,21 +112,16 @@ func (c *conn) newTerminal(payload []byte, fds []int) (t *terminal, err error) {
 	if limit <= 0 {
 		limit = DefaultQueueBytes
 	}
-	t = &terminal{c: c, ended: make(chan struct{})}
-	t.in = os.NewFile(uintptr(fds[0]), "terminal")
-	t.out = t.in
-	if len(fds) == 2 {
-		t.out = os.NewFile(uintptr(fds[1]), "terminal")
+	t = &terminal{c: c, ended: make(chan struct{}), in: fds[0], out: fds[len(fds)-1]}
+	if t.rd, err = rawio.NewReadPoller(t.in); err != nil {
+		return nil, err
 	}
-	fds = nil // the files own them now
-	var okIn, okOut bool
-	t.inC, okIn = rawio.Of(t.in)
-	t.outC, okOut = rawio.Of(t.out)
-	if !okIn || !okOut {
-		t.closeFiles()
-		return nil, errNotTerminal
+	if t.wr, err = rawio.NewWritePoller(t.out); err != nil {
+		t.rd.Close()
+		return nil, err
 	}
-	t.q = newTerminalOutq(t.outC.RC, limit, func() {
+	fds = nil // the terminal owns them now
+	t.q = newTerminalOutq(t.tryWrite, limit, func() {
 		// Not on the pty reader: end waits for the terminal's writer.
 		go func() {
 			t.c.log.Info("terminal fell behind the output; handing it back")
@@ -161,7 +156,7 @@ func (t *terminal) start(detach byte) {
 // INPUT's are.
 func (t *terminal) keys(detach byte) {
 	sess := t.c.srv.Session
-	detached := detachkey.Forward(t.inC, func(p []byte) error {
+	detached := detachkey.Forward(t.rd, func(p []byte) error {
 		if _, err := sess.Write(p); err != nil {
 			t.c.log.Debug("input", "err", err)
 		}
@@ -178,7 +173,7 @@ func (t *terminal) keys(detach byte) {
 // until the hand-over ends; when the session is done it writes the rest,
 // ends the hand-over and sends EXIT on the connection.
 func (t *terminal) writer(replay []byte) {
-	outC, sess := t.outC, t.c.srv.Session
+	outC, sess := t.wr, t.c.srv.Session
 	if _, err := outC.Write(replay); err != nil {
 		t.end(frame.TerminalFailed)
 		return
@@ -223,12 +218,23 @@ func (t *terminal) end(reason byte) {
 	})
 }
 
-// closeFiles closes the descriptors; it returns once no write of ours to
-// them is in progress (see os.File.Close on a non-blocking file).
+// tryWrite is the terminal outq's one attempt: a write that does not wait.
+func (t *terminal) tryWrite(_, chunk []byte) (n int, err error) {
+	if e := t.wr.Do(func(fd int) { n, err = rawio.Write(fd, chunk) }); e != nil {
+		return 0, e
+	}
+	return n, err
+}
+
+// closeFiles closes the descriptors, once no read, write or attempt of
+// ours on them is in progress (the Pollers' Close waits for those): nothing
+// of ours reaches the terminal after it.
 func (t *terminal) closeFiles() {
-	t.in.Close()
+	t.rd.Close()
+	t.wr.Close()
+	unix.Close(t.in)
 	if t.out != t.in {
-		t.out.Close()
+		unix.Close(t.out)
 	}
 }
 

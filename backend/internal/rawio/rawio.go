@@ -93,15 +93,23 @@ func Of(c any) (Conn, bool) {
 
 // Read reads what is there, waiting in the netpoller while nothing is.
 // At end of input it returns io.EOF.
-func (c Conn) Read(p []byte) (int, error) {
+func (c Conn) Read(p []byte) (int, error) { return c.readFD(-1, p) }
+
+// readFD is Read of fd, or of c's own descriptor if fd is -1, waiting for
+// c's readiness.
+func (c Conn) readFD(fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	var n int
 	var rerr error
-	err := c.RC.Read(func(fd uintptr) bool {
+	err := c.RC.Read(func(own uintptr) bool {
+		rfd := fd
+		if rfd < 0 {
+			rfd = int(own)
+		}
 		for {
-			n, rerr = Read(int(fd), p)
+			n, rerr = Read(rfd, p)
 			if rerr != unix.EINTR {
 				return rerr != unix.EAGAIN
 			}
