@@ -3,6 +3,7 @@ package rawio
 import (
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,6 +66,16 @@ func newPoller(fd int, events uint32) (*Poller, error) {
 func (p *Poller) Read(b []byte) (int, error) {
 	return Conn{RC: p.rc}.readFD(p.fd, b)
 }
+
+// RawRead calls f with the descriptor until it returns true, waiting for
+// input in the netpoller each time it returns false (syscall.RawConn's
+// Read, for the descriptor).
+func (p *Poller) RawRead(f func(fd int) bool) error {
+	return p.rc.Read(func(uintptr) bool { return f(p.fd) })
+}
+
+// SetReadDeadline bounds Read's and RawRead's waits, as os.File's does.
+func (p *Poller) SetReadDeadline(t time.Time) error { return p.ep.SetReadDeadline(t) }
 
 // Write writes all of b, waiting in the netpoller while the descriptor is
 // full (registered for output only meanwhile).
