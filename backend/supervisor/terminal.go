@@ -25,11 +25,13 @@ import (
 //
 // Nothing here ever blocks the pty reader: the descriptors are attach's
 // non-blocking descriptions, read and written with raw system calls and
-// waited for in the netpoller. The hand-over ends (end) on the detach key,
-// a terminal that falls behind by more than the queue bound or fails, the
-// session's exit, or the connection's end (attach gone): then the
-// descriptors are closed, after which nothing of ours writes to the
-// terminal again (os.File's Close waits for the writes in progress), and
+// waited for in the netpoller through rawio.Pollers (input only for the
+// reads, output only while a write waits: the user's terminal reading each
+// echo does not wake the supervisor). The hand-over ends (end) on the
+// detach key, a terminal that falls behind by more than the queue bound or
+// fails, the session's exit, or the connection's end (attach gone): then
+// the descriptors are closed, after which nothing of ours writes to the
+// terminal again (the Pollers' Close waits for the writes in progress), and
 // attach is told why over the socket (TERMINAL_STATE) unless it is gone or
 // the session's EXIT says it.
 type terminal struct {
@@ -165,7 +167,7 @@ func (t *terminal) keys(detach byte) {
 	if detached {
 		t.end(frame.TerminalDetached)
 	} else {
-		t.end(frame.TerminalFailed) // a no-op after another end closed t.in
+		t.end(frame.TerminalFailed) // a no-op after another end closed the terminal
 	}
 }
 
