@@ -2,16 +2,22 @@
 // streamed to the terminal, keys sent as input, the window size sent on start
 // and on SIGWINCH, and a detach key (Ctrl-\ by default) that returns control.
 //
-// Each direction is one loop on one goroutine, with no hand-off between
-// goroutines: keys are read from the terminal and written to the session by
-// one, output is read from the session and written to the terminal by the
-// other (Run's). Both wait for readiness in the netpoller and read and
-// write with raw system calls (backend/internal/rawio) where the files
-// allow: the terminal is reopened as a non-blocking description of its own
-// for that (the shell's stays blocking), and a Socket reads and writes its
-// connection so. A keystroke then costs each process one wake-up and its
-// reads and writes, as in a C event loop; heimdall-loadcheck -only rtt
-// measures the round trip and each hop beside tmux.
+// Over a session's socket the terminal itself is handed to the session's
+// supervisor when it takes it (the TERMINAL extension): the supervisor then
+// reads the keys and writes the output, one process between the terminal
+// and the program each way, as tmux's server; Run waits for the terminal
+// back (the detach key) or the session's EXIT. Otherwise (an hm server, an
+// older supervisor, Local) Run moves the bytes itself: each direction is
+// one loop on one goroutine, with no hand-off between goroutines: keys are
+// read from the terminal and written to the session by one, output is read
+// from the session and written to the terminal by the other (Run's). Both
+// wait for readiness in the netpoller and read and write with raw system
+// calls (backend/internal/rawio) where the files allow: the terminal is
+// reopened as a non-blocking description of its own for that (the shell's
+// stays blocking), and a Socket reads and writes its connection so. A
+// keystroke then costs each process one wake-up and its reads and writes,
+// as in a C event loop; heimdall-loadcheck -only rtt measures the round
+// trip and each hop beside tmux.
 //
 // The terminal is restored on every path out of Run (detach, exit, error).
 // The session is reached through an Endpoint: over its socket (Dial) or in
@@ -29,9 +35,12 @@ import (
 	"syscall"
 
 	"github.com/muesli/cancelreader"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/detachkey"
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 // DefaultDetachKey is Ctrl-\ (FS, 0x1c).
@@ -117,18 +126,29 @@ func Run(ep Endpoint, opts Options) (res Result, err error) {
 		}()
 	}
 
-	tout := io.Writer(opts.Out)
-	if f, c, err := rawio.Reopen(opts.Out, os.O_WRONLY); err == nil {
-		defer f.Close()
-		tout = c
+	if sock, ok := ep.(*Socket); ok {
+		res, done, err := handOver(sock, opts.In, opts.Out, opts.DetachKey)
+		if done {
+			return res, err
+		}
 	}
-	in, cancel, closeIn := keyReader(opts.In)
+	tout := io.Writer(opts.Out)
+	outF, outC, outErr := rawio.Reopen(opts.Out, os.O_WRONLY)
+	if outErr == nil {
+		defer outF.Close()
+		tout = outC
+	}
+	inF, inC, inErr := rawio.Reopen(opts.In, os.O_RDONLY)
+	if inErr == nil {
+		defer inF.Close()
+	}
+	in, cancel, closeIn := keyReader(opts.In, inF, inC, inErr)
 	detached := make(chan struct{})
 	var keys sync.WaitGroup
 	keys.Add(1)
 	go func() {
 		defer keys.Done()
-		if forwardKeys(in, ep, opts.DetachKey) {
+		if detachkey.Forward(in, ep.Input, opts.DetachKey) {
 			close(detached)
 			ep.Close() // unblocks Recv
 		}
@@ -158,13 +178,63 @@ func Run(ep Endpoint, opts Options) (res Result, err error) {
 	}
 }
 
+// handOver hands the terminal to the session's supervisor when it takes
+// it (the TERMINAL extension): new non-blocking descriptions of in and out
+// of their own (rawio.ReopenFD: the shell's stay blocking), which this
+// process closes once the supervisor has answered, so that nothing here
+// watches them. The supervisor then reads the keys and writes the output
+// itself, one process between the terminal and the program each way, as
+// tmux's server does; Run only waits for it to hand the terminal back (the
+// detach key) or for the session's EXIT, and SIGWINCH still sends RESIZE.
+// done is false when Run goes on over the socket: in or out is no terminal
+// that can be reopened, the supervisor does not know the extension or
+// refused, or it gave the terminal back because it fell behind the output
+// (a socket subscriber drops output instead).
+func handOver(sock *Socket, in, out *os.File, detach byte) (res Result, done bool, err error) {
+	if !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
+		return res, false, nil
+	}
+	inFD, err := rawio.ReopenFD(in, os.O_RDONLY)
+	if err != nil {
+		return res, false, nil
+	}
+	outFD, err := rawio.ReopenFD(out, os.O_WRONLY)
+	if err != nil {
+		unix.Close(inFD)
+		return res, false, nil
+	}
+	taken, err := sock.handOver(inFD, outFD, detach)
+	unix.Close(inFD) // the supervisor has its own if it took them
+	unix.Close(outFD)
+	if err != nil {
+		return res, true, err
+	}
+	if !taken {
+		return res, false, nil
+	}
+	reason, exited, code, err := sock.waitTerminal()
+	switch {
+	case err != nil:
+		return res, true, err
+	case exited:
+		return Result{Exited: true, Code: code}, true, nil
+	case reason == frame.TerminalDetached:
+		return Result{Detached: true}, true, nil
+	case reason == frame.TerminalSlow:
+		return res, false, nil
+	default:
+		return res, true, fmt.Errorf("the session's supervisor gave the terminal back (reason %d)", reason)
+	}
+}
+
 // keyReader returns the terminal's keys as a reader whose Read a cancel
-// ends: a non-blocking description of the terminal of its own (rawio.Reopen;
-// closing it is the cancel), else a cancelreader on in (which waits in a
-// blocking epoll of its own), else in read plainly (a regular file,
-// /dev/null: such input ends on its own). closeIn releases it.
-func keyReader(in *os.File) (r io.Reader, cancel, closeIn func()) {
-	if f, c, err := rawio.Reopen(in, os.O_RDONLY); err == nil {
+// ends: f, in's non-blocking description of its own (rawio.Reopen, which
+// gave c or reopenErr; closing it is the cancel), else a cancelreader on
+// in (which waits in a blocking epoll of its own), else in read plainly (a
+// regular file, /dev/null: such input ends on its own). closeIn releases
+// it.
+func keyReader(in, f *os.File, c rawio.Conn, reopenErr error) (r io.Reader, cancel, closeIn func()) {
+	if reopenErr == nil {
 		return c, func() { f.Close() }, func() {}
 	}
 	cr, err := cancelreader.NewReader(in)
@@ -172,32 +242,6 @@ func keyReader(in *os.File) (r io.Reader, cancel, closeIn func()) {
 		cr, _ = cancelreader.NewReader(struct{ io.Reader }{in})
 	}
 	return cr, func() { cr.Cancel() }, func() { cr.Close() }
-}
-
-// forwardKeys copies keys to the endpoint until the detach key (returns
-// true), a cancel, or end of input (returns false).
-func forwardKeys(in io.Reader, ep Endpoint, detach byte) bool {
-	buf := make([]byte, 4096)
-	for {
-		n, err := in.Read(buf)
-		p := buf[:n]
-		for i, b := range p {
-			if b == detach {
-				if i > 0 {
-					ep.Input(p[:i])
-				}
-				return true
-			}
-		}
-		if n > 0 {
-			if ep.Input(p) != nil {
-				return false
-			}
-		}
-		if err != nil {
-			return false
-		}
-	}
 }
 
 func sendSize(ep Endpoint, fd int) {

@@ -21,6 +21,12 @@ import (
 // returns the session and the socket; both end with the test.
 func served(t *testing.T, argv ...string) (*supervisor.Session, string) {
 	t.Helper()
+	return servedWith(t, &supervisor.Server{}, argv...)
+}
+
+// servedWith is served by srv (its Session is set here).
+func servedWith(t *testing.T, srv *supervisor.Server, argv ...string) (*supervisor.Session, string) {
+	t.Helper()
 	dir := proctest.ShortDir(t)
 	claim, err := supervisor.ClaimID(dir, "a")
 	if err != nil {
@@ -31,7 +37,7 @@ func served(t *testing.T, argv ...string) (*supervisor.Session, string) {
 		claim.Release()
 		t.Fatal(err)
 	}
-	srv := &supervisor.Server{Session: sess}
+	srv.Session = sess
 	go srv.Serve(claim.Listener)
 	t.Cleanup(func() {
 		syscall.Kill(-sess.PID(), syscall.SIGKILL)
@@ -60,17 +66,45 @@ type terminal struct {
 
 func newTerminal(t *testing.T) *terminal {
 	t.Helper()
-	m, s, err := pty.Open()
+	tm := newUnreadTerminal(t)
+	tm.read(t)
+	return tm
+}
+
+// newUnreadTerminal is a terminal whose output nobody reads until read:
+// a terminal that falls behind.
+func newUnreadTerminal(t *testing.T) *terminal {
+	t.Helper()
+	pm, s, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := &terminal{master: m, slave: s}
+	// pty.Open leaves the master blocking; a non-blocking one of our own
+	// lets Close end a Read that waits (when a test fails while the
+	// terminal is still open elsewhere).
+	fd, err := unix.Dup(int(pm.Fd()))
+	pm.Close()
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	unix.SetNonblock(fd, true)
+	m := os.NewFile(uintptr(fd), "ptmx")
+	t.Cleanup(func() {
+		s.Close()
+		m.Close()
+	})
+	return &terminal{master: m, slave: s}
+}
+
+// read collects the terminal's output from now on, until the test ends.
+func (tm *terminal) read(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		buf := make([]byte, 4096)
 		for {
-			n, err := m.Read(buf)
+			n, err := tm.master.Read(buf)
 			tm.mu.Lock()
 			tm.out.Write(buf[:n])
 			tm.mu.Unlock()
@@ -80,11 +114,10 @@ func newTerminal(t *testing.T) *terminal {
 		}
 	}()
 	t.Cleanup(func() {
-		s.Close()
-		m.Close()
+		tm.slave.Close()
+		tm.master.Close()
 		<-done
 	})
-	return tm
 }
 
 func (tm *terminal) shows(s string) bool {

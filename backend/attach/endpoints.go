@@ -1,8 +1,11 @@
 package attach
 
 import (
+	"net"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
@@ -18,9 +21,12 @@ type Socket struct {
 	raw rawio.Conn
 	r   *frame.Reader
 	wmu sync.Mutex
+
+	subOnce sync.Once
+	subErr  error
 }
 
-// Dial connects to the session socket at path and subscribes.
+// Dial connects to the session socket at path.
 func Dial(path string) (*Socket, error) {
 	c, err := frame.Dial(path, 5*time.Second)
 	if err != nil {
@@ -29,23 +35,27 @@ func Dial(path string) (*Socket, error) {
 	return NewSocket(c)
 }
 
-// NewSocket subscribes on c, says it is an interactive terminal (the ATTACH
-// extension: the session's emulator then leaves queries to this terminal;
-// servers without it ignore the frame) and returns it as an Endpoint.
+// NewSocket returns c as an Endpoint. Run first offers the server the
+// terminal itself (TERMINAL); when the server does not take it, and on
+// the first Recv outside Run, the Socket subscribes and says it is an
+// interactive terminal (the ATTACH extension: the session's emulator then
+// leaves queries to this terminal; servers without it ignore the frame).
 func NewSocket(c *frame.Client) (*Socket, error) {
-	if err := c.Subscribe(); err != nil {
-		c.Close()
-		return nil, err
-	}
-	if err := c.Send(frame.Attach, nil); err != nil {
-		c.Close()
-		return nil, err
-	}
 	s := &Socket{c: c}
 	if raw, ok := rawio.Of(c.Conn()); ok && c.Buffered() == 0 {
 		s.raw, s.r = raw, frame.NewReaderSize(raw, 8<<10)
 	}
 	return s, nil
+}
+
+// subscribe sends SUBSCRIBE and ATTACH, once.
+func (s *Socket) subscribe() error {
+	s.subOnce.Do(func() {
+		if s.subErr = s.send(frame.Subscribe, nil); s.subErr == nil {
+			s.subErr = s.send(frame.Attach, nil)
+		}
+	})
+	return s.subErr
 }
 
 func (s *Socket) send(t frame.Type, p []byte) error {
@@ -58,6 +68,13 @@ func (s *Socket) send(t frame.Type, p []byte) error {
 	return err
 }
 
+func (s *Socket) next() (frame.Frame, error) {
+	if s.r != nil {
+		return s.r.NextShared()
+	}
+	return s.c.NextShared()
+}
+
 func (s *Socket) Input(p []byte) error { return s.send(frame.Input, p) }
 func (s *Socket) Resize(cols, rows uint16) error {
 	return s.send(frame.Resize, frame.ResizePayload(cols, rows))
@@ -66,12 +83,11 @@ func (s *Socket) Close() error { return s.c.Close() }
 
 // Recv implements Endpoint. A connection that ends without EXIT is an error.
 func (s *Socket) Recv() ([]byte, bool, int, error) {
-	next := s.c.NextShared
-	if s.r != nil {
-		next = s.r.NextShared
+	if err := s.subscribe(); err != nil {
+		return nil, false, 0, err
 	}
 	for {
-		f, err := next()
+		f, err := s.next()
 		if err != nil {
 			return nil, false, 0, err
 		}
@@ -81,6 +97,59 @@ func (s *Socket) Recv() ([]byte, bool, int, error) {
 		case frame.Exit:
 			code, err := frame.ParseExit(f.Payload)
 			return nil, err == nil, int(code), err
+		}
+	}
+}
+
+// handOver offers the server the terminal (TERMINAL with the descriptors
+// in and out, then STATUS) and reports whether it took it: a server
+// without the extension (hm, an older heimdall-tui) ignores TERMINAL, and
+// its STATUS_RESP comes first. It must come before any Recv.
+func (s *Socket) handOver(in, out int, detach byte) (bool, error) {
+	uc, ok := s.c.Conn().(*net.UnixConn)
+	if !ok {
+		return false, nil
+	}
+	fds := []int{in, out}
+	s.wmu.Lock()
+	_, _, err := uc.WriteMsgUnix(frame.AppendFrame(nil, frame.Terminal, []byte{detach}), unix.UnixRights(fds...), nil)
+	s.wmu.Unlock()
+	if err != nil {
+		return false, err
+	}
+	if err := s.send(frame.Status, nil); err != nil {
+		return false, err
+	}
+	for {
+		f, err := s.next()
+		if err != nil {
+			return false, err
+		}
+		switch f.Type {
+		case frame.StatusResp:
+			return false, nil
+		case frame.TerminalState:
+			return len(f.Payload) == 1 && f.Payload[0] == frame.TerminalTaken, nil
+		}
+	}
+}
+
+// waitTerminal waits while the server has the terminal, until it hands it
+// back (the TERMINAL_STATE reason) or the session's EXIT.
+func (s *Socket) waitTerminal() (reason byte, exited bool, code int, err error) {
+	for {
+		f, err := s.next()
+		if err != nil {
+			return 0, false, 0, err
+		}
+		switch f.Type {
+		case frame.TerminalState:
+			if len(f.Payload) == 1 {
+				return f.Payload[0], false, 0, nil
+			}
+		case frame.Exit:
+			code, err := frame.ParseExit(f.Payload)
+			return 0, err == nil, int(code), err
 		}
 	}
 }

@@ -30,10 +30,23 @@ const DefaultQueueBytes = 16 << 20
 // pending and goes out first, so frames never interleave. Output beyond
 // limit pending bytes is dropped whole, chunk by chunk, for this connection
 // only; control frames (STATUS_RESP, EXIT) are never dropped.
+//
+// A terminal handed over by attach (terminal.go) has an outq too, raw
+// (no frame headers) and strict: output beyond the limit is not dropped
+// (a terminal that missed bytes shows a wrong screen): the queue takes no
+// more output and calls overflowed, once, which ends the hand-over.
 type outq struct {
-	raw   syscall.RawConn
-	limit int
-	wake  chan struct{} // cap 1: pending data for the writer
+	raw syscall.RawConn // a socket's (nil: not a socket, or a terminal's outq)
+	// try makes the one non-blocking attempt to write hdr and chunk and
+	// says how much went (nil: none is made, everything is queued).
+	try    func(hdr, chunk []byte) (int, error)
+	limit  int
+	framed bool // OUTPUT frames (a socket) or raw bytes (a terminal)
+	strict bool // overflow ends the stream instead of dropping
+	// overflowed is called once when a strict queue's bound is exceeded,
+	// on the goroutine that delivered the chunk; it must not block.
+	overflowed func()
+	wake       chan struct{} // cap 1: pending data for the writer
 
 	mu        sync.Mutex
 	pending   net.Buffers
@@ -41,14 +54,35 @@ type outq struct {
 	busy      bool
 	replaying bool // the writer is sending the scrollback: queue everything
 	dropped   uint64
+	overflow  bool // strict: a chunk did not fit
 }
 
 func newOutq(nc net.Conn, limit int) *outq {
-	q := &outq{limit: limit, wake: make(chan struct{}, 1), replaying: true}
+	q := &outq{limit: limit, framed: true, wake: make(chan struct{}, 1), replaying: true}
 	if sc, ok := nc.(syscall.Conn); ok {
 		q.raw, _ = sc.SyscallConn()
 	}
+	if q.raw != nil {
+		q.try = q.trySocket
+	}
 	return q
+}
+
+// trySocket writes hdr and chunk to the socket with one writev that does
+// not wait.
+func (q *outq) trySocket(hdr, chunk []byte) (n int, err error) {
+	q.raw.Write(func(fd uintptr) bool {
+		n, err = rawio.Writev2(int(fd), hdr, chunk)
+		return true // one attempt: never wait for the client
+	})
+	return n, err
+}
+
+// newTerminalOutq is a handed-over terminal's queue: raw bytes, written by
+// try, strict.
+func newTerminalOutq(try func(hdr, chunk []byte) (int, error), limit int, overflowed func()) *outq {
+	return &outq{try: try, limit: limit, strict: true, overflowed: overflowed,
+		wake: make(chan struct{}, 1), replaying: true}
 }
 
 func (q *outq) signal() {
@@ -72,13 +106,27 @@ func (q *outq) appendLocked(segs ...[]byte) {
 // goroutine (for SUBSCRIBE_SCREEN's repaint, on the screen feeder's; never
 // both at once) and never blocks on the client.
 func (q *outq) output(chunk []byte) {
-	hdr := frame.Header(frame.Output, len(chunk))
+	var hdr []byte
+	if q.framed {
+		h := frame.Header(frame.Output, len(chunk))
+		hdr = h[:]
+	}
 	q.mu.Lock()
-	if q.busy || q.replaying || len(q.pending) > 0 || q.raw == nil {
-		if q.n+len(chunk) > q.limit {
+	if q.overflow {
+		q.mu.Unlock()
+		return
+	}
+	if q.busy || q.replaying || len(q.pending) > 0 || q.try == nil {
+		switch {
+		case q.n+len(chunk) <= q.limit:
+			q.appendLocked(hdr, chunk)
+		case q.strict:
+			q.overflow = true
+			q.mu.Unlock()
+			q.overflowed()
+			return
+		default:
 			q.dropped++
-		} else {
-			q.appendLocked(hdr[:], chunk)
 		}
 		q.mu.Unlock()
 		q.signal()
@@ -87,12 +135,7 @@ func (q *outq) output(chunk []byte) {
 	q.busy = true
 	q.mu.Unlock()
 
-	var n int
-	var werr error
-	q.raw.Write(func(fd uintptr) bool {
-		n, werr = rawio.Writev2(int(fd), hdr[:], chunk)
-		return true // one attempt: never wait for the client
-	})
+	n, werr := q.try(hdr, chunk)
 	if n < 0 {
 		n = 0
 	}

@@ -104,8 +104,9 @@ type conn struct {
 	log  *slog.Logger
 	done chan struct{} // closed when the read loop ends
 
-	smu sync.Mutex
-	q   *outq // set by SUBSCRIBE
+	smu  sync.Mutex
+	q    *outq     // set by SUBSCRIBE
+	term *terminal // set by TERMINAL (terminal.go)
 
 	// wmu serialises the frames written straight to the socket before
 	// SUBSCRIBE: the read loop's replies and WATCH_STATE's pushes (which
@@ -117,10 +118,28 @@ type conn struct {
 	unlisten func()         // ends SUBSCRIBE's Listen (SUBSCRIBE_SCREEN's ListenScreen)
 	detach   func()         // ends ATTACH's TerminalAttached
 	unwatch  func()         // ends WATCH_STATE's WatchState (nil: none)
+	fdc      *rawio.FDConn  // the connection's reads, keeping descriptors received (nil: not a socket)
 	writer   sync.WaitGroup // the subscriber's writer
 }
 
-func (c *conn) subscribed() bool { return c.outq() != nil }
+// subscribed reports whether the connection gets the session's output
+// (SUBSCRIBE) or has its terminal (TERMINAL): Shutdown lets it end after
+// EXIT.
+func (c *conn) subscribed() bool {
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	return c.q != nil || (c.term != nil && c.term.active())
+}
+
+// endTerminal ends a hand-over in progress without telling the client.
+func (c *conn) endTerminal() {
+	c.smu.Lock()
+	t := c.term
+	c.smu.Unlock()
+	if t != nil {
+		t.end(0)
+	}
+}
 
 func (c *conn) outq() *outq {
 	c.smu.Lock()
@@ -135,6 +154,7 @@ func (c *conn) serve() {
 	defer func() {
 		close(c.done)
 		c.nc.Close()
+		c.endTerminal() // attach is gone: never write to its terminal again
 		c.unlisten()
 		c.detach()
 		if c.unwatch != nil {
@@ -148,10 +168,13 @@ func (c *conn) serve() {
 	if _, err := c.nc.Write([]byte{frame.ModeBinary}); err != nil {
 		c.log.Debug("mode byte", "err", err)
 	}
-	// Raw reads (see rawio) when the connection is a socket.
+	// Raw reads (see rawio) when the connection is a socket, with
+	// recvmsg: TERMINAL's descriptors come with its bytes.
 	var src io.Reader = c.nc
 	if rc, ok := rawio.Of(c.nc); ok {
-		src = rc
+		c.fdc = &rawio.FDConn{Conn: rc}
+		defer c.fdc.CloseFDs()
+		src = c.fdc
 	}
 	r := frame.NewReaderSize(src, 4<<10)
 	for {
@@ -245,6 +268,12 @@ func (c *conn) handle(f frame.Frame) bool {
 	case frame.WatchState:
 		c.extraPayload(f)
 		c.watchState()
+	case frame.Terminal:
+		var fds []int
+		if c.fdc != nil {
+			fds = c.fdc.Take()
+		}
+		return c.takeTerminal(f.Payload, fds)
 	default:
 		c.log.Warn("unexpected frame type ignored", "type", f.Type.String(), "len", len(f.Payload))
 	}
@@ -389,7 +418,7 @@ func (c *conn) subscriber(replay []byte, q *outq) {
 	}
 	q.replayDone()
 	for {
-		if !c.flush(q) {
+		if !flush(q, c.nc) {
 			return
 		}
 		select {
@@ -401,7 +430,7 @@ func (c *conn) subscriber(replay []byte, q *outq) {
 				c.log.Info("slow subscriber missed output", "chunks", d)
 			}
 			q.control(frame.Exit, frame.ExitPayload(int32(sess.ExitCode())))
-			c.flush(q)
+			flush(q, c.nc)
 			c.nc.Close()
 			return
 		case <-c.done:
@@ -410,15 +439,16 @@ func (c *conn) subscriber(replay []byte, q *outq) {
 	}
 }
 
-// flush writes pending segments until none are left or the reader holds the
-// socket (it signals when it leaves some). It reports false on a write error.
-func (c *conn) flush(q *outq) bool {
+// flush writes q's pending segments to w (its socket or terminal) until
+// none are left or the reader holds w (it signals when it leaves some). It
+// reports false on a write error.
+func flush(q *outq, w io.Writer) bool {
 	for {
 		bufs := q.take()
 		if bufs == nil {
 			return true
 		}
-		_, err := bufs.WriteTo(c.nc)
+		_, err := bufs.WriteTo(w)
 		q.release()
 		if err != nil {
 			return false

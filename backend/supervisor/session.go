@@ -127,7 +127,7 @@ func (c *Config) fill() {
 type Session struct {
 	cfg     Config
 	proc    *proc.Process // the child: its group, signals, exit code
-	ptmx    *os.File
+	pty     ptyMaster
 	started time.Time
 	log     *slog.Logger
 
@@ -188,7 +188,7 @@ func Start(cfg Config) (*Session, error) {
 		"TERM=xterm-256color", cfg.SessionEnvVar+"="+cfg.ID)
 	cmd.Env = append(cmd.Env, cfg.Env...)
 	log := cfg.Logger.With("session", cfg.ID)
-	ptmx, p, err := startInPty(cmd, &pty.Winsize{Cols: cfg.Cols, Rows: cfg.Rows}, proc.Options{
+	pm, p, err := startInPty(cmd, &pty.Winsize{Cols: cfg.Cols, Rows: cfg.Rows}, proc.Options{
 		Ctty: true, Grace: cfg.KillGrace, ChildOnly: cfg.KillChildOnly, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %q: %w", cfg.Argv[0], err)
@@ -197,7 +197,7 @@ func Start(cfg Config) (*Session, error) {
 	s := &Session{
 		cfg:        cfg,
 		proc:       p,
-		ptmx:       ptmx,
+		pty:        pm,
 		started:    now,
 		log:        log,
 		ring:       newRing(cfg.ScrollbackBytes),
@@ -222,30 +222,77 @@ func Start(cfg Config) (*Session, error) {
 
 // startInPty starts cmd as the leader of a new session and process group
 // whose controlling terminal is a new pty of size ws, and returns the pty's
-// master in non-blocking mode.
-func startInPty(cmd *exec.Cmd, ws *pty.Winsize, o proc.Options) (*os.File, *proc.Process, error) {
+// master.
+func startInPty(cmd *exec.Cmd, ws *pty.Winsize, o proc.Options) (ptyMaster, *proc.Process, error) {
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		return nil, nil, fmt.Errorf("open pty: %w", err)
+		return ptyMaster{}, nil, fmt.Errorf("open pty: %w", err)
 	}
-	defer tty.Close() // the child has its own copy
+	defer tty.Close()  // the child has its own copy
+	defer ptmx.Close() // the master is used through its copy below
 	if err := pty.Setsize(ptmx, ws); err != nil {
-		ptmx.Close()
-		return nil, nil, fmt.Errorf("pty size: %w", err)
+		return ptyMaster{}, nil, fmt.Errorf("pty size: %w", err)
+	}
+	m, err := newPtyMaster(ptmx)
+	if err != nil {
+		return ptyMaster{}, nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	p, err := proc.Start(cmd, o) // o.Ctty: the tty on fd 0 becomes the controlling one
 	if err != nil {
-		ptmx.Close()
-		return nil, nil, err
+		m.close()
+		return ptyMaster{}, nil, err
 	}
-	// creack/pty leaves the master in blocking mode (it calls Fd()), which
-	// parks an OS thread per Read and makes deadlines no-ops. Switch it back
-	// to non-blocking so reads go through the netpoller; never call Fd() again.
-	if rc, err := ptmx.SyscallConn(); err == nil {
-		rc.Control(func(fd uintptr) { unix.SetNonblock(int(fd), true) })
+	return m, p, nil
+}
+
+// ptyMaster is a session's pty master: a non-blocking descriptor of its own
+// that the netpoller does not watch, read and written through Pollers
+// (rawio.Poller), so that the program reading a key (the pty then signals
+// room for output) or the session's idle output side never wake the
+// supervisor: only output to read and, while a write waits, room for it.
+type ptyMaster struct {
+	fd     int
+	rd, wr *rawio.Poller
+}
+
+// newPtyMaster makes a ptyMaster of a copy of f's descriptor (creack/pty
+// leaves f blocking and registered with the netpoller; the caller closes
+// it).
+func newPtyMaster(f *os.File) (ptyMaster, error) {
+	var fd int
+	var derr error
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return ptyMaster{}, err
 	}
-	return ptmx, p, nil
+	rc.Control(func(u uintptr) { fd, derr = unix.FcntlInt(u, unix.F_DUPFD_CLOEXEC, 0) })
+	if derr != nil {
+		return ptyMaster{}, fmt.Errorf("pty: %w", derr)
+	}
+	m := ptyMaster{fd: fd}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return ptyMaster{}, fmt.Errorf("pty: %w", err)
+	}
+	if m.rd, err = rawio.NewReadPoller(fd); err != nil {
+		unix.Close(fd)
+		return ptyMaster{}, fmt.Errorf("pty: %w", err)
+	}
+	if m.wr, err = rawio.NewWritePoller(fd); err != nil {
+		m.rd.Close()
+		unix.Close(fd)
+		return ptyMaster{}, fmt.Errorf("pty: %w", err)
+	}
+	return m, nil
+}
+
+// close closes the master once no read, write or Do of the Pollers is in
+// progress; later ones fail.
+func (m ptyMaster) close() {
+	m.rd.Close()
+	m.wr.Close()
+	unix.Close(m.fd)
 }
 
 func withoutVars(env []string, names ...string) []string {
@@ -310,11 +357,6 @@ const maxChunk = 64 << 10
 // in latency), and publishes an exact-size copy that is never written again.
 func (s *Session) readLoop() {
 	defer close(s.readerDone)
-	rc, err := s.ptmx.SyscallConn()
-	if err != nil {
-		s.log.Error("pty: no raw conn", "err", err)
-		return
-	}
 	// Each attempt reads before waiting: RawConn.Read resets the poller's
 	// readiness on entry, so an edge that arrived while a chunk was being
 	// published would be lost if the first attempt skipped the read.
@@ -328,16 +370,16 @@ func (s *Session) readLoop() {
 				return
 			}
 			start = time.Now()
-			s.ptmx.SetReadDeadline(start.Add(min(drainAfterExit, left)))
+			s.pty.rd.SetReadDeadline(start.Add(min(drainAfterExit, left)))
 		}
 		var chunk []byte
 		var rerr error
-		err := rc.Read(func(fd uintptr) bool {
+		err := s.pty.rd.RawRead(func(fd int) bool {
 			bp := readBufs.Get().(*[]byte)
 			defer readBufs.Put(bp)
 			buf, n := *bp, 0
 			for n < len(buf) {
-				k, err := rawio.Read(int(fd), buf[n:]) // non-blocking: see rawio
+				k, err := rawio.Read(fd, buf[n:]) // non-blocking: see rawio
 				if k > 0 {
 					n += k
 					if n < smallChunk {
@@ -406,10 +448,10 @@ func (s *Session) waitLoop() {
 	code := s.proc.Wait()
 	s.reaped.Store(true)
 	// Wake a reader blocked in read; from now on it sets its own deadlines.
-	s.ptmx.SetReadDeadline(time.Now().Add(drainAfterExit))
+	s.pty.rd.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-s.readerDone
 	s.scr.Close() // Screen shows all output once Done
-	s.ptmx.Close()
+	s.pty.close()
 	now := time.Now()
 	s.mu.Lock()
 	s.exited, s.exitCode = true, code
@@ -436,11 +478,7 @@ func (s *Session) Write(p []byte) (int, error) {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	rc, err := s.ptmx.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
-	return rawio.Conn{RC: rc}.Write(p)
+	return s.pty.wr.Write(p)
 }
 
 // tryWrite writes p to the pty only if that needs no waiting: not for
@@ -451,15 +489,10 @@ func (s *Session) tryWrite(p []byte) bool {
 		return false
 	}
 	defer s.wmu.Unlock()
-	rc, err := s.ptmx.SyscallConn()
-	if err != nil {
-		return false
-	}
 	ok := false
-	rc.Write(func(fd uintptr) bool {
-		n, err := rawio.Write(int(fd), p)
+	s.pty.wr.Do(func(fd int) { // never wait for the fd to become writable
+		n, err := rawio.Write(fd, p)
 		ok = err == nil && n == len(p)
-		return true // never wait for the fd to become writable
 	})
 	return ok
 }
@@ -475,15 +508,9 @@ func (s *Session) Resize(cols, rows uint16) error {
 		return ErrExited
 	default:
 	}
-	rc, err := s.ptmx.SyscallConn()
-	if err != nil {
-		return err
-	}
-	// Not pty.Setsize: it calls Fd(), which puts the master back in
-	// blocking mode.
 	var ioErr error
-	err = rc.Control(func(fd uintptr) {
-		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: rows})
+	err := s.pty.wr.Do(func(fd int) {
+		ioErr = unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: rows})
 	})
 	if err == nil {
 		err = ioErr

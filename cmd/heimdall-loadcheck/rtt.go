@@ -36,8 +36,13 @@ import (
 // for each heimdall-tui binary given (-bin, and -rtt-vs NAME=PATH,... for
 // others, e.g. the main branch's build). The hops follow by difference:
 // supervisor = socket − pty (the session process and one socket pair), attach
-// = attach − socket (the attach process, its pty and the socket's client
-// side); tmux's client and server together = tmux − pty.
+// = attach − socket; tmux's client and server together = tmux − pty. A
+// supervisor that takes the terminal from attach (the TERMINAL extension)
+// reads the keys from the harness's pty and writes the echo to it itself,
+// so there the attach hop is a second pty crossing (the user's terminal,
+// as with tmux) in place of the socket's, with attach off the path (its
+// CPU and wake-ups still count: it waits on its socket); a BIN without the
+// extension has attach between the pty and the socket.
 //
 // The harness reads and writes with plain syscalls on a locked thread (poll
 // with a timeout, then read), the same for every target, so its own cost is

@@ -65,8 +65,21 @@ const (
 	Hook            Type = 0x44 // [source u8][JSON]: an agent's own report (HookClaude, HookCodex)
 	Seen            Type = 0x45 // empty: a user has seen the session (it is no longer done)
 	WatchState      Type = 0x46 // empty: send a State now and after every change
+	Terminal        Type = 0x47 // [detach key u8], with the terminal's fds (SCM_RIGHTS): the server takes the terminal
 	ScreenResp      Type = 0xC0 // JSON ScreenInfo
 	StateEvent      Type = 0xC6 // JSON StateInfo
+	TerminalState   Type = 0xC7 // [TerminalTaken, or why the server has no (more) terminal u8]
+)
+
+// TERMINAL_STATE payloads: the first reply to TERMINAL is TerminalTaken or
+// TerminalRefused; after TerminalTaken, one more ends the hand-over with
+// its reason (unless the session's EXIT or the connection's end does).
+const (
+	TerminalTaken    byte = 0x00 // the server reads keys from the terminal and writes output to it
+	TerminalRefused  byte = 0x01 // not taken (no usable fds, another uid): go on over the socket
+	TerminalDetached byte = 0x02 // the detach key was typed
+	TerminalSlow     byte = 0x03 // the terminal fell behind the output by more than the server's bound
+	TerminalFailed   byte = 0x04 // reading or writing the terminal failed
 )
 
 // Hook sources: the byte before a HOOK frame's JSON.
@@ -80,7 +93,7 @@ const ScreenANSI = 0x01
 
 var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Attach: "ATTACH",
 	Hangup: "HANGUP", SubscribeScreen: "SUBSCRIBE_SCREEN", Hook: "HOOK", Seen: "SEEN",
-	WatchState: "WATCH_STATE", StateEvent: "STATE"}
+	WatchState: "WATCH_STATE", StateEvent: "STATE", Terminal: "TERMINAL", TerminalState: "TERMINAL_STATE"}
 
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",

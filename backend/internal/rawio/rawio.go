@@ -93,15 +93,23 @@ func Of(c any) (Conn, bool) {
 
 // Read reads what is there, waiting in the netpoller while nothing is.
 // At end of input it returns io.EOF.
-func (c Conn) Read(p []byte) (int, error) {
+func (c Conn) Read(p []byte) (int, error) { return c.readFD(-1, p) }
+
+// readFD is Read of fd, or of c's own descriptor if fd is -1, waiting for
+// c's readiness.
+func (c Conn) readFD(fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	var n int
 	var rerr error
-	err := c.RC.Read(func(fd uintptr) bool {
+	err := c.RC.Read(func(own uintptr) bool {
+		rfd := fd
+		if rfd < 0 {
+			rfd = int(own)
+		}
 		for {
-			n, rerr = Read(int(fd), p)
+			n, rerr = Read(rfd, p)
 			if rerr != unix.EINTR {
 				return rerr != unix.EAGAIN
 			}
@@ -152,18 +160,7 @@ func (c Conn) Write(p []byte) (int, error) {
 // terminal) stay as they are. It fails for what cannot be opened by path
 // (a socket) or polled (a regular file). Close the result when done.
 func Reopen(f *os.File, flag int) (*os.File, Conn, error) {
-	var fd int
-	var ctlErr error
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return nil, Conn{}, err
-	}
-	err = rc.Control(func(u uintptr) {
-		fd, ctlErr = unix.Open("/proc/self/fd/"+strconv.Itoa(int(u)), flag|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-	})
-	if err == nil {
-		err = ctlErr
-	}
+	fd, err := ReopenFD(f, flag)
 	if err != nil {
 		return nil, Conn{}, err
 	}
@@ -174,4 +171,131 @@ func Reopen(f *os.File, flag int) (*os.File, Conn, error) {
 		return nil, Conn{}, &os.PathError{Op: "reopen", Path: f.Name(), Err: unix.EPERM}
 	}
 	return nf, c, nil
+}
+
+// ReopenFD is Reopen's new description as a bare descriptor (close-on-exec,
+// unknown to the netpoller), for handing over to another process: a
+// descriptor this process's netpoller watched would wake it for every
+// readiness change the other process causes. Close it with unix.Close.
+func ReopenFD(f *os.File, flag int) (int, error) {
+	var fd int
+	var ctlErr error
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	err = rc.Control(func(u uintptr) {
+		fd, ctlErr = unix.Open("/proc/self/fd/"+strconv.Itoa(int(u)), flag|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	})
+	if err == nil {
+		err = ctlErr
+	}
+	if err != nil {
+		return -1, err
+	}
+	return fd, nil
+}
+
+// Recvmsg is recvmsg(2) of one buffer as a raw system call, with file
+// descriptors received close-on-exec: it returns the data and control
+// lengths read.
+func Recvmsg(fd int, p, oob []byte) (n, oobn int, err error) {
+	if len(p) == 0 {
+		return 0, 0, nil
+	}
+	var iov unix.Iovec
+	iov.Base = &p[0]
+	iov.SetLen(len(p))
+	var msg unix.Msghdr
+	msg.Iov = &iov
+	msg.SetIovlen(1)
+	if len(oob) > 0 {
+		msg.Control = &oob[0]
+		msg.SetControllen(len(oob))
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), unix.MSG_CMSG_CLOEXEC)
+	if e != 0 {
+		return 0, 0, e
+	}
+	return int(r), int(msg.Controllen), nil
+}
+
+// maxFDs bounds the descriptors an FDConn keeps for its owner to claim;
+// the kernel closes those beyond its control buffer, FDConn those beyond
+// what it keeps.
+const maxFDs = 4
+
+// FDConn reads a Unix socket as Conn does, with recvmsg: the descriptors a
+// peer sends with its data (SCM_RIGHTS) are kept until Take (at most a few;
+// the rest are closed). Close those left with CloseFDs. Not safe for
+// concurrent use.
+type FDConn struct {
+	Conn
+	oob [64]byte // room for maxFDs descriptors (unix.CmsgSpace(4*maxFDs) = 32)
+	fds []int
+}
+
+// Read implements io.Reader.
+func (c *FDConn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n, oobn int
+	var rerr error
+	err := c.RC.Read(func(fd uintptr) bool {
+		for {
+			n, oobn, rerr = Recvmsg(int(fd), p, c.oob[:])
+			if rerr != unix.EINTR {
+				return rerr != unix.EAGAIN
+			}
+		}
+	})
+	if oobn > 0 {
+		c.keep(c.oob[:oobn])
+	}
+	if err != nil {
+		return 0, err
+	}
+	if rerr != nil {
+		return 0, rerr
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (c *FDConn) keep(oob []byte) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return
+	}
+	for _, m := range msgs {
+		fds, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			if len(c.fds) < maxFDs {
+				c.fds = append(c.fds, fd)
+			} else {
+				unix.Close(fd)
+			}
+		}
+	}
+}
+
+// Take returns the descriptors received so far (the caller owns them) and
+// forgets them.
+func (c *FDConn) Take() []int {
+	fds := c.fds
+	c.fds = nil
+	return fds
+}
+
+// CloseFDs closes the descriptors received and not taken.
+func (c *FDConn) CloseFDs() {
+	for _, fd := range c.Take() {
+		unix.Close(fd)
+	}
 }
