@@ -115,16 +115,7 @@ func (c Conn) readFD(fd int, p []byte) (int, error) {
 			}
 		}
 	})
-	if err != nil {
-		return 0, err
-	}
-	if rerr != nil {
-		return 0, rerr
-	}
-	if n == 0 {
-		return 0, io.EOF
-	}
-	return n, nil
+	return readResult(n, err, rerr)
 }
 
 // Write writes all of p, waiting in the netpoller while the file is full.
@@ -253,16 +244,7 @@ func (c *FDConn) Read(p []byte) (int, error) {
 	if oobn > 0 {
 		c.keep(c.oob[:oobn])
 	}
-	if err != nil {
-		return 0, err
-	}
-	if rerr != nil {
-		return 0, rerr
-	}
-	if n == 0 {
-		return 0, io.EOF
-	}
-	return n, nil
+	return readResult(n, err, rerr)
 }
 
 func (c *FDConn) keep(oob []byte) {
@@ -298,4 +280,19 @@ func (c *FDConn) CloseFDs() {
 	for _, fd := range c.Take() {
 		unix.Close(fd)
 	}
+}
+
+// readResult is a read's outcome: the poller's error (closed, deadline),
+// else the system call's, else EOF for 0 bytes.
+func readResult(n int, err, rerr error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	if rerr != nil {
+		return 0, rerr
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }
