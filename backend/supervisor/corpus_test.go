@@ -69,41 +69,55 @@ func TestPtyCorpus(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%s/%d", c.Profile, c.Name, c.cols), func(t *testing.T) {
 			t.Parallel()
-			cls, err := classify.New(c.Profile, 0, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var seen atomic.Uint64 // the Seq the classifier last saw (OnScreen runs after it)
-			s := startSession(t, Config{
-				Argv: []string{"sh", "-c", c.script()},
-				Cols: uint16(c.cols), Rows: classifytest.Rows, Classifier: cls,
-				OnScreen: func(seq uint64) { seen.Store(seq) },
-			})
-			// The last frame as the emulator shows it, drawn in-process.
-			shown := c.Replay(c.cols, c.style)
-			last := shown[len(shown)-1]
-			want := strings.TrimRight(strings.Join(last.Lines, "\n"), "\n")
-			waitFor(t, "the classifier to see the last frame", 10*time.Second, func() bool {
-				sn := s.Screen()
-				return sn.Title == last.Title && sn.Text() == want && seen.Load() >= sn.Seq
-			})
-			// The classifier saw the last screen no later than now: ask for
-			// the state once the debounce has settled, at a fixed offset from
-			// here, so a slow machine cannot age a Streaming verdict.
-			at := time.Now().Add(350 * time.Millisecond)
-			s.mu.Lock()
-			st, _ := s.cls.State(at)
-			needs := s.cls.NeedsInput(at)
-			s.mu.Unlock()
-			got := st.String()
-			if needs {
-				if st != session.Idle {
-					t.Errorf("NeedsInput with state %v, want Idle", st)
+			// One run: the state the classifier gives the last frame.
+			run := func() (got, screen string) {
+				cls, err := classify.New(c.Profile, 0, time.Now())
+				if err != nil {
+					t.Fatal(err)
 				}
-				got = "NeedsInput"
+				var seen atomic.Uint64 // the Seq the classifier last saw (OnScreen runs after it)
+				s := startSession(t, Config{
+					Argv: []string{"sh", "-c", c.script()},
+					Cols: uint16(c.cols), Rows: classifytest.Rows, Classifier: cls,
+					OnScreen: func(seq uint64) { seen.Store(seq) },
+				})
+				// The last frame as the emulator shows it, drawn in-process.
+				shown := c.Replay(c.cols, c.style)
+				last := shown[len(shown)-1]
+				want := strings.TrimRight(strings.Join(last.Lines, "\n"), "\n")
+				waitFor(t, "the classifier to see the last frame", 10*time.Second, func() bool {
+					sn := s.Screen()
+					return sn.Title == last.Title && sn.Text() == want && seen.Load() >= sn.Seq
+				})
+				// The classifier saw the last screen no later than now: ask for
+				// the state once the debounce has settled, at a fixed offset from
+				// here, so a slow machine cannot age a Streaming verdict.
+				at := time.Now().Add(350 * time.Millisecond)
+				s.mu.Lock()
+				st, _ := s.cls.State(at)
+				needs := s.cls.NeedsInput(at)
+				s.mu.Unlock()
+				got = st.String()
+				if needs {
+					if st != session.Idle {
+						t.Errorf("NeedsInput with state %v, want Idle", st)
+					}
+					got = "NeedsInput"
+				}
+				return got, s.Screen().Text()
+			}
+			got, screen := run()
+			if got != c.Expect {
+				// Under load the screen can be observed mid-frame (a
+				// frame's printf split across reads): text above the
+				// status line then reads as growing, Streaming for the
+				// profile's StreamHold. A case is run once more; a rule
+				// that is wrong fails both runs.
+				t.Logf("state %s, want %s; running the case again", got, c.Expect)
+				got, screen = run()
 			}
 			if got != c.Expect {
-				t.Errorf("state %s, want %s; screen:\n%s", got, c.Expect, s.Screen().Text())
+				t.Errorf("state %s, want %s; screen:\n%s", got, c.Expect, screen)
 			}
 			t.Cleanup(func() {
 				corpusMu.Lock()
