@@ -189,10 +189,14 @@ func (t *terminal) writer(replay []byte) {
 		select {
 		case <-t.q.wake:
 		case <-sess.Done():
-			// As subscriber: the pty reader has finished.
+			// As subscriber: the pty reader has finished. EXIT goes
+			// before the hand-over ends: once it has ended the
+			// connection no longer counts as subscribed, and a Shutdown
+			// under way closes it at once (attach then saw EOF, not the
+			// exit code).
 			flush(t.q, outC)
-			t.end(0)
 			t.c.write(frame.Exit, frame.ExitPayload(int32(sess.ExitCode())))
+			t.end(0)
 			t.c.nc.Close()
 			return
 		case <-t.ended:
