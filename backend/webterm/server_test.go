@@ -68,8 +68,13 @@ func TestStartTypeExit(t *testing.T) {
 	if j := w.untilJSON(wsterm.TypeExit, nil); j["exitCode"] != float64(3) {
 		t.Fatalf("exit on joining an ended session: %v", j)
 	}
-	if err := <-w.err; websocket.CloseStatus(err) != websocket.StatusNormalClosure {
-		t.Fatalf("ended session's connection: %v", err)
+	select {
+	case err := <-w.err:
+		if websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+			t.Fatalf("ended session's connection: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ended session's connection still open 10 s after its exit")
 	}
 }
 
