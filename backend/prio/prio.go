@@ -55,15 +55,18 @@ type Group struct {
 
 // Own returns the calling process's autogroup if the process leads its
 // session (it called setsid, which gave it an autogroup of its own) and the
-// kernel has autogroups; otherwise nil, whose Set does nothing: a process
-// that does not lead its session shares its group with the other processes
-// of that session (a shell and its jobs), which must not be slowed. onErr,
+// kernel puts it in an autogroup; otherwise nil, whose Set does nothing: a
+// process that does not lead its session shares its group with the other
+// processes of that session (a shell and its jobs), which must not be
+// slowed; and a process the kernel schedules by a CPU cgroup instead (its
+// autogroup file reads empty, as in some containers and systemd slices)
+// has no group whose nice value would count. onErr,
 // if not nil, is told when a nice value could not be set.
 func Own(onErr func(error)) *Group {
 	if sid, err := unix.Getsid(0); err != nil || sid != os.Getpid() {
 		return nil
 	}
-	if _, err := os.Stat(autogroupFile); err != nil {
+	if _, err := ReadNice(autogroupFile); err != nil {
 		return nil
 	}
 	return &Group{onErr: onErr, want: -1}
