@@ -63,6 +63,9 @@ func (s *Server) sessLocked(id string) *sess {
 	return ss
 }
 
+// endedReason is the close reason of a connection to an ended session.
+const endedReason = "session has ended"
+
 // msg is one WebSocket message queued for a client.
 type msg struct {
 	typ  websocket.MessageType
@@ -85,6 +88,7 @@ type client struct {
 	mu      sync.Mutex
 	q       []msg
 	queued  int
+	ending  bool          // close the connection once q is written (finish)
 	wake    chan struct{} // the queue has messages
 	drained chan struct{} // a message left the queue
 
@@ -160,8 +164,22 @@ func (c *client) sendJSON(v any) {
 	c.send(websocket.MessageText, b)
 }
 
+// finish closes the connection normally ("session has ended") once what
+// is queued before it is written: the session's exit reaches the client
+// before the close does, and a connection to an ended session is never
+// left open (the page does not reconnect after an exit).
+func (c *client) finish() {
+	c.mu.Lock()
+	c.ending = true
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
 // writeLoop writes the queue to the connection until the client is
-// dropped or a write fails.
+// dropped, a write fails, or the queue is written after finish.
 func (c *client) writeLoop() {
 	defer c.wg.Done()
 	for {
@@ -173,7 +191,12 @@ func (c *client) writeLoop() {
 		for {
 			c.mu.Lock()
 			if len(c.q) == 0 {
+				ending := c.ending
 				c.mu.Unlock()
+				if ending {
+					c.drop(websocket.StatusNormalClosure, endedReason)
+					return
+				}
 				break
 			}
 			m := c.q[0]
@@ -370,7 +393,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			wctx, wcancel := context.WithTimeout(ctx, s.opts.WriteTimeout)
 			conn.Write(wctx, websocket.MessageText, b)
 			wcancel()
-			conn.Close(websocket.StatusNormalClosure, "session has ended")
+			conn.Close(websocket.StatusNormalClosure, endedReason)
 			return
 		}
 		s.log.Info("web socket: session not followed", "id", id, "err", err)
@@ -487,6 +510,7 @@ func (s *Server) pump(c *client, o *fleet.Output) {
 			}
 		}
 		c.sendJSON(wsterm.NewExit(exit.Code))
+		c.finish()
 		return
 	}
 }

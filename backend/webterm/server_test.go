@@ -63,18 +63,28 @@ func TestStartTypeExit(t *testing.T) {
 	if exit["exitCode"] != float64(3) {
 		t.Fatalf("exit %v", exit)
 	}
+	// The viewer's connection closes after the exit (a viewer joining as
+	// the session ends takes this path too).
+	v.closedAfterExit()
 	// Joining it now: the exit again, and the connection closes.
 	w := dial(t, hs, "/ws/"+id, nil)
 	if j := w.untilJSON(wsterm.TypeExit, nil); j["exitCode"] != float64(3) {
 		t.Fatalf("exit on joining an ended session: %v", j)
 	}
+	w.closedAfterExit()
+}
+
+// closedAfterExit fails unless the server closes v's connection normally
+// within 10 s (its exit has been read).
+func (v *viewer) closedAfterExit() {
+	v.t.Helper()
 	select {
-	case err := <-w.err:
+	case err := <-v.err:
 		if websocket.CloseStatus(err) != websocket.StatusNormalClosure {
-			t.Fatalf("ended session's connection: %v", err)
+			v.t.Fatalf("ended session's connection: %v", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("ended session's connection still open 10 s after its exit")
+		v.t.Fatal("ended session's connection still open 10 s after its exit")
 	}
 }
 
