@@ -19,6 +19,14 @@ func TestReplayAndGap(t *testing.T) {
 	_, fs := turnText(t, c, "r1", "flood:20")
 	last := fs[len(fs)-1].Int("seq")
 	c.NC.Close()
+	// The daemon sees the close (a soft detach, which stops the idle
+	// child) on its own time: a reattach before that finds the child
+	// still running and owned, and has nothing to respawn.
+	s, _ := e.d.Manager.Session("r1")
+	waitFor(t, "the detach and claude stopped", func() bool {
+		inf := s.Info()
+		return !inf.Running && !inf.Attached
+	})
 
 	// Reattach with a last_seen_seq the ring no longer has: gap, then the ring.
 	c2 := e.connect()
