@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/blemeesd"
@@ -276,6 +277,9 @@ func (b *Blemees) dirs() []string {
 func (b *Blemees) poll() {
 	ms := b.followed()
 	for _, m := range ms {
+		if !m.known.Load() {
+			continue // its open or watch is in flight: unknown until answered
+		}
 		if _, err := b.request("blemeesd.session_info", map[string]any{"session_id": m.sid}); isUnknown(err) {
 			m.exit()
 		}
@@ -337,6 +341,7 @@ func (b *Blemees) follow(sid string) {
 		}
 		fr.Decode(&w)
 		m.liveAfter = w.LastSeq
+		m.known.Store(true)
 		go m.loop()
 		return m, nil
 	})
@@ -370,6 +375,10 @@ type blemeesMember struct {
 	model     string // session_info's, until claude's init says
 	started   time.Time
 	liveAfter uint64 // the last seq when the watch began: later turns are live
+	// known is set once the daemon has answered the member's open or
+	// watch: before that, poll's session_info may reach the daemon first
+	// and be told the session is unknown (it ended a session being opened).
+	known atomic.Bool
 
 	wake     chan struct{}
 	stop     chan struct{} // Hangup: unwatch
@@ -538,11 +547,14 @@ func (m *blemeesMember) Send(in session.Input) error {
 	}
 	text := strings.TrimRight(string(in.Data), "\r\n")
 	msg := map[string]any{"role": "user", "content": text}
-	if err := m.b.send("claude.user", map[string]any{"session_id": m.sid, "message": msg}); err != nil {
+	seq, changed, err := m.v.sendTurn(text,
+		func() error { return m.b.send("claude.user", map[string]any{"session_id": m.sid, "message": msg}) },
+		func() session.State { return session.Thinking })
+	if err != nil {
 		return fmt.Errorf("send to %s: %w", m.id, err)
 	}
-	m.r.Dirty(m.v.userTurn(text))
-	if m.v.setState(session.Thinking) {
+	m.r.Dirty(seq)
+	if changed {
 		m.r.Changed()
 	}
 	return nil

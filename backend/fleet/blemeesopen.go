@@ -64,6 +64,7 @@ func (b *Blemees) openOwned(id, sid string, spec HeadlessSpec, resume bool, r Re
 	}
 	fr.Decode(&o)
 	m.liveAfter = o.LastSeq
+	m.known.Store(true)
 	go m.loop()
 	return blemeesOwned{m, spec}, nil
 }

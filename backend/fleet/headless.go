@@ -298,10 +298,28 @@ func (hm *headlessMember) drain() {
 // member of this process sets the Manager's state instead (setState).
 type claudeView struct {
 	*eventView
+	// turnMu orders a turn the dashboard sends before the events it
+	// causes: sendTurn holds it from the send until the turn is entered,
+	// and feed takes it, so a reply read and queued before the send
+	// returned is still fed after the user's message (not above it, with
+	// the state then set back to busy after the turn's end).
+	turnMu sync.Mutex
 	// guarded by eventView.mu
 	lastSeq uint64
 	inits   int
 	model   string
+}
+
+// sendTurn sends a user turn with send and, if it went, enters it and
+// sets the state to state() (read after the send). It reports the entry's
+// seq and whether the state changed.
+func (v *claudeView) sendTurn(text string, send func() error, state func() session.State) (seq uint64, changed bool, err error) {
+	v.turnMu.Lock()
+	defer v.turnMu.Unlock()
+	if err := send(); err != nil {
+		return 0, false, err
+	}
+	return v.userTurn(text), v.setState(state()), nil
 }
 
 func newClaudeView(sid string, streamState bool) *claudeView {
@@ -317,6 +335,8 @@ func (v *claudeView) seen() uint64 {
 
 // feed handles evs in order; replays of events the view has are skipped.
 func (v *claudeView) feed(evs []headless.Event) fed {
+	v.turnMu.Lock()
+	defer v.turnMu.Unlock()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	var d fed
@@ -513,11 +533,14 @@ func (hm *headlessMember) Info() session.Info {
 func (hm *headlessMember) Send(in session.Input) error {
 	text := strings.TrimRight(string(in.Data), "\r\n")
 	msg, _ := json.Marshal(map[string]string{"role": "user", "content": text})
-	if err := hm.s.Send(hm.from(), msg); err != nil {
+	seq, changed, err := hm.v.sendTurn(text,
+		func() error { return hm.s.Send(hm.from(), msg) },
+		func() session.State { return hm.s.Info().State })
+	if err != nil {
 		return err
 	}
-	hm.r.Dirty(hm.v.userTurn(text))
-	if hm.v.setState(hm.s.Info().State) {
+	hm.r.Dirty(seq)
+	if changed {
 		hm.r.Changed()
 	}
 	return nil
