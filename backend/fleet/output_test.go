@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
@@ -115,6 +116,9 @@ func TestReplace(t *testing.T) {
 		t.Fatalf("sessions %v", f.Sessions())
 	}
 	rec.Wait(t, session.Exited, id, 0)
+	// The recorder hears of the replacement on its own goroutine: Info
+	// may list it first.
+	proctest.WaitFor(t, "the replacement's Added", 10*time.Second, func() bool { return rec.Count(session.Added, id) >= 2 })
 	if rec.Count(session.Added, id) != 2 {
 		t.Fatalf("events %v", rec)
 	}
