@@ -1,6 +1,9 @@
 package planfile
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 // FastLookup answers as a lookup in FastTable[string](b, field, nil)'s
 // table, and fails where it fails.
@@ -27,4 +30,56 @@ func FuzzFastLookup(f *testing.F) {
 			t.Fatalf("%q, %q: FastTable %q %v %v, FastLookup %q %q %v %v", b, key, version, m, ok, v2, value, found, ok2)
 		}
 	})
+}
+
+// rawStr reads what a byte-at-a-time reading of a JSON string reads, and
+// stops where it stops, whatever the alignment of the bytes that need a
+// look.
+func FuzzRawStr(f *testing.F) {
+	for _, s := range []string{
+		`"src/module12/file250.ts", "next"`,
+		`"0123456789abcdef\"x"`,
+		`"0123456\\u00e9789abcdefghij"`,
+		"\"01234567é89abcdef\"",
+		"\"0123456789\xff\xfeabcdef\"",
+		"\"01234567\x01\"",
+		`"01234567\`,
+		`"0123456789abcdef`,
+		`""`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := &scanner{b: b}
+		raw, plain, ok := p.rawStr()
+		wantRaw, wantPlain, wantOK, wantI := refRawStr(b)
+		if ok != wantOK || ok && (string(raw) != string(wantRaw) || plain != wantPlain || p.i != wantI) {
+			t.Fatalf("%q: rawStr %q %v %v at %d, want %q %v %v at %d", b, raw, plain, ok, p.i, wantRaw, wantPlain, wantOK, wantI)
+		}
+	})
+}
+
+// refRawStr is rawStr read one byte at a time, with where it stops.
+func refRawStr(b []byte) (raw []byte, plain, ok bool, end int) {
+	p := &scanner{b: b}
+	if !p.expect('"') {
+		return nil, false, false, 0
+	}
+	start := p.i
+	plain = true
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			return p.b[start:p.i], plain && utf8.Valid(p.b[start:p.i]), true, p.i + 1
+		case c == '\\':
+			plain = false
+			p.i += 2
+		case c < 0x20:
+			return nil, false, false, 0
+		default:
+			p.i++
+		}
+	}
+	return nil, false, false, 0
 }
