@@ -1,7 +1,6 @@
 package planfile
 
 import (
-	"bytes"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -182,7 +181,7 @@ func (p *scanner) int() (int64, bool) {
 	if p.i-digits > 1 && p.b[digits] == '0' {
 		return 0, false // a leading zero is not JSON
 	}
-	if p.i < len(p.b) && bytes.IndexByte([]byte(".eE"), p.b[p.i]) >= 0 {
+	if p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E') {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
@@ -206,7 +205,7 @@ func FastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
 		}
 		// encoding/json matches keys case-insensitively; leave such lines
 		// to it so both parsers always agree.
-		if (bytes.EqualFold(key, []byte("role")) && string(key) != "role") || (bytes.EqualFold(key, []byte("tokens")) && string(key) != "tokens") {
+		if (mayFoldTo(key, "role") && string(key) != "role") || (mayFoldTo(key, "tokens") && string(key) != "tokens") {
 			return nil, 0, false
 		}
 		switch p.peek() {
@@ -243,6 +242,31 @@ func FastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
 		return nil, 0, false
 	}
 	return role, tokens, true
+}
+
+// mayFoldTo reports whether encoding/json may take the object key key for
+// the field name (lower-case ASCII): key equals it but for ASCII case, or
+// has a non-ASCII byte (Unicode folds more, e.g. the Kelvin sign to k).
+// Not bytes.EqualFold: package bytes imports unicode, whose tables would
+// then be built in every run before earlyplan's init.
+func mayFoldTo(key []byte, name string) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	if len(key) != len(name) {
+		return false
+	}
+	for i, c := range key {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != name[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // rawStr reads a JSON string without decoding it: its raw bytes, and

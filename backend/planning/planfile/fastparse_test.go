@@ -1,6 +1,7 @@
 package planfile
 
 import (
+	"bytes"
 	"testing"
 	"unicode/utf8"
 )
@@ -82,4 +83,36 @@ func refRawStr(b []byte) (raw []byte, plain, ok bool, end int) {
 		}
 	}
 	return nil, false, false, 0
+}
+
+// sanitize maps s as bytes.Map with tabs and line ends made spaces does.
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"a\tb\nc\rd", "é\xffx", "\xe2\x84", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := bytes.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return ' '
+			}
+			return r
+		}, []byte(s))
+		if got := sanitize(s); !bytes.Equal(got, want) {
+			t.Fatalf("sanitize(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// mayFoldTo is true wherever bytes.EqualFold is.
+func FuzzMayFoldTo(f *testing.F) {
+	for _, s := range []string{"role", "ROLE", "Tokens", "to\u212aens", "rol", "r\xffle"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, key []byte) {
+		for _, name := range []string{"role", "tokens"} {
+			if bytes.EqualFold(key, []byte(name)) && !mayFoldTo(key, name) {
+				t.Fatalf("mayFoldTo(%q, %q) = false; EqualFold holds", key, name)
+			}
+		}
+	})
 }
