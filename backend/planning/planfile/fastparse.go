@@ -1,7 +1,7 @@
 package planfile
 
 import (
-	"bytes"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -181,7 +181,7 @@ func (p *scanner) int() (int64, bool) {
 	if p.i-digits > 1 && p.b[digits] == '0' {
 		return 0, false // a leading zero is not JSON
 	}
-	if p.i < len(p.b) && bytes.IndexByte([]byte(".eE"), p.b[p.i]) >= 0 {
+	if p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E') {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
@@ -205,7 +205,7 @@ func FastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
 		}
 		// encoding/json matches keys case-insensitively; leave such lines
 		// to it so both parsers always agree.
-		if (bytes.EqualFold(key, []byte("role")) && string(key) != "role") || (bytes.EqualFold(key, []byte("tokens")) && string(key) != "tokens") {
+		if (mayFoldTo(key, "role") && string(key) != "role") || (mayFoldTo(key, "tokens") && string(key) != "tokens") {
 			return nil, 0, false
 		}
 		switch p.peek() {
@@ -244,29 +244,94 @@ func FastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
 	return role, tokens, true
 }
 
+// mayFoldTo reports whether encoding/json may take the object key key for
+// the field name (lower-case ASCII): key equals it but for ASCII case, or
+// has a non-ASCII byte (Unicode folds more, e.g. the Kelvin sign to k).
+// Not bytes.EqualFold: package bytes imports unicode, whose tables would
+// then be built in every run before earlyplan's init.
+func mayFoldTo(key []byte, name string) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	if len(key) != len(name) {
+		return false
+	}
+	for i, c := range key {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != name[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // rawStr reads a JSON string without decoding it: its raw bytes, and
 // whether they are plain (no escapes, valid UTF-8), i.e. the value itself.
+//
+// `resolve` reads a whole symbol table in a fresh process, so its strings
+// are read eight bytes at a time up to the first byte that needs a look
+// (specialBytes), and only a string with a non-ASCII byte is checked for
+// UTF-8 validity.
 func (p *scanner) rawStr() (raw []byte, plain, ok bool) {
 	if !p.expect('"') {
 		return nil, false, false
 	}
 	start := p.i
 	plain = true
-	for p.i < len(p.b) {
+	ascii := true
+	for {
+		if p.i+8 <= len(p.b) {
+			m := specialBytes(load64(p.b[p.i:]))
+			if m == 0 {
+				p.i += 8
+				continue
+			}
+			p.i += bits.TrailingZeros64(m) / 8
+		} else if p.i >= len(p.b) {
+			return nil, false, false
+		}
 		c := p.b[p.i]
 		switch {
 		case c == '"':
 			raw = p.b[start:p.i]
 			p.i++
-			return raw, plain && utf8.Valid(raw), true
+			return raw, plain && (ascii || utf8.Valid(raw)), true
 		case c == '\\':
 			plain = false
 			p.i += 2
 		case c < 0x20:
 			return nil, false, false
 		default:
+			ascii = ascii && c < utf8.RuneSelf
 			p.i++
 		}
 	}
-	return nil, false, false
+}
+
+// SWAR constants: a one and a high bit in every byte of a word.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// specialBytes marks, by its high bit, each byte of the little-endian word
+// x that a string cannot go on through as it is: a quote, a backslash, a
+// control character or a non-ASCII byte. The lowest mark is exact; a mark
+// above it may be wrong (a borrow), which is why only the lowest is used.
+// (v-lowBits)&^v marks the zero bytes of v; (x-lowBits*0x20)&^x the bytes
+// of x below 0x20.
+func specialBytes(x uint64) uint64 {
+	quote, backslash := x^(lowBits*'"'), x^(lowBits*'\\')
+	return (x | (quote-lowBits)&^quote | (backslash-lowBits)&^backslash | (x-lowBits*0x20)&^x) & highBits
+}
+
+// load64 is the little-endian word at the start of b (at least 8 bytes).
+func load64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }

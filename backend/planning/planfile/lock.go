@@ -1,7 +1,6 @@
 package planfile
 
 import (
-	"bytes"
 	"os"
 	"path"
 	"strconv"
@@ -109,7 +108,7 @@ func dropTornTail(f *os.File) (bool, error) {
 		if _, err := f.ReadAt(b, start); err != nil {
 			return false, wrap("read torn tail", err)
 		}
-		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		if i := lastNewline(b); i >= 0 {
 			keep = start + int64(i) + 1
 			break
 		}
@@ -122,4 +121,15 @@ func dropTornTail(f *os.File) (bool, error) {
 		return false, wrap("cut torn tail ("+strconv.FormatInt(size-keep, 10)+" bytes)", err)
 	}
 	return true, nil
+}
+
+// lastNewline is the index of b's last '\n', or -1 (bytes.LastIndexByte,
+// whose package would build unicode's tables before earlyplan's init).
+func lastNewline(b []byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			return i
+		}
+	}
+	return -1
 }

@@ -15,10 +15,10 @@
 package planfile
 
 import (
-	"bytes"
 	"os"
 	"path"
 	"time"
+	"unicode/utf8"
 )
 
 // ProtocolVersion is the version of the token-frugal protocol the planning
@@ -59,16 +59,20 @@ func LogLine(ts, actor, action, detail string) []byte {
 	return append(append(line, sanitize(detail)...), '\n')
 }
 
-// sanitize makes s one tab-free line, for a protocol.log field (and valid
-// UTF-8, as bytes.Map leaves it).
+// sanitize makes s one tab-free line, for a protocol.log field, and valid
+// UTF-8: each invalid byte becomes U+FFFD, as bytes.Map leaves it. (Not
+// bytes.Map itself: package bytes imports unicode, whose tables would then
+// be built before earlyplan's init; see fastparse.go.)
 func sanitize(s string) []byte {
-	return bytes.Map(func(r rune) rune {
+	out := make([]byte, 0, len(s))
+	for _, r := range s {
 		switch r {
 		case '\t', '\n', '\r':
-			return ' '
+			r = ' '
 		}
-		return r
-	}, []byte(s))
+		out = utf8.AppendRune(out, r)
+	}
+	return out
 }
 
 // prefixError is fmt.Errorf("<prefix>: %w", err) without fmt.
