@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
 
 // openPty returns a pty pair closed when the test ends.
@@ -338,11 +340,22 @@ func TestNotifyNeverTakesAControllingTTY(t *testing.T) {
 	SaveTerminal(dir, Terminal{TTY: tty.Name()})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestNotifyNeverTakesAControllingTTY$")
 	cmd.Env = append(os.Environ(), "HEIMDALL_NOTIFY_HELPER=ctty", "HEIMDALL_NOTIFY_DIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // a session leader without a terminal
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("helper: %v: %s", err, stderr.Bytes())
+	stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	cmd.Stderr = stderr
+	// A session leader without a terminal, started with proc.Start: in a
+	// session of its own, a child started plainly may be reaped by
+	// TestMain's subreaper before its Wait ("waitid: no child processes").
+	p, err := proc.Start(cmd, proc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := p.Wait(); code != 0 {
+		msg, _ := os.ReadFile(stderr.Name())
+		t.Fatalf("helper: exit %d: %s", code, msg)
 	}
 	want, _ := Sequence(FormatOSC9, Event{ID: "x"}, false)
 	if got := readN(t, master, len(want)); string(got) != want {
