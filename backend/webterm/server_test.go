@@ -307,6 +307,14 @@ func TestUpload(t *testing.T) {
 		t.Fatalf("saved %q %v", b, err)
 	}
 	v.untilOutput(filepath.Join(uploads, "notes.txt")) // typed into the pty (echoed)
+	// A name with a space and parentheses is typed as one shell word.
+	v.input("\x15cat ") // Ctrl-U: the line discipline drops the typed path
+	if j := up("my notes (1).txt", []byte("spaced-upload-read")); j["filename"] != "my notes (1).txt" {
+		t.Fatalf("a name with spaces: %v", j)
+	}
+	v.untilOutput(`my\ notes\ \(1\).txt`)
+	v.input("\r")
+	v.untilOutput("spaced-upload-read")
 	if j := up("notes.txt", []byte("second")); j["filename"] != "notes-2.txt" {
 		t.Fatalf("a second notes.txt: %v", j)
 	}

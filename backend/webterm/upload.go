@@ -58,7 +58,7 @@ func SanitizeName(name string) string {
 
 // upload saves a client's file in <session dir>/.swe-swe/uploads under its
 // sanitised name (name-2.ext, name-3.ext… if taken: an upload never
-// overwrites), answers file_upload, and types the file's absolute path
+// overwrites), answers file_upload, and types the file's absolute path (escaped: typedPath)
 // into the session so its agent sees where it is. The directory is opened
 // as an os.Root: a symlink planted in the workspace cannot lead the write
 // outside it.
@@ -86,9 +86,25 @@ func (s *Server) upload(c *client, rawName, data []byte) {
 	abs := filepath.Join(in.Dir, UploadDir, name)
 	s.log.Info("web upload saved", "id", c.ss.id, "path", abs, "bytes", len(data))
 	c.sendJSON(wsterm.UploadOK(name))
-	if err := s.opts.Fleet.Send(c.ss.id, session.Input{Data: []byte(abs)}); err != nil {
+	if err := s.opts.Fleet.Send(c.ss.id, session.Input{Data: []byte(typedPath(abs))}); err != nil {
 		s.log.Info("web upload: path not typed", "id", c.ss.id, "err", err)
 	}
+}
+
+// typedPath is path as typed into the session: characters a shell would
+// split or expand at (a space or parentheses in a sanitised name, anything
+// in the session's directory) backslash-escaped, as a terminal's
+// drag-and-drop types a file's path, so a shell gets one word and Claude
+// Code reads it as one path.
+func typedPath(path string) string {
+	var b strings.Builder
+	for _, r := range path {
+		if strings.ContainsRune(" \t()[]{}<>'\"`$&;|*?!#~\\", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // saveUpload writes data to dir/UploadDir/name, or the first free
