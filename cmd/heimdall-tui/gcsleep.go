@@ -97,17 +97,21 @@ func (g *idleGC) sleep() {
 		return
 	}
 	debug.FreeOSMemory()
+	// trimmed comes last: what runs after it (the collector's settings,
+	// ReadMemStats) would map back pages of the binary it dropped.
 	if g.trimmed != nil {
-		g.trimmed()
+		defer g.trimmed()
 	}
 	limit := debug.SetMemoryLimit(-1)
 	if limit != math.MaxInt64 {
 		return // the user's limit stays the collector's bound
 	}
 	g.limit = limit
-	debug.SetMemoryLimit(int64(runtimeHeld()) + gcSleepHeadroom)
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	debug.SetMemoryLimit(int64(held(&m)) + gcSleepHeadroom)
 	g.percent = debug.SetGCPercent(-1)
-	g.allocs = heapAllocs()
+	g.allocs = m.TotalAlloc
 	g.asleep = true
 }
 
@@ -134,8 +138,10 @@ func (g *idleGC) stop() {
 func runtimeHeld() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.Sys - m.HeapReleased
+	return held(&m)
 }
+
+func held(m *runtime.MemStats) uint64 { return m.Sys - m.HeapReleased }
 
 // heapAllocs is the bytes allocated on the heap since the process started.
 func heapAllocs() uint64 {
