@@ -2,8 +2,8 @@ package main
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 	"time"
 )
@@ -97,17 +97,21 @@ func (g *idleGC) sleep() {
 		return
 	}
 	debug.FreeOSMemory()
+	// trimmed comes last: what runs after it (the collector's settings,
+	// ReadMemStats) would map back pages of the binary it dropped.
 	if g.trimmed != nil {
-		g.trimmed()
+		defer g.trimmed()
 	}
 	limit := debug.SetMemoryLimit(-1)
 	if limit != math.MaxInt64 {
 		return // the user's limit stays the collector's bound
 	}
 	g.limit = limit
-	debug.SetMemoryLimit(int64(runtimeHeld()) + gcSleepHeadroom)
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	debug.SetMemoryLimit(int64(held(&m)) + gcSleepHeadroom)
 	g.percent = debug.SetGCPercent(-1)
-	g.allocs = heapAllocs()
+	g.allocs = m.TotalAlloc
 	g.asleep = true
 }
 
@@ -123,15 +127,25 @@ func (g *idleGC) stop() {
 
 // runtimeHeld is the memory a memory limit is compared with: all the Go
 // runtime has mapped and not released.
+//
+// Read with runtime.ReadMemStats rather than runtime/metrics: that package
+// builds a table of every metric in its init (~15 KB, ~100 objects, kept
+// for the process's life, in every process of the binary) and the runtime
+// another on its first Read; this package was its only importer. Its
+// price, a stop of the world, is paid when the process falls asleep and
+// on its screen updates while asleep (at most one per 10 ms), and with a
+// supervisor's one P stopping the world stops only the caller.
 func runtimeHeld() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64() - s[1].Value.Uint64()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return held(&m)
 }
+
+func held(m *runtime.MemStats) uint64 { return m.Sys - m.HeapReleased }
 
 // heapAllocs is the bytes allocated on the heap since the process started.
 func heapAllocs() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.TotalAlloc
 }

@@ -117,3 +117,30 @@ func TestIdleGCCallsTrimmedOnSleep(t *testing.T) {
 		t.Fatalf("trimmed %d more times while asleep", n)
 	}
 }
+
+// The trimming (a supervisor's dropCodePages) runs once the collector is
+// set asleep: what runs after it maps back pages it dropped.
+func TestIdleGCTrimsLast(t *testing.T) {
+	p0, l0 := gcSettings()
+	if l0 != math.MaxInt64 {
+		t.Skipf("GOMEMLIMIT is set (%d): the collector is left alone", l0)
+	}
+	type seen struct {
+		p int
+		l int64
+	}
+	got := make(chan seen, 1)
+	g := newIdleGC(time.Millisecond, func() {
+		p, l := gcSettings()
+		got <- seen{p, l}
+	})
+	defer g.stop()
+	select {
+	case s := <-got:
+		if s.p != -1 || s.l == math.MaxInt64 {
+			t.Errorf("trimmed with the collector awake: GOGC %d, limit %d (before: %d, %d)", s.p, s.l, p0, l0)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("never trimmed")
+	}
+}
