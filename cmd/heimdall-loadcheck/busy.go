@@ -23,6 +23,9 @@ type busyOptions struct {
 	keys   int           // keypresses timed
 	rounds int           // each measures bin, then base (the order rotating)
 	base   string        // a second binary measured beside bin; "" for none
+	// env is added to the dashboards' environment (e.g. GOGC=400, to
+	// try a setting without a build).
+	env []string
 }
 
 // keyTiming is one keypress of the busy scenario: written to the pty at
@@ -98,7 +101,7 @@ func latencies(ks []keyTiming) []time.Duration {
 // where the time went (keyBreakdown), then keys into a quiet session.
 func busyRound(bin, cfg, tmp, name, label string, o busyOptions) (busyResult, error) {
 	trace := filepath.Join(tmp, name+".frames")
-	d, err := startDashboardEnv(bin, cfg, tmp, name, "HEIMDALL_FRAMETRACE="+trace)
+	d, err := startDashboardEnv(bin, cfg, tmp, name, append(o.env, "HEIMDALL_FRAMETRACE="+trace)...)
 	if err != nil {
 		return busyResult{}, err
 	}
@@ -214,6 +217,11 @@ func keyBreakdown(path string, keys []keyTiming) []keyStages {
 	}
 	if len(lines) == 0 {
 		return nil
+	}
+	first, last := lines[0], lines[len(lines)-1]
+	if span := time.Duration(last.t[0] - first.t[0]); span > 0 {
+		fmt.Printf("busy: the dashboard collected garbage %.1f times a second (%d in %v)\n",
+			float64(last.gcs-first.gcs)/span.Seconds(), last.gcs-first.gcs, span.Round(time.Second))
 	}
 	out := make([]keyStages, len(keys))
 	for i, k := range keys {

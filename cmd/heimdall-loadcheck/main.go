@@ -42,7 +42,7 @@
 //
 // Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back|rtt] [-idle 20]
 // [-idle-for 5s] [-rounds 6] [-settle 65s] [-stagger 3s] [-base PATH] [-busy 16] [-busy-for 10s]
-// [-keys 100] [-busy-rounds 1] [-writer-nice N] [-mem 20] [-mem-rounds 3] [-mem-history 2000] [-back 20] [-back-runs 5]
+// [-keys 100] [-busy-rounds 1] [-busy-env K=V,...] [-writer-nice N] [-mem 20] [-mem-rounds 3] [-mem-history 2000] [-back 20] [-back-runs 5]
 // [-rtt-rounds 10] [-rtt-keys 200] [-rtt-gap 0] [-rtt-vs NAME=BIN,...]
 package main
 
@@ -92,11 +92,15 @@ func main() {
 	flag.DurationVar(&busyOpts.window, "busy-for", 10*time.Second, "busy measurement window")
 	flag.IntVar(&busyOpts.keys, "keys", 100, "keypresses timed in the busy scenario")
 	flag.IntVar(&busyOpts.rounds, "busy-rounds", 1, "busy: rounds, each measuring -bin and -base in turn (the order rotating)")
+	busyEnv := flag.String("busy-env", "", "busy: KEY=VALUE,... added to the dashboards' environment")
 	flag.IntVar(&memOpts.rounds, "mem-rounds", 3, "memory scenario: interleaved rounds")
 	flag.IntVar(&memOpts.history, "mem-history", 2000, "memory scenario: lines each session prints before idling, in the second case")
 	flag.Parse()
 	memOpts.n, memOpts.base = *memN, *base
 	busyOpts.base = *base
+	if *busyEnv != "" {
+		busyOpts.env = strings.Split(*busyEnv, ",")
+	}
 	var vs [][2]string
 	for _, nb := range strings.Split(*rttVs, ",") {
 		if nb == "" {

@@ -477,7 +477,13 @@ func TestDirtyPullsVisibleScreensOnly(t *testing.T) {
 		t.Fatal("a hidden session's screen was pulled")
 	}
 	n := b.screens["claude-1"]
-	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}}})
+	// A batch without its screen (shown only since the batch was pulled):
+	// pulled after Update, off the event loop.
+	update(m, eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}}})
+	if b.screens["claude-1"] != n {
+		t.Fatal("Update pulled the screen itself")
+	}
+	drain(m)
 	if b.screens["claude-1"] != n+1 {
 		t.Fatal("the shown session's screen was not pulled on Dirty")
 	}
@@ -711,6 +717,65 @@ func TestEmptyHintNamesListKeys(t *testing.T) {
 	press(m, "n")
 	if v := plain(m); !strings.Contains(v, "press n to spawn one") || strings.Contains(v, "press spawn") {
 		t.Fatalf("under the spawn dialog:\n%s", v)
+	}
+}
+
+// Closing the help screen over a grid pulls no screen in the key's
+// Update: the copies of the panes under it are kept, those that changed
+// meanwhile are shown until a refresh off the event loop brings them, and
+// a refresh is not stored over a newer screen a batch brought meanwhile.
+func TestHelpKeepsCoveredScreens(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "g")
+	shown := m.visibleIDs()
+	if len(shown) != 4 || len(m.snaps) != 4 {
+		t.Fatalf("grid shows %q with %d screens", shown, len(m.snaps))
+	}
+	press(m, "?")
+	kept := m.snaps["shell-1"]
+	update(m, eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "shell-1"}}})
+	drain(m)
+	if m.snaps["shell-1"] != kept || !m.stale["shell-1"] || len(m.snaps) != 4 {
+		t.Fatalf("under help: screens %d, shell-1 kept %v, stale %v", len(m.snaps), m.snaps["shell-1"] == kept, m.stale)
+	}
+	before := b.screens["shell-1"]
+	total := func() (n int) {
+		for _, c := range b.screens {
+			n += c
+		}
+		return n
+	}
+	all := total()
+	update(m, keys.Press("?"))
+	if total() != all || m.showHelp {
+		t.Fatalf("closing help pulled %d screens in Update (help shown: %v)", total()-all, m.showHelp)
+	}
+	if m.snaps["shell-1"] != kept || !strings.Contains(plain(m), "shell-1 $ echo hi") {
+		t.Fatalf("the kept screen is not shown:\n%s", plain(m))
+	}
+	drain(m)
+	if b.screens["shell-1"] != before+1 || m.snaps["shell-1"] == kept || m.stale["shell-1"] {
+		t.Fatalf("the stale screen was not refreshed: %d pulls, stale %v", b.screens["shell-1"]-before, m.stale)
+	}
+	if total() != all+1 {
+		t.Fatalf("%d screens pulled, want only the stale one", total()-all)
+	}
+
+	// A refresh begun before a batch brought a newer screen is dropped.
+	m.stale["claude-1"] = true
+	refresh := m.refreshStale()
+	if refresh != nil || len(held[m]) != 1 {
+		t.Fatalf("refreshStale: cmd %v, %d held", refresh, len(held[m]))
+	}
+	fn := held[m][0]
+	held[m] = nil
+	newer := b.Screen("claude-1")
+	update(m, eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}}, screens: map[string]*vt.Snapshot{"claude-1": newer}})
+	drain(m)
+	update(m, fn())
+	if m.snaps["claude-1"] != newer {
+		t.Fatal("an older refresh replaced the screen a later batch brought")
 	}
 }
 
