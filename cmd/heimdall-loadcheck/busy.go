@@ -119,8 +119,8 @@ func busyRound(bin, cfg, tmp, name, label string, o busyOptions) (busyResult, er
 	cpu0, t0, frames0 := d.cpu(), time.Now(), d.frames()
 	time.Sleep(o.window)
 	el := time.Since(t0).Seconds()
-	fmt.Printf("busy %s: %d sessions writing, grid, %v: %.1f frames/s, dashboard CPU %.0f%% of a core\n",
-		label, o.n, o.window, float64(d.frames()-frames0)/el, 100*(d.cpu()-cpu0).Seconds()/el)
+	fmt.Printf("busy %s: %d sessions writing, grid, %v: %.1f frames/s, dashboard CPU %.0f%% of a core, RSS %.1f MiB\n",
+		label, o.n, o.window, float64(d.frames()-frames0)/el, 100*(d.cpu()-cpu0).Seconds()/el, float64(d.rss())/(1<<20))
 
 	// Keypress → frame: '?' opens the help screen, '?' closes it; each
 	// is timed until the emulated screen shows the change.
@@ -180,6 +180,7 @@ type keyStages struct {
 type traceLine struct {
 	draw       bool
 	key        bool
+	kind       string // a message's
 	t          [3]int64 // msg: received, updated, viewed; draw: start, written
 	gcs        uint64
 	inputFrame bool
@@ -202,7 +203,7 @@ func keyBreakdown(path string, keys []keyTiming) []keyStages {
 		var n []string
 		switch {
 		case len(fs) == 6 && fs[0] == "msg":
-			l.key, n = fs[1] == "key", fs[2:5]
+			l.key, l.kind, n = fs[1] == "key", fs[1], fs[2:5]
 		case len(fs) == 5 && fs[0] == "draw":
 			l.draw, n = true, fs[1:3]
 			l.inputFrame = fs[3] == "1"
@@ -220,8 +221,20 @@ func keyBreakdown(path string, keys []keyTiming) []keyStages {
 	}
 	first, last := lines[0], lines[len(lines)-1]
 	if span := time.Duration(last.t[0] - first.t[0]); span > 0 {
-		fmt.Printf("busy: the dashboard collected garbage %.1f times a second (%d in %v)\n",
-			float64(last.gcs-first.gcs)/span.Seconds(), last.gcs-first.gcs, span.Round(time.Second))
+		var handle, draw []time.Duration
+		for _, l := range lines {
+			switch {
+			case l.draw && !l.inputFrame:
+				draw = append(draw, time.Duration(l.t[1]-l.t[0]))
+			case !l.draw && l.kind == "app.eventsMsg":
+				handle = append(handle, time.Duration(l.t[2]-l.t[0]))
+			}
+		}
+		slices.Sort(handle)
+		slices.Sort(draw)
+		fmt.Printf("busy: the dashboard collected garbage %.1f times a second (%d in %v); a batch of screen updates took %.2f ms to apply and view, its frame %.2f ms to draw (medians of %d, %d)\n",
+			float64(last.gcs-first.gcs)/span.Seconds(), last.gcs-first.gcs, span.Round(time.Second),
+			ms(pct(handle, 0.5)), ms(pct(draw, 0.5)), len(handle), len(draw))
 	}
 	out := make([]keyStages, len(keys))
 	for i, k := range keys {

@@ -3,7 +3,7 @@ package tea
 import (
 	"fmt"
 	"io"
-	"runtime/metrics"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -17,14 +17,14 @@ import (
 //
 // KIND is "key" for the user's input (isInput), else the message's Go type;
 // INPUT is 1 when the draw showed input handled since the last one; GCS is
-// the number of garbage collections finished so far. It is for finding where
+// the number of garbage collections finished so far (debug.ReadGCStats). It is for finding where
 // the time between a keypress and the frame that shows it goes; nothing is
 // measured when it is not set.
 //
 // heimdall-tui patch (not in upstream v2.0.10).
 func WithFrameTrace(w io.Writer) ProgramOption {
 	return func(p *Program) {
-		p.trace = &frameTracer{w: w, gc: []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}}
+		p.trace = &frameTracer{w: w}
 	}
 }
 
@@ -33,7 +33,10 @@ func WithFrameTrace(w io.Writer) ProgramOption {
 type frameTracer struct {
 	mu sync.Mutex
 	w  io.Writer
-	gc []metrics.Sample
+	// gc is reused by every line. runtime/debug, not runtime/metrics:
+	// heimdall-tui does not link the latter (its init costs every
+	// process of the binary a table).
+	gc debug.GCStats
 }
 
 // now is the wall clock in nanoseconds.
@@ -58,6 +61,6 @@ func (t *frameTracer) draw(start, written int64, input bool) {
 func (t *frameTracer) line(format string, args ...any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	metrics.Read(t.gc)
-	fmt.Fprintf(t.w, format+" %d\n", append(args, t.gc[0].Value.Uint64())...)
+	debug.ReadGCStats(&t.gc)
+	fmt.Fprintf(t.w, format+" %d\n", append(args, t.gc.NumGC)...)
 }
