@@ -104,6 +104,13 @@ type Model struct {
 	// covered (help, another page) or not pulled with their batch: they
 	// are pulled again off the event loop once visible (pullVisible).
 	stale map[string]bool
+	// spares are the snapshots the shown sessions' latest replaced, whose
+	// memory the next pull of each reuses (Backend.ScreenInto): a grid
+	// of flooding sessions would otherwise leave a full copy of every
+	// pane as garbage up to maxFPS times a second (16 × ~0.26 MB × 60,
+	// and a collection every ~50 ms; the collector's work then slowed
+	// the frames keys wait for). Nothing else holds them.
+	spares map[string]*vt.Snapshot
 	// snapGen counts the snapshots stored per session (setSnap): a pull
 	// begun off the event loop is stored only if none came meanwhile.
 	snapGen map[string]uint64
@@ -169,6 +176,7 @@ func New(opt Options) *Model {
 		cancel:      cancel,
 		snaps:       map[string]*vt.Snapshot{},
 		stale:       map[string]bool{},
+		spares:      map[string]*vt.Snapshot{},
 		snapGen:     map[string]uint64{},
 		pullIDs:     new(atomic.Pointer[[]string]),
 		transcripts: map[string]*transcriptBuf{},
@@ -233,8 +241,10 @@ type eventsMsg struct {
 	// entries are the new transcript entries of the shown sessions the
 	// batch marks dirty that show a transcript.
 	entries map[string][]session.Entry
-	err     error
-	at      time.Time
+	// spares are the spares handed to the Cmd that it did not use.
+	spares map[string]*vt.Snapshot
+	err    error
+	at     time.Time
 }
 
 // tickMsg redraws durations shown in the list (time in state, idle time).
@@ -262,8 +272,9 @@ type attachDoneMsg struct {
 func (m *Model) waitEvents() tea.Cmd {
 	b, ctx, last := m.opt.Backend, m.ctx, m.lastBatch
 	m.publishVisible()
-	pullIDs := m.pullIDs
-	after := map[string]uint64{} // the transcripts among visible
+	pullIDs, spares := m.pullIDs, m.spares
+	m.spares = map[string]*vt.Snapshot{} // the Cmd's now: returned in its message
+	after := map[string]uint64{}         // the transcripts among visible
 	for _, id := range m.visibleIDs() {
 		if in, ok := m.list.Find(id); ok && showsTranscript(in) {
 			after[id] = m.lastSeq(id)
@@ -277,7 +288,7 @@ func (m *Model) waitEvents() tea.Cmd {
 				return nil
 			}
 		}
-		ev, err := b.Next(ctx)
+		ev, err := nextHolding(ctx, b, &spares)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -293,11 +304,33 @@ func (m *Model) waitEvents() tea.Cmd {
 					entries[e.ID] = b.Transcript(e.ID, seq)
 				}
 			} else if screens[e.ID] == nil && slices.Contains(visible, e.ID) {
-				screens[e.ID] = b.Screen(e.ID)
+				screens[e.ID] = b.ScreenInto(e.ID, spares[e.ID])
+				delete(spares, e.ID)
 			}
 		}
-		return eventsMsg{events: ev, screens: screens, entries: entries, err: err, at: time.Now()}
+		return eventsMsg{events: ev, screens: screens, entries: entries, spares: spares, err: err, at: time.Now()}
 	}
+}
+
+// spareHold is how long the waitEvents Cmd keeps the spare screens it was
+// handed while no batch comes: past it the burst that made them is over,
+// and an idle dashboard keeps no second copy of any screen (the next
+// burst's first pulls allocate again).
+const spareHold = 250 * time.Millisecond
+
+// nextHolding is b.Next, dropping *spares when no batch came within
+// spareHold.
+func nextHolding(ctx context.Context, b Backend, spares *map[string]*vt.Snapshot) ([]session.Event, error) {
+	if len(*spares) > 0 {
+		hold, cancel := context.WithTimeout(ctx, spareHold)
+		ev, err := b.Next(hold)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return ev, err
+		}
+		*spares = nil
+	}
+	return b.Next(ctx)
 }
 
 // publishVisible stores visibleIDs for the waitEvents Cmd (pullIDs).
@@ -454,6 +487,11 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		}
 	}
 	visible, shown := m.visibleIDs(), m.shownIDs()
+	for id, s := range msg.spares {
+		if m.spares[id] == nil && slices.Contains(shown, id) {
+			m.spares[id] = s
+		}
+	}
 	for id := range dirty {
 		switch {
 		case m.transcripts[id] != nil || m.showsTranscript(id):
@@ -537,6 +575,11 @@ func (m *Model) pullVisible(force bool) tea.Cmd {
 			m.dropSnap(id)
 		}
 	}
+	for id := range m.spares {
+		if !slices.Contains(shown, id) {
+			delete(m.spares, id)
+		}
+	}
 	for _, id := range m.visibleIDs() {
 		if m.showsTranscript(id) {
 			cmds = append(cmds, m.pullTranscript(id, force))
@@ -590,16 +633,21 @@ func (m *Model) onScreens(msg screensMsg) {
 	}
 }
 
-// setSnap stores id's screen as pulled now.
+// setSnap stores id's screen as pulled now; the one it replaces becomes
+// id's spare.
 func (m *Model) setSnap(id string, s *vt.Snapshot) {
+	if old := m.snaps[id]; old != nil && old != s {
+		m.spares[id] = old
+	}
 	m.snaps[id] = s
 	m.snapGen[id]++
 	delete(m.stale, id)
 }
 
-// dropSnap forgets id's screen.
+// dropSnap forgets id's screen and its spare.
 func (m *Model) dropSnap(id string) {
 	delete(m.snaps, id)
+	delete(m.spares, id)
 	delete(m.stale, id)
 }
 

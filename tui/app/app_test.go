@@ -49,6 +49,8 @@ type stub struct {
 	// transcripts are the entries of sessions that keep one.
 	transcripts     map[string][]session.Entry
 	transcriptCalls int
+	// reused are the snapshots ScreenInto was handed to write into.
+	reused []*vt.Snapshot
 }
 
 func newStub() *stub {
@@ -108,13 +110,18 @@ func (s *stub) Sessions() []session.Info {
 	return slices.Clone(s.infos)
 }
 
-func (s *stub) Screen(id string) *vt.Snapshot {
+func (s *stub) Screen(id string) *vt.Snapshot { return s.ScreenInto(id, nil) }
+
+func (s *stub) ScreenInto(id string, dst *vt.Snapshot) *vt.Snapshot {
 	s.mu.Lock()
 	s.screens[id]++
+	if dst != nil {
+		s.reused = append(s.reused, dst)
+	}
 	s.mu.Unlock()
 	e := vt.New(80, 24, vt.Options{})
 	fmt.Fprintf(e, "\x1b[1;32m%s\x1b[0m $ echo hi\r\nhi\r\n$ ", id)
-	return e.Snapshot()
+	return e.SnapshotInto(dst)
 }
 
 func (s *stub) Next(ctx context.Context) ([]session.Event, error) {
@@ -798,6 +805,64 @@ func TestEventCmdPullsShownDirtyScreens(t *testing.T) {
 	m.Update(msg)
 	if b.screens["claude-1"] != shown+1 {
 		t.Fatal("Update pulled the screen the Cmd had already pulled")
+	}
+}
+
+// The event Cmd writes a shown session's new screen into the memory of the
+// one its previous pull replaced (the spare), rather than into a new copy
+// each batch; spares it did not use come back with its message.
+func TestEventCmdReusesReplacedScreens(t *testing.T) {
+	b := newStub()
+	b.next = make(chan []session.Event, 1)
+	m := newModel(t, b, 120, 35, themes.Dark())
+	first := m.snaps["claude-1"]
+	batch := func(cmd tea.Cmd, ids ...string) tea.Cmd {
+		t.Helper()
+		var ev []session.Event
+		for _, id := range ids {
+			ev = append(ev, session.Event{Kind: session.Dirty, ID: id})
+		}
+		b.next <- ev
+		msg, ok := cmd().(eventsMsg)
+		if !ok {
+			t.Fatal("the event Cmd returned no batch")
+		}
+		return m.onEvents(msg)
+	}
+	// The spares go with each Cmd that waits for a batch (len(m.spares)
+	// is 0 between batches) and come back with its message.
+	next := batch(m.waitEvents(), "claude-1")
+	second := m.snaps["claude-1"]
+	if len(b.reused) != 0 || second == first || len(m.spares) != 0 {
+		t.Fatalf("first batch: reused %d, new screen %v, spares kept %d", len(b.reused), second != first, len(m.spares))
+	}
+	next = batch(next, "shell-1") // not shown: the spare is not used
+	if len(b.reused) != 0 {
+		t.Fatal("a spare was handed to a pull of another session")
+	}
+	next = batch(next, "claude-1")
+	if len(b.reused) != 1 || b.reused[0] != first || m.snaps["claude-1"] != first {
+		t.Fatalf("second pull: reused %d (the first screen: %v), shown is it: %v",
+			len(b.reused), len(b.reused) > 0 && b.reused[0] == first, m.snaps["claude-1"] == first)
+	}
+	batch(next, "claude-1")
+	if len(b.reused) != 2 || b.reused[1] != second || m.snaps["claude-1"] != second {
+		t.Fatal("the third pull did not reuse the second screen")
+	}
+	if !strings.Contains(plain(m), "claude-1 $ echo hi") {
+		t.Fatalf("the reused screen is not drawn:\n%s", plain(m))
+	}
+
+	// A Cmd that waits longer than spareHold for its batch drops its
+	// spares: an idle dashboard keeps one copy of each screen.
+	cmd := m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}},
+		screens: map[string]*vt.Snapshot{"claude-1": b.Screen("claude-1")}})
+	if len(m.spares) != 0 || cmd == nil {
+		t.Fatal("the spare was not handed to the Cmd")
+	}
+	go func() { time.Sleep(spareHold + 100*time.Millisecond); b.next <- nil }()
+	if msg, ok := cmd().(eventsMsg); !ok || len(msg.spares) != 0 {
+		t.Fatalf("after a quiet spell the Cmd returned %d spares", len(msg.spares))
 	}
 }
 
