@@ -180,7 +180,7 @@ type keyStages struct {
 type traceLine struct {
 	draw       bool
 	key        bool
-	kind       string // a message's
+	kind       string   // a message's
 	t          [3]int64 // msg: received, updated, viewed; draw: start, written
 	gcs        uint64
 	inputFrame bool
