@@ -17,8 +17,11 @@
 //	       the dashboard: ≤ 1 wake-up/s, ≤ 0.05% of a core)
 //	busy   N sessions writing as fast as they can, grid mode: frames/s written,
 //	       dashboard CPU, keypress → frame-showing-its-effect delay (goal p50 ≤ 5 ms,
-//	       p99 ≤ 20 ms), and, while they go on, keystroke round trips into a quiet
-//	       `run --detach` session through its socket and through `attach`
+//	       p99 ≤ 20 ms) with where each key's time went (busy.go: the dashboard's
+//	       frame trace, CPU waits, collections), and, while they go on, keystroke
+//	       round trips into a quiet `run --detach` session through its socket and
+//	       through `attach`; with -base, both binaries in -busy-rounds interleaved
+//	       rounds
 //	mem    memory per idle session, side by side with tmux (mem.go): N idle
 //	       sessions under this binary's supervisors, under -base's and as N
 //	       panes of one tmux server, empty and with history, in interleaved
