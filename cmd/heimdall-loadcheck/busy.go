@@ -168,8 +168,9 @@ func runDelay(pids []int) time.Duration {
 // trace (tea.WithFrameTrace): written to the pty → the event loop takes
 // the key (arrive: the tty read, input parsing, and whatever message the
 // loop was handling) → Update → View → the renderer loop starts the frame
-// that shows it (queue) → frame written (draw) → the emulator shows it
-// (seen: the pty, this process's reader and emulator).
+// that shows it (queue; negative when a draw already under way took the
+// key's view) → frame written (draw) → the emulator shows it (seen: the
+// pty, this process's reader and emulator).
 type keyStages struct {
 	arrive, update, view, queue, draw, seen time.Duration
 	gc                                      bool // a collection ended between the key's arrival and its frame's write
