@@ -109,8 +109,13 @@ type Model struct {
 	// of flooding sessions would otherwise leave a full copy of every
 	// pane as garbage up to maxFPS times a second (16 × ~0.26 MB × 60,
 	// and a collection every ~50 ms; the collector's work then slowed
-	// the frames keys wait for). Nothing else holds them.
+	// the frames keys wait for). Nothing else holds them. Only a screen
+	// replaced within spareHold of its last replacement is kept (the
+	// session is writing), so an idle dashboard keeps none and arms no
+	// timer for them (nextHolding).
 	spares map[string]*vt.Snapshot
+	// replaced is when each shown session's screen was last replaced.
+	replaced map[string]time.Time
 	// snapGen counts the snapshots stored per session (setSnap): a pull
 	// begun off the event loop is stored only if none came meanwhile.
 	snapGen map[string]uint64
@@ -177,6 +182,7 @@ func New(opt Options) *Model {
 		snaps:       map[string]*vt.Snapshot{},
 		stale:       map[string]bool{},
 		spares:      map[string]*vt.Snapshot{},
+		replaced:    map[string]time.Time{},
 		snapGen:     map[string]uint64{},
 		pullIDs:     new(atomic.Pointer[[]string]),
 		transcripts: map[string]*transcriptBuf{},
@@ -634,10 +640,14 @@ func (m *Model) onScreens(msg screensMsg) {
 }
 
 // setSnap stores id's screen as pulled now; the one it replaces becomes
-// id's spare.
+// id's spare if the session is writing (it replaced one within spareHold).
 func (m *Model) setSnap(id string, s *vt.Snapshot) {
 	if old := m.snaps[id]; old != nil && old != s {
-		m.spares[id] = old
+		now := m.now()
+		if last, ok := m.replaced[id]; ok && now.Sub(last) < spareHold {
+			m.spares[id] = old
+		}
+		m.replaced[id] = now
 	}
 	m.snaps[id] = s
 	m.snapGen[id]++
@@ -648,6 +658,7 @@ func (m *Model) setSnap(id string, s *vt.Snapshot) {
 func (m *Model) dropSnap(id string) {
 	delete(m.snaps, id)
 	delete(m.spares, id)
+	delete(m.replaced, id)
 	delete(m.stale, id)
 }
 

@@ -51,6 +51,8 @@ type stub struct {
 	transcriptCalls int
 	// reused are the snapshots ScreenInto was handed to write into.
 	reused []*vt.Snapshot
+	// flood makes every screen a full screen of base64 (floodScreen).
+	flood bool
 }
 
 func newStub() *stub {
@@ -119,9 +121,33 @@ func (s *stub) ScreenInto(id string, dst *vt.Snapshot) *vt.Snapshot {
 		s.reused = append(s.reused, dst)
 	}
 	s.mu.Unlock()
+	if s.flood {
+		return floodScreen(id).SnapshotInto(dst)
+	}
 	e := vt.New(80, 24, vt.Options{})
 	fmt.Fprintf(e, "\x1b[1;32m%s\x1b[0m $ echo hi\r\nhi\r\n$ ", id)
 	return e.SnapshotInto(dst)
+}
+
+// floodScreen is a 76×31 screen filled as `base64 -w 76 /dev/urandom`
+// leaves it, different for each id.
+func floodScreen(id string) *vt.Emulator {
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	e := vt.New(76, 31, vt.Options{})
+	x := uint32(len(id)) * 2654435761
+	for _, c := range id {
+		x = x*31 + uint32(c)
+	}
+	line := make([]byte, 76)
+	for range 40 {
+		for i := range line {
+			x = x*1664525 + 1013904223
+			line[i] = b64[x>>26]
+		}
+		e.Write(line)
+		e.Write([]byte("\r\n"))
+	}
+	return e
 }
 
 func (s *stub) Next(ctx context.Context) ([]session.Event, error) {
@@ -810,12 +836,14 @@ func TestEventCmdPullsShownDirtyScreens(t *testing.T) {
 
 // The event Cmd writes a shown session's new screen into the memory of the
 // one its previous pull replaced (the spare), rather than into a new copy
-// each batch; spares it did not use come back with its message.
+// each batch, while the session is writing (its screen replaced twice
+// within spareHold); spares it did not use come back with its message.
 func TestEventCmdReusesReplacedScreens(t *testing.T) {
 	b := newStub()
 	b.next = make(chan []session.Event, 1)
 	m := newModel(t, b, 120, 35, themes.Dark())
-	first := m.snaps["claude-1"]
+	clock := t0
+	m.now = func() time.Time { return clock }
 	batch := func(cmd tea.Cmd, ids ...string) tea.Cmd {
 		t.Helper()
 		var ev []session.Event
@@ -827,27 +855,31 @@ func TestEventCmdReusesReplacedScreens(t *testing.T) {
 		if !ok {
 			t.Fatal("the event Cmd returned no batch")
 		}
+		clock = clock.Add(10 * time.Millisecond)
 		return m.onEvents(msg)
 	}
-	// The spares go with each Cmd that waits for a batch (len(m.spares)
-	// is 0 between batches) and come back with its message.
+	// The first replacement after a quiet spell keeps no spare.
 	next := batch(m.waitEvents(), "claude-1")
 	second := m.snaps["claude-1"]
-	if len(b.reused) != 0 || second == first || len(m.spares) != 0 {
-		t.Fatalf("first batch: reused %d, new screen %v, spares kept %d", len(b.reused), second != first, len(m.spares))
+	next = batch(next, "claude-1")
+	third := m.snaps["claude-1"]
+	// The spares go with each Cmd that waits for a batch (len(m.spares)
+	// is 0 between batches) and come back with its message.
+	if len(b.reused) != 0 || third == second || len(m.spares) != 0 {
+		t.Fatalf("two batches: reused %d, new screens %v, spares kept %d", len(b.reused), third != second, len(m.spares))
 	}
 	next = batch(next, "shell-1") // not shown: the spare is not used
 	if len(b.reused) != 0 {
 		t.Fatal("a spare was handed to a pull of another session")
 	}
 	next = batch(next, "claude-1")
-	if len(b.reused) != 1 || b.reused[0] != first || m.snaps["claude-1"] != first {
-		t.Fatalf("second pull: reused %d (the first screen: %v), shown is it: %v",
-			len(b.reused), len(b.reused) > 0 && b.reused[0] == first, m.snaps["claude-1"] == first)
+	if len(b.reused) != 1 || b.reused[0] != second || m.snaps["claude-1"] != second {
+		t.Fatalf("third pull: reused %d (the second screen: %v), shown is it: %v",
+			len(b.reused), len(b.reused) > 0 && b.reused[0] == second, m.snaps["claude-1"] == second)
 	}
 	batch(next, "claude-1")
-	if len(b.reused) != 2 || b.reused[1] != second || m.snaps["claude-1"] != second {
-		t.Fatal("the third pull did not reuse the second screen")
+	if len(b.reused) != 2 || b.reused[1] != third || m.snaps["claude-1"] != third {
+		t.Fatal("the fourth pull did not reuse the third screen")
 	}
 	if !strings.Contains(plain(m), "claude-1 $ echo hi") {
 		t.Fatalf("the reused screen is not drawn:\n%s", plain(m))
@@ -863,6 +895,12 @@ func TestEventCmdReusesReplacedScreens(t *testing.T) {
 	go func() { time.Sleep(spareHold + 100*time.Millisecond); b.next <- nil }()
 	if msg, ok := cmd().(eventsMsg); !ok || len(msg.spares) != 0 {
 		t.Fatalf("after a quiet spell the Cmd returned %d spares", len(msg.spares))
+	}
+	// A screen replaced after a quiet spell leaves no spare.
+	clock = clock.Add(spareHold)
+	m.setSnap("claude-1", b.Screen("claude-1"))
+	if len(m.spares) != 0 {
+		t.Fatal("a screen replaced after a quiet spell was kept as a spare")
 	}
 }
 
