@@ -154,3 +154,26 @@ func TestSnapshotIntoReusesMemory(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSnapshotInto copies a full 76×31 screen of text: into a fresh
+// snapshot (Snapshot) and into the memory of the last one (SnapshotInto,
+// what the dashboard does for each pane of a flooding grid).
+func BenchmarkSnapshotInto(b *testing.B) {
+	e := New(76, 31, Options{})
+	for y := range 31 {
+		fmt.Fprintf(e, "\x1b[%d;1H%s", y+1, strings.Repeat(string(rune('A'+y%26)), 76))
+	}
+	b.Run("new", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_ = e.Snapshot()
+		}
+	})
+	b.Run("into", func(b *testing.B) {
+		b.ReportAllocs()
+		s := e.Snapshot()
+		for range b.N {
+			s = e.SnapshotInto(s)
+		}
+	})
+}
