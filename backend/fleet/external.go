@@ -343,7 +343,11 @@ func (x *followed) record() supervisor.Record { return x.rec }
 
 func (x *followed) Done() <-chan struct{} { return x.done }
 
-func (x *followed) Screen() *vt.Snapshot { return x.feed.Emulator().Snapshot() }
+func (x *followed) Screen() *vt.Snapshot { return x.ScreenInto(nil) }
+
+func (x *followed) ScreenInto(dst *vt.Snapshot) *vt.Snapshot {
+	return x.feed.Emulator().SnapshotInto(dst)
+}
 
 func (x *followed) Endpoint() (attach.Endpoint, error) { return attach.Dial(x.sock) }
 

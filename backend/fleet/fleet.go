@@ -396,12 +396,20 @@ func (f *Fleet) getAlive(op, id string) (*entry, error) {
 // Screen returns a copy of the session's screen, or nil if id is unknown
 // or the session has no screen (session.CapScreen). For a followed session
 // it is the fleet's own emulator fed from the session's socket.
-func (f *Fleet) Screen(id string) *vt.Snapshot {
+func (f *Fleet) Screen(id string) *vt.Snapshot { return f.ScreenInto(id, nil) }
+
+// ScreenInto is Screen written into dst's memory when the session can
+// (see vt.Emulator.SnapshotInto): dst, an earlier copy or nil, is
+// overwritten (or dropped) and must not be read or held any more.
+func (f *Fleet) ScreenInto(id string, dst *vt.Snapshot) *vt.Snapshot {
 	f.mu.Lock()
 	e := f.sessions[id]
 	f.mu.Unlock()
 	if e == nil {
 		return nil
+	}
+	if s, ok := e.m.(screenReuser); ok {
+		return s.ScreenInto(dst)
 	}
 	if s, ok := e.m.(Screener); ok {
 		return s.Screen()

@@ -73,6 +73,13 @@ type Screener interface {
 	Resize(cols, rows uint16) error
 }
 
+// screenReuser is a Screener that can copy its screen into an earlier
+// copy's memory (vt.Emulator.SnapshotInto): the followed sessions a
+// dashboard shows, whose screens it copies up to 60 times a second.
+type screenReuser interface {
+	ScreenInto(dst *vt.Snapshot) *vt.Snapshot
+}
+
 // Hanger is a member whose program has a terminal that can be hung up as
 // a closing terminal is (pty sessions): SIGHUP, SIGTERM a second later if
 // anything is left, SIGKILL after the kill grace. StopOwned uses it; other

@@ -123,3 +123,57 @@ func TestPenTableStaysBounded(t *testing.T) {
 		}
 	}
 }
+
+// SnapshotInto gives what Snapshot gives, in the memory of the snapshot it
+// is handed (no allocation once that one is large enough, whichever screen
+// it came from), and never writes the shared blank row.
+func TestSnapshotIntoReusesMemory(t *testing.T) {
+	e := New(76, 31, Options{})
+	fill := func(seed int) {
+		for y := range 20 {
+			fmt.Fprintf(e, "\x1b[%d;1H\x1b[3%dm%s\x1b[0m", y+1, (y+seed)%8, strings.Repeat(string(rune('a'+(y+seed)%26)), 76))
+		}
+	}
+	fill(0)
+	spare := New(80, 24, Options{}).Snapshot() // all blank: no cells of its own
+	fill(1)
+	got := e.SnapshotInto(spare)
+	if got != spare || fmt.Sprint(got.Lines()) != fmt.Sprint(e.Snapshot().Lines()) || got.Cols != 76 || got.Rows != 31 {
+		t.Fatalf("SnapshotInto: same %v, %dx%d, lines %q", got == spare, got.Cols, got.Rows, got.Lines())
+	}
+	fill(2)
+	if allocs := testing.AllocsPerRun(20, func() { got = e.SnapshotInto(got) }); allocs != 0 {
+		t.Fatalf("SnapshotInto into a large enough snapshot allocated %v times", allocs)
+	}
+	if got.Cells[0][0].Style.Fg == nil || got.Lines()[0] != strings.Repeat("c", 76) || got.Lines()[25] != "" {
+		t.Fatalf("reused snapshot: %q, %q, %+v", got.Lines()[0], got.Lines()[25], got.Cells[0][0])
+	}
+	for _, c := range *uvBlank.Load() {
+		if c != uv.EmptyCell {
+			t.Fatalf("the shared blank row of uv cells was written: %+v", c)
+		}
+	}
+}
+
+// BenchmarkSnapshotInto copies a full 76×31 screen of text: into a fresh
+// snapshot (Snapshot) and into the memory of the last one (SnapshotInto,
+// what the dashboard does for each pane of a flooding grid).
+func BenchmarkSnapshotInto(b *testing.B) {
+	e := New(76, 31, Options{})
+	for y := range 31 {
+		fmt.Fprintf(e, "\x1b[%d;1H%s", y+1, strings.Repeat(string(rune('A'+y%26)), 76))
+	}
+	b.Run("new", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_ = e.Snapshot()
+		}
+	})
+	b.Run("into", func(b *testing.B) {
+		b.ReportAllocs()
+		s := e.Snapshot()
+		for range b.N {
+			s = e.SnapshotInto(s)
+		}
+	})
+}

@@ -79,4 +79,7 @@ type Snapshot struct {
 	// Seq is the emulator's damage sequence number when the snapshot was
 	// taken: equal Seqs mean identical screens.
 	Seq uint64
+	// backing holds the cells of the rows that are not blank, for
+	// SnapshotInto to reuse.
+	backing []uv.Cell
 }

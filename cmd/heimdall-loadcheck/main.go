@@ -17,8 +17,11 @@
 //	       the dashboard: ≤ 1 wake-up/s, ≤ 0.05% of a core)
 //	busy   N sessions writing as fast as they can, grid mode: frames/s written,
 //	       dashboard CPU, keypress → frame-showing-its-effect delay (goal p50 ≤ 5 ms,
-//	       p99 ≤ 20 ms), and, while they go on, keystroke round trips into a quiet
-//	       `run --detach` session through its socket and through `attach`
+//	       p99 ≤ 20 ms) with where each key's time went (busy.go: the dashboard's
+//	       frame trace, CPU waits, collections), and, while they go on, keystroke
+//	       round trips into a quiet `run --detach` session through its socket and
+//	       through `attach`; with -base, both binaries in -busy-rounds interleaved
+//	       rounds
 //	mem    memory per idle session, side by side with tmux (mem.go): N idle
 //	       sessions under this binary's supervisors, under -base's and as N
 //	       panes of one tmux server, empty and with history, in interleaved
@@ -42,7 +45,7 @@
 //
 // Usage: go run ./cmd/heimdall-loadcheck [-bin PATH] [-only idle|busy|mem|back|rtt] [-idle 20]
 // [-idle-for 5s] [-rounds 6] [-settle 65s] [-stagger 3s] [-base PATH] [-busy 16] [-busy-for 10s]
-// [-keys 100] [-writer-nice N] [-mem 20] [-mem-rounds 3] [-mem-history 2000] [-back 20] [-back-runs 5]
+// [-keys 100] [-busy-rounds 1] [-busy-env K=V,...] [-writer-nice N] [-mem 20] [-mem-rounds 3] [-mem-history 2000] [-back 20] [-back-runs 5]
 // [-rtt-rounds 10] [-rtt-keys 200] [-rtt-gap 0] [-rtt-vs NAME=BIN,...]
 package main
 
@@ -61,10 +64,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
-	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 const cols, rows = 120, 35
@@ -77,10 +78,8 @@ func main() {
 		rounds   = flag.Int("rounds", 6, "idle: interleaved rounds")
 		stagger  = flag.Duration("stagger", 3*time.Second, "idle: time between one session's start and the next's")
 		settle   = flag.Duration("settle", 65*time.Second, "idle: wait this long after the last spawn before measuring (past 1m the list's durations tick once a minute, not once a second)")
-		base     = flag.String("base", "", "idle, mem: a second heimdall-tui binary measured beside -bin and tmux (e.g. a build of main)")
-		busyN    = flag.Int("busy", 16, "busy sessions")
-		busyFor  = flag.Duration("busy-for", 10*time.Second, "busy measurement window")
-		keysN    = flag.Int("keys", 100, "keypresses timed in the busy scenario")
+		base     = flag.String("base", "", "idle, mem, busy: a second heimdall-tui binary measured beside -bin (and tmux) (e.g. a build of main)")
+		busyOpts busyOptions
 		memN     = flag.Int("mem", 20, "idle sessions for the memory scenario")
 		memOpts  memOptions
 		backN    = flag.Int("back", 20, "live sessions a new dashboard comes back to")
@@ -92,10 +91,19 @@ func main() {
 		rttGap   = flag.Duration("rtt-gap", 0, "rtt: pause between a key's echo and the next key (0: none; a person's pace is ~100ms)")
 		nice     = flag.Int("writer-nice", 0, "run the busy writers under this nice value (separates the dashboard's own delay from CPU contention with them)")
 	)
+	flag.IntVar(&busyOpts.n, "busy", 16, "busy sessions")
+	flag.DurationVar(&busyOpts.window, "busy-for", 10*time.Second, "busy measurement window")
+	flag.IntVar(&busyOpts.keys, "keys", 100, "keypresses timed in the busy scenario")
+	flag.IntVar(&busyOpts.rounds, "busy-rounds", 1, "busy: rounds, each measuring -bin and -base in turn (the order rotating)")
+	busyEnv := flag.String("busy-env", "", "busy: KEY=VALUE,... added to the dashboards' environment")
 	flag.IntVar(&memOpts.rounds, "mem-rounds", 3, "memory scenario: interleaved rounds")
 	flag.IntVar(&memOpts.history, "mem-history", 2000, "memory scenario: lines each session prints before idling, in the second case")
 	flag.Parse()
 	memOpts.n, memOpts.base = *memN, *base
+	busyOpts.base = *base
+	if *busyEnv != "" {
+		busyOpts.env = strings.Split(*busyEnv, ",")
+	}
 	var vs [][2]string
 	for _, nb := range strings.Split(*rttVs, ",") {
 		if nb == "" {
@@ -109,13 +117,13 @@ func main() {
 		vs = append(vs, [2]string{n, b})
 	}
 	rtt := rttOptions{rounds: *rttR, keys: *rttK, gap: *rttGap, vs: vs}
-	if err := run(*bin, *base, *idleN, *rounds, *idleFor, *settle, *stagger, *busyN, *busyFor, *keysN, memOpts, *backN, *backRuns, *only, *nice, rtt); err != nil {
+	if err := run(*bin, *base, *idleN, *rounds, *idleFor, *settle, *stagger, busyOpts, memOpts, *backN, *backRuns, *only, *nice, rtt); err != nil {
 		fmt.Fprintln(os.Stderr, "heimdall-loadcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, base string, idleN, rounds int, idleFor, settle, stagger time.Duration, busyN int, busyFor time.Duration, keysN int, mem memOptions, backN, backRuns int, only string, nice int, rtt rttOptions) error {
+func run(bin, base string, idleN, rounds int, idleFor, settle, stagger time.Duration, busy busyOptions, mem memOptions, backN, backRuns int, only string, nice int, rtt rttOptions) error {
 	tmp, err := os.MkdirTemp("", "hlc")
 	if err != nil {
 		return err
@@ -152,7 +160,7 @@ command = ["sh", "-c", "echo ready-$HEIMDALL_SESSION_ID; exec sleep 3600"]
 		}
 	}
 	if only == "" || only == "busy" {
-		if err := busyScenario(bin, cfg, tmp, busyN, busyFor, keysN); err != nil {
+		if err := busyScenario(bin, cfg, tmp, busy); err != nil {
 			return fmt.Errorf("busy: %w", err)
 		}
 	}
@@ -367,88 +375,6 @@ func sumTasks(pids []int, file string, parse func(content string) int64) int64 {
 	return total
 }
 
-func busyScenario(bin, cfg, tmp string, n int, window time.Duration, keys int) error {
-	d, err := startDashboard(bin, cfg, tmp, "busy")
-	if err != nil {
-		return err
-	}
-	defer d.stop()
-	if err := d.spawn("busy", n); err != nil {
-		return err
-	}
-	d.type_("g") // grid: every session on screen
-	time.Sleep(2 * time.Second)
-	cpu0, t0, frames0 := d.cpu(), time.Now(), d.frames()
-	time.Sleep(window)
-	el := time.Since(t0).Seconds()
-	fmt.Printf("busy: %d sessions writing, grid, %v: %.1f frames/s, dashboard CPU %.0f%% of a core\n",
-		n, window, float64(d.frames()-frames0)/el, 100*(d.cpu()-cpu0).Seconds()/el)
-
-	// Keypress → frame: '?' opens the help screen, '?' closes it; each
-	// is timed until the emulated screen shows the change.
-	var lat []time.Duration
-	for i := 0; i < keys; i++ {
-		want := i%2 == 0 // help shown after this key
-		t := time.Now()
-		d.type_("?")
-		if !d.waitFor(5*time.Second, func(s string) bool { return strings.Contains(s, helpMarker) == want }) {
-			return fmt.Errorf("key %d: help did not %s", i, map[bool]string{true: "open", false: "close"}[want])
-		}
-		lat = append(lat, time.Since(t))
-	}
-	slices.Sort(lat)
-	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-	fmt.Printf("busy: keypress → frame over %d keys: p50 %v, p90 %v, p99 %v, max %v\n",
-		len(lat), q(0.5).Round(100*time.Microsecond), q(0.9).Round(100*time.Microsecond),
-		q(0.99).Round(100*time.Microsecond), lat[len(lat)-1].Round(100*time.Microsecond))
-	return attachedUnderFlood(bin, cfg, filepath.Join(tmp, "busy-rtt"), keys)
-}
-
-// attachedUnderFlood times keystrokes typed into a session that does not
-// flood while the busy sessions go on flooding: a session started with
-// `run --detach` (as a user's own, beside the dashboard's), reached through
-// its socket and through `heimdall-tui attach` (the rtt scenario's
-// targets). Whatever gives the dashboard the CPU first under a flood must
-// not make typing into a session slow.
-func attachedUnderFlood(bin, cfg, dir string, keys int) error {
-	stop, pid, err := startRunSession(bin, cfg, dir)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	sock := filepath.Join(dir, "rtt.sock")
-	// The socket's file exists from bind, a moment before it listens.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		c, err := frame.Dial(sock, time.Second)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("keys into a session: %w", err)
-		}
-	}
-	targets := []rttTarget{
-		{"socket", func() (*rttConn, error) { return socketTarget(sock, pid) }},
-		{"attach", func() (*rttConn, error) {
-			cmd := exec.Command(bin, "--config", cfg, "--socket-dir", dir, "attach", "rtt")
-			return ptyTarget(cmd, altScreen, []int{pid}, func(c *rttConn) {
-				unix.Write(c.fd, []byte{0x1c}) // Ctrl-\ detaches
-			})
-		}},
-	}
-	for _, t := range targets {
-		lat, _, _, err := rttRound(t, keys, 0)
-		if err != nil {
-			return fmt.Errorf("keys into a session, %s: %w", t.name, err)
-		}
-		slices.Sort(lat)
-		fmt.Printf("busy: keystroke round trip into a quiet session through %s over %d keys: p50 %v, p99 %v\n",
-			t.name, len(lat), pct(lat, 0.5).Round(10*time.Microsecond), pct(lat, 0.99).Round(10*time.Microsecond))
-	}
-	return nil
-}
-
 // backScenario leaves n sessions running, then times new dashboards coming
 // back to them: from starting the process to the first frame that lists
 // all of them and shows the selected one's screen.
@@ -551,9 +477,15 @@ type dashboard struct {
 }
 
 func startDashboard(bin, cfg, tmp, name string) (*dashboard, error) {
+	return startDashboardEnv(bin, cfg, tmp, name)
+}
+
+// startDashboardEnv is startDashboard with env (KEY=VALUE) added to its
+// environment.
+func startDashboardEnv(bin, cfg, tmp, name string, env ...string) (*dashboard, error) {
 	dir := filepath.Join(tmp, name)
 	cmd := exec.Command(bin, "--config", cfg, "--socket-dir", dir, "--log", filepath.Join(tmp, name+".log"))
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor")
+	cmd.Env = append(append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor"), env...)
 	d, err := startTerm(cmd, "heimdall")
 	if err != nil {
 		return nil, err

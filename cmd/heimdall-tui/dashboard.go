@@ -144,8 +144,19 @@ func (a *app) dashboard(o dashboardOptions) error {
 	// a dashboard left open all day wakes only for what it shows.
 	gc := newIdleGC(gcQuiet, nil)
 	defer gc.stop()
-	p := tea.NewProgram(m, tea.WithInput(a.stdin), tea.WithOutput(outFile(a)),
-		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg { gc.activity(); return msg }))
+	opts := []tea.ProgramOption{tea.WithInput(a.stdin), tea.WithOutput(outFile(a)),
+		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg { gc.activity(); return msg })}
+	// HEIMDALL_FRAMETRACE=FILE times every message and frame into FILE
+	// (tea.WithFrameTrace; heimdall-loadcheck's busy scenario reads it).
+	if path := os.Getenv("HEIMDALL_FRAMETRACE"); path != "" {
+		if tf, err := os.Create(path); err != nil {
+			logger.Warn("frame trace", "err", err)
+		} else {
+			defer tf.Close()
+			opts = append(opts, tea.WithFrameTrace(tf))
+		}
+	}
+	p := tea.NewProgram(m, opts...)
 
 	// SIGHUP (the terminal went away) and SIGTERM end the UI and leave the
 	// sessions running, as tmux does: only the user's "Stop them" stops

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -98,7 +99,30 @@ type Model struct {
 	zoomFrom layout.Mode // the mode zoom returns to
 	showHelp bool
 
-	snaps map[string]*vt.Snapshot // latest pulled screens of visible sessions
+	snaps map[string]*vt.Snapshot // latest pulled screens of shown sessions (shownIDs)
+	// stale marks the snaps that changed since they were pulled while
+	// covered (help, another page) or not pulled with their batch: they
+	// are pulled again off the event loop once visible (pullVisible).
+	stale map[string]bool
+	// spares are the snapshots the shown sessions' latest replaced, whose
+	// memory the next pull of each reuses (Backend.ScreenInto): a grid
+	// of flooding sessions would otherwise leave a full copy of every
+	// pane as garbage up to maxFPS times a second (16 × ~0.26 MB × 60,
+	// and a collection every ~50 ms; the collector's work then slowed
+	// the frames keys wait for). Nothing else holds them. Only a screen
+	// replaced within spareHold of its last replacement is kept (the
+	// session is writing), so an idle dashboard keeps none and arms no
+	// timer for them (nextHolding).
+	spares map[string]*vt.Snapshot
+	// replaced is when each shown session's screen was last replaced.
+	replaced map[string]time.Time
+	// snapGen counts the snapshots stored per session (setSnap): a pull
+	// begun off the event loop is stored only if none came meanwhile.
+	snapGen map[string]uint64
+	// pullIDs is visibleIDs as of the last message handled, read by the
+	// waitEvents Cmd when it pulls a batch's screens: the sessions on
+	// show then, not when the Cmd began (help closed meanwhile, say).
+	pullIDs *atomic.Pointer[[]string]
 	// transcripts are the entries pulled of sessions shown by their
 	// transcript (see showsTranscript), at most maxEntries each.
 	transcripts map[string]*transcriptBuf
@@ -156,6 +180,11 @@ func New(opt Options) *Model {
 		ctx:         ctx,
 		cancel:      cancel,
 		snaps:       map[string]*vt.Snapshot{},
+		stale:       map[string]bool{},
+		spares:      map[string]*vt.Snapshot{},
+		replaced:    map[string]time.Time{},
+		snapGen:     map[string]uint64{},
+		pullIDs:     new(atomic.Pointer[[]string]),
 		transcripts: map[string]*transcriptBuf{},
 		attention:   map[string]bool{},
 		w:           80,
@@ -218,8 +247,10 @@ type eventsMsg struct {
 	// entries are the new transcript entries of the shown sessions the
 	// batch marks dirty that show a transcript.
 	entries map[string][]session.Entry
-	err     error
-	at      time.Time
+	// spares are the spares handed to the Cmd that it did not use.
+	spares map[string]*vt.Snapshot
+	err    error
+	at     time.Time
 }
 
 // tickMsg redraws durations shown in the list (time in state, idle time).
@@ -239,15 +270,18 @@ type attachDoneMsg struct {
 // no sooner than 1/maxFPS after the previous batch: a session writing as
 // fast as it can costs at most maxFPS wake-ups a second, an idle one none.
 //
-// The screens of visible sessions the batch marks dirty are pulled here too,
-// off the event loop: taking a snapshot may wait for a busy emulator, and
-// keys must not wait behind that. So are the new entries of shown sessions
-// that show a transcript, after the last entry the dashboard has of each.
+// The screens of the sessions the batch marks dirty that are visible when
+// it comes (pullIDs) are pulled here too, off the event loop: taking a
+// snapshot may wait for a busy emulator, and keys must not wait behind
+// that. So are the new entries of shown sessions that show a transcript,
+// after the last entry the dashboard has of each.
 func (m *Model) waitEvents() tea.Cmd {
 	b, ctx, last := m.opt.Backend, m.ctx, m.lastBatch
-	visible := m.visibleIDs()
-	after := map[string]uint64{} // the transcripts among visible
-	for _, id := range visible {
+	m.publishVisible()
+	pullIDs, spares := m.pullIDs, m.spares
+	m.spares = map[string]*vt.Snapshot{} // the Cmd's now: returned in its message
+	after := map[string]uint64{}         // the transcripts among visible
+	for _, id := range m.visibleIDs() {
 		if in, ok := m.list.Find(id); ok && showsTranscript(in) {
 			after[id] = m.lastSeq(id)
 		}
@@ -260,26 +294,55 @@ func (m *Model) waitEvents() tea.Cmd {
 				return nil
 			}
 		}
-		ev, err := b.Next(ctx)
+		ev, err := nextHolding(ctx, b, &spares)
 		if ctx.Err() != nil {
 			return nil
 		}
+		visible := *pullIDs.Load()
 		screens := map[string]*vt.Snapshot{}
 		entries := map[string][]session.Entry{}
 		for _, e := range ev {
-			if e.Kind != session.Dirty || !slices.Contains(visible, e.ID) {
+			if e.Kind != session.Dirty {
 				continue
 			}
 			if seq, ok := after[e.ID]; ok {
 				if _, done := entries[e.ID]; !done {
 					entries[e.ID] = b.Transcript(e.ID, seq)
 				}
-			} else if screens[e.ID] == nil {
-				screens[e.ID] = b.Screen(e.ID)
+			} else if screens[e.ID] == nil && slices.Contains(visible, e.ID) {
+				screens[e.ID] = b.ScreenInto(e.ID, spares[e.ID])
+				delete(spares, e.ID)
 			}
 		}
-		return eventsMsg{events: ev, screens: screens, entries: entries, err: err, at: time.Now()}
+		return eventsMsg{events: ev, screens: screens, entries: entries, spares: spares, err: err, at: time.Now()}
 	}
+}
+
+// spareHold is how long the waitEvents Cmd keeps the spare screens it was
+// handed while no batch comes: past it the burst that made them is over,
+// and an idle dashboard keeps no second copy of any screen (the next
+// burst's first pulls allocate again).
+const spareHold = 250 * time.Millisecond
+
+// nextHolding is b.Next, dropping *spares when no batch came within
+// spareHold.
+func nextHolding(ctx context.Context, b Backend, spares *map[string]*vt.Snapshot) ([]session.Event, error) {
+	if len(*spares) > 0 {
+		hold, cancel := context.WithTimeout(ctx, spareHold)
+		ev, err := b.Next(hold)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return ev, err
+		}
+		*spares = nil
+	}
+	return b.Next(ctx)
+}
+
+// publishVisible stores visibleIDs for the waitEvents Cmd (pullIDs).
+func (m *Model) publishVisible() {
+	ids := m.visibleIDs()
+	m.pullIDs.Store(&ids)
 }
 
 // Update implements tea.Model. Whatever a message changed (selection, mode,
@@ -287,7 +350,9 @@ func (m *Model) waitEvents() tea.Cmd {
 // here, once, rather than by every handler that can change what is shown.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	return m, tea.Batch(cmd, m.pullVisible(false), m.markSeen(), m.scheduleTick())
+	pull := m.pullVisible(false)
+	m.publishVisible()
+	return m, tea.Batch(cmd, pull, m.markSeen(), m.scheduleTick())
 }
 
 // seenMark is what a Seen was sent for: a state's start and the
@@ -360,6 +425,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case transcriptMsg:
 		m.onTranscript(msg)
 		return nil
+	case screensMsg:
+		m.onScreens(msg)
+		return nil
 	case presetsMsg:
 		return m.onPresets(msg)
 	case planningChangedMsg, ledgerMsg, factsMsg, factWrittenMsg, conflictMsg, capsuleListMsg, hydratedMsg:
@@ -407,7 +475,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 			cmds = append(cmds, m.report(ev.Err))
 			reload = true
 		case session.Removed:
-			delete(m.snaps, ev.ID)
+			m.dropSnap(ev.ID)
 			delete(m.transcripts, ev.ID)
 			reload = true
 		default:
@@ -424,21 +492,28 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 			t.stale = false
 		}
 	}
-	visible := m.visibleIDs()
-	for id := range dirty {
-		if !slices.Contains(visible, id) {
-			delete(m.snaps, id) // stale: pulled again when it is shown
+	visible, shown := m.visibleIDs(), m.shownIDs()
+	for id, s := range msg.spares {
+		if m.spares[id] == nil && slices.Contains(shown, id) {
+			m.spares[id] = s
 		}
 	}
-	for _, id := range visible {
-		if m.transcripts[id] != nil || m.showsTranscript(id) {
-			continue // pulled by pullVisible when stale
-		}
-		if snap, ok := msg.screens[id]; ok {
-			m.snaps[id] = snap
-		} else if dirty[id] {
-			// Shown only since the batch was taken.
-			m.snaps[id] = m.opt.Backend.Screen(id)
+	for id := range dirty {
+		switch {
+		case m.transcripts[id] != nil || m.showsTranscript(id):
+			// pulled by pullVisible when stale
+		case slices.Contains(visible, id):
+			if snap, ok := msg.screens[id]; ok {
+				m.setSnap(id, snap)
+			} else {
+				// Shown only since the batch's screens were pulled:
+				// pullVisible pulls it off the event loop.
+				m.stale[id] = true
+			}
+		case slices.Contains(shown, id) && m.snaps[id] != nil:
+			m.stale[id] = true // covered: pulled again when visible
+		default:
+			m.dropSnap(id) // pulled again when it is shown
 		}
 	}
 	cmds = append(cmds, m.waitEvents())
@@ -470,7 +545,7 @@ func (m *Model) reload() {
 	m.list.SetItems(m.opt.Backend.Sessions())
 	for id := range m.snaps {
 		if _, ok := m.list.Find(id); !ok {
-			delete(m.snaps, id)
+			m.dropSnap(id)
 		}
 	}
 	for id := range m.transcripts {
@@ -487,29 +562,104 @@ func (m *Model) index(id string) int { return m.list.Index(id) }
 func (m *Model) selected() (session.Info, bool) { return m.list.Selected() }
 
 // pullVisible fetches the screens of the sessions on screen (all of them
-// with force, else only those not yet fetched), drops the others' (a
-// full 120×35 copy is ~0.5 MB, kept for nothing while hidden; pulling it
-// again when shown is a copy from the fleet's emulator, microseconds),
-// and returns the Cmd that pulls the new entries of the transcripts on
-// screen that are stale.
+// with force, else only those not yet fetched), drops the copies of those
+// the session page does not show (a full 120×35 copy is ~0.5 MB, kept for
+// nothing while hidden; pulling it again when shown is a copy from the
+// fleet's emulator), and returns the Cmds that pull, off the event loop,
+// the screens on show that are stale (refreshStale) and the new entries of
+// the transcripts on screen that are stale.
+//
+// The copies of sessions only covered by the help screen or another page
+// are kept: closing help is a key, and pulling a grid's screens then made
+// its frame wait (16 copies of ~0.26 MB, and a collection their garbage
+// set off); stale ones are shown until the refresh comes, a frame later.
 func (m *Model) pullVisible(force bool) tea.Cmd {
 	var cmds []tea.Cmd
-	visible := m.visibleIDs()
+	shown := m.shownIDs()
 	for id := range m.snaps {
-		if !slices.Contains(visible, id) {
-			delete(m.snaps, id)
+		if !slices.Contains(shown, id) {
+			m.dropSnap(id)
 		}
 	}
-	for _, id := range visible {
+	for id := range m.spares {
+		if !slices.Contains(shown, id) {
+			delete(m.spares, id)
+		}
+	}
+	for _, id := range m.visibleIDs() {
 		if m.showsTranscript(id) {
 			cmds = append(cmds, m.pullTranscript(id, force))
 			continue
 		}
 		if force || m.snaps[id] == nil {
-			m.snaps[id] = m.opt.Backend.Screen(id)
+			m.setSnap(id, m.opt.Backend.Screen(id))
 		}
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, m.refreshStale())...)
+}
+
+// screensMsg brings screens pulled off the event loop (refreshStale), each
+// with the snapGen it was pulled at.
+type screensMsg struct {
+	screens map[string]*vt.Snapshot
+	gens    map[string]uint64
+}
+
+// refreshStale returns the Cmd that pulls the stale screens on show, or
+// nil when none is.
+func (m *Model) refreshStale() tea.Cmd {
+	gens := map[string]uint64{}
+	for _, id := range m.visibleIDs() {
+		if m.stale[id] && !m.showsTranscript(id) {
+			gens[id] = m.snapGen[id]
+			delete(m.stale, id) // marked again if it changes meanwhile
+		}
+	}
+	if len(gens) == 0 {
+		return nil
+	}
+	b := m.opt.Backend
+	return m.run(func() tea.Msg {
+		msg := screensMsg{screens: make(map[string]*vt.Snapshot, len(gens)), gens: gens}
+		for id := range gens {
+			msg.screens[id] = b.Screen(id)
+		}
+		return msg
+	})
+}
+
+// onScreens stores the screens refreshStale pulled, unless a newer one was
+// stored meanwhile or the session is no longer shown.
+func (m *Model) onScreens(msg screensMsg) {
+	shown := m.shownIDs()
+	for id, s := range msg.screens {
+		if m.snapGen[id] == msg.gens[id] && slices.Contains(shown, id) {
+			m.setSnap(id, s)
+		}
+	}
+}
+
+// setSnap stores id's screen as pulled now; the one it replaces becomes
+// id's spare if the session is writing (it replaced one within spareHold).
+func (m *Model) setSnap(id string, s *vt.Snapshot) {
+	if old := m.snaps[id]; old != nil && old != s {
+		now := m.now()
+		if last, ok := m.replaced[id]; ok && now.Sub(last) < spareHold {
+			m.spares[id] = old
+		}
+		m.replaced[id] = now
+	}
+	m.snaps[id] = s
+	m.snapGen[id]++
+	delete(m.stale, id)
+}
+
+// dropSnap forgets id's screen and its spare.
+func (m *Model) dropSnap(id string) {
+	delete(m.snaps, id)
+	delete(m.spares, id)
+	delete(m.replaced, id)
+	delete(m.stale, id)
 }
 
 // report shows an error in the status line.

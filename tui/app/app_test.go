@@ -49,6 +49,10 @@ type stub struct {
 	// transcripts are the entries of sessions that keep one.
 	transcripts     map[string][]session.Entry
 	transcriptCalls int
+	// reused are the snapshots ScreenInto was handed to write into.
+	reused []*vt.Snapshot
+	// flood makes every screen a full screen of base64 (floodScreen).
+	flood bool
 }
 
 func newStub() *stub {
@@ -108,13 +112,42 @@ func (s *stub) Sessions() []session.Info {
 	return slices.Clone(s.infos)
 }
 
-func (s *stub) Screen(id string) *vt.Snapshot {
+func (s *stub) Screen(id string) *vt.Snapshot { return s.ScreenInto(id, nil) }
+
+func (s *stub) ScreenInto(id string, dst *vt.Snapshot) *vt.Snapshot {
 	s.mu.Lock()
 	s.screens[id]++
+	if dst != nil {
+		s.reused = append(s.reused, dst)
+	}
 	s.mu.Unlock()
+	if s.flood {
+		return floodScreen(id).SnapshotInto(dst)
+	}
 	e := vt.New(80, 24, vt.Options{})
 	fmt.Fprintf(e, "\x1b[1;32m%s\x1b[0m $ echo hi\r\nhi\r\n$ ", id)
-	return e.Snapshot()
+	return e.SnapshotInto(dst)
+}
+
+// floodScreen is a 76×31 screen filled as `base64 -w 76 /dev/urandom`
+// leaves it, different for each id.
+func floodScreen(id string) *vt.Emulator {
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	e := vt.New(76, 31, vt.Options{})
+	x := uint32(len(id)) * 2654435761
+	for _, c := range id {
+		x = x*31 + uint32(c)
+	}
+	line := make([]byte, 76)
+	for range 40 {
+		for i := range line {
+			x = x*1664525 + 1013904223
+			line[i] = b64[x>>26]
+		}
+		e.Write(line)
+		e.Write([]byte("\r\n"))
+	}
+	return e
 }
 
 func (s *stub) Next(ctx context.Context) ([]session.Event, error) {
@@ -477,7 +510,13 @@ func TestDirtyPullsVisibleScreensOnly(t *testing.T) {
 		t.Fatal("a hidden session's screen was pulled")
 	}
 	n := b.screens["claude-1"]
-	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}}})
+	// A batch without its screen (shown only since the batch was pulled):
+	// pulled after Update, off the event loop.
+	update(m, eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}}})
+	if b.screens["claude-1"] != n {
+		t.Fatal("Update pulled the screen itself")
+	}
+	drain(m)
 	if b.screens["claude-1"] != n+1 {
 		t.Fatal("the shown session's screen was not pulled on Dirty")
 	}
@@ -714,6 +753,65 @@ func TestEmptyHintNamesListKeys(t *testing.T) {
 	}
 }
 
+// Closing the help screen over a grid pulls no screen in the key's
+// Update: the copies of the panes under it are kept, those that changed
+// meanwhile are shown until a refresh off the event loop brings them, and
+// a refresh is not stored over a newer screen a batch brought meanwhile.
+func TestHelpKeepsCoveredScreens(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "g")
+	shown := m.visibleIDs()
+	if len(shown) != 4 || len(m.snaps) != 4 {
+		t.Fatalf("grid shows %q with %d screens", shown, len(m.snaps))
+	}
+	press(m, "?")
+	kept := m.snaps["shell-1"]
+	update(m, eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "shell-1"}}})
+	drain(m)
+	if m.snaps["shell-1"] != kept || !m.stale["shell-1"] || len(m.snaps) != 4 {
+		t.Fatalf("under help: screens %d, shell-1 kept %v, stale %v", len(m.snaps), m.snaps["shell-1"] == kept, m.stale)
+	}
+	before := b.screens["shell-1"]
+	total := func() (n int) {
+		for _, c := range b.screens {
+			n += c
+		}
+		return n
+	}
+	all := total()
+	update(m, keys.Press("?"))
+	if total() != all || m.showHelp {
+		t.Fatalf("closing help pulled %d screens in Update (help shown: %v)", total()-all, m.showHelp)
+	}
+	if m.snaps["shell-1"] != kept || !strings.Contains(plain(m), "shell-1 $ echo hi") {
+		t.Fatalf("the kept screen is not shown:\n%s", plain(m))
+	}
+	drain(m)
+	if b.screens["shell-1"] != before+1 || m.snaps["shell-1"] == kept || m.stale["shell-1"] {
+		t.Fatalf("the stale screen was not refreshed: %d pulls, stale %v", b.screens["shell-1"]-before, m.stale)
+	}
+	if total() != all+1 {
+		t.Fatalf("%d screens pulled, want only the stale one", total()-all)
+	}
+
+	// A refresh begun before a batch brought a newer screen is dropped.
+	m.stale["claude-1"] = true
+	refresh := m.refreshStale()
+	if refresh != nil || len(held[m]) != 1 {
+		t.Fatalf("refreshStale: cmd %v, %d held", refresh, len(held[m]))
+	}
+	fn := held[m][0]
+	held[m] = nil
+	newer := b.Screen("claude-1")
+	update(m, eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}}, screens: map[string]*vt.Snapshot{"claude-1": newer}})
+	drain(m)
+	update(m, fn())
+	if m.snaps["claude-1"] != newer {
+		t.Fatal("an older refresh replaced the screen a later batch brought")
+	}
+}
+
 // The event Cmd pulls the screens of shown sessions that became dirty, off
 // the event loop; Update then uses them instead of pulling again.
 func TestEventCmdPullsShownDirtyScreens(t *testing.T) {
@@ -733,6 +831,76 @@ func TestEventCmdPullsShownDirtyScreens(t *testing.T) {
 	m.Update(msg)
 	if b.screens["claude-1"] != shown+1 {
 		t.Fatal("Update pulled the screen the Cmd had already pulled")
+	}
+}
+
+// The event Cmd writes a shown session's new screen into the memory of the
+// one its previous pull replaced (the spare), rather than into a new copy
+// each batch, while the session is writing (its screen replaced twice
+// within spareHold); spares it did not use come back with its message.
+func TestEventCmdReusesReplacedScreens(t *testing.T) {
+	b := newStub()
+	b.next = make(chan []session.Event, 1)
+	m := newModel(t, b, 120, 35, themes.Dark())
+	clock := t0
+	m.now = func() time.Time { return clock }
+	batch := func(cmd tea.Cmd, ids ...string) tea.Cmd {
+		t.Helper()
+		var ev []session.Event
+		for _, id := range ids {
+			ev = append(ev, session.Event{Kind: session.Dirty, ID: id})
+		}
+		b.next <- ev
+		msg, ok := cmd().(eventsMsg)
+		if !ok {
+			t.Fatal("the event Cmd returned no batch")
+		}
+		clock = clock.Add(10 * time.Millisecond)
+		return m.onEvents(msg)
+	}
+	// The first replacement after a quiet spell keeps no spare.
+	next := batch(m.waitEvents(), "claude-1")
+	second := m.snaps["claude-1"]
+	next = batch(next, "claude-1")
+	third := m.snaps["claude-1"]
+	// The spares go with each Cmd that waits for a batch (len(m.spares)
+	// is 0 between batches) and come back with its message.
+	if len(b.reused) != 0 || third == second || len(m.spares) != 0 {
+		t.Fatalf("two batches: reused %d, new screens %v, spares kept %d", len(b.reused), third != second, len(m.spares))
+	}
+	next = batch(next, "shell-1") // not shown: the spare is not used
+	if len(b.reused) != 0 {
+		t.Fatal("a spare was handed to a pull of another session")
+	}
+	next = batch(next, "claude-1")
+	if len(b.reused) != 1 || b.reused[0] != second || m.snaps["claude-1"] != second {
+		t.Fatalf("third pull: reused %d (the second screen: %v), shown is it: %v",
+			len(b.reused), len(b.reused) > 0 && b.reused[0] == second, m.snaps["claude-1"] == second)
+	}
+	batch(next, "claude-1")
+	if len(b.reused) != 2 || b.reused[1] != third || m.snaps["claude-1"] != third {
+		t.Fatal("the fourth pull did not reuse the third screen")
+	}
+	if !strings.Contains(plain(m), "claude-1 $ echo hi") {
+		t.Fatalf("the reused screen is not drawn:\n%s", plain(m))
+	}
+
+	// A Cmd that waits longer than spareHold for its batch drops its
+	// spares: an idle dashboard keeps one copy of each screen.
+	cmd := m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Dirty, ID: "claude-1"}},
+		screens: map[string]*vt.Snapshot{"claude-1": b.Screen("claude-1")}})
+	if len(m.spares) != 0 || cmd == nil {
+		t.Fatal("the spare was not handed to the Cmd")
+	}
+	go func() { time.Sleep(spareHold + 100*time.Millisecond); b.next <- nil }()
+	if msg, ok := cmd().(eventsMsg); !ok || len(msg.spares) != 0 {
+		t.Fatalf("after a quiet spell the Cmd returned %d spares", len(msg.spares))
+	}
+	// A screen replaced after a quiet spell leaves no spare.
+	clock = clock.Add(spareHold)
+	m.setSnap("claude-1", b.Screen("claude-1"))
+	if len(m.spares) != 0 {
+		t.Fatal("a screen replaced after a quiet spell was kept as a spare")
 	}
 }
 

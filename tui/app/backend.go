@@ -34,7 +34,8 @@ func (p LivePlanning) Decisions(n int) ([]coord.Decision, error) { return p.Ledg
 // Backend is everything the dashboard needs from the sessions. It is defined
 // here, by its user; *fleet.Fleet implements it and tests use a stub.
 //
-// Update calls only Sessions and Screen, which read memory. Every other
+// Update calls only Sessions and Screen, which read memory (ScreenInto
+// is called from the Cmd that waits for events). Every other
 // method may block — Next waits for events, Presets looks programs up on
 // PATH, Spawn forks, Kill, Send and Resize may write to the socket of a
 // session another supervisor serves, Endpoint dials it, Transcript may
@@ -46,6 +47,10 @@ type Backend interface {
 	// Screen returns a copy of the session's screen (session.CapScreen),
 	// or nil if the ID is unknown.
 	Screen(id string) *vt.Snapshot
+	// ScreenInto is Screen written into dst's memory when it can
+	// (vt.Emulator.SnapshotInto): dst, an earlier copy of any screen or
+	// nil, is overwritten or dropped, and must not be read any more.
+	ScreenInto(id string, dst *vt.Snapshot) *vt.Snapshot
 	// Transcript returns the entries after seq `after` of a session that
 	// keeps a transcript (session.CapTranscript), oldest first.
 	Transcript(id string, after uint64) []session.Entry

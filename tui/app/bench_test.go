@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,15 +22,18 @@ func benchStub(n int) *stub {
 }
 
 // BenchmarkRender is one frame of the dashboard at 120×35: the split view,
-// and the grid with every pane changed (the worst case for a frame).
+// and the grid with every pane changed (the worst case for a frame); the
+// flood cases with every screen full of base64, as in heimdall-loadcheck's
+// busy scenario.
 func BenchmarkRender(b *testing.B) {
-	for _, mode := range []string{"split", "grid"} {
+	for _, mode := range []string{"split", "grid", "split-flood", "grid-flood"} {
 		b.Run(mode, func(b *testing.B) {
 			st := benchStub(16)
+			st.flood = strings.HasSuffix(mode, "-flood")
 			m := New(Options{Backend: st, Theme: themes.Dark(), Now: func() time.Time { return t0 }})
 			defer m.cancel()
 			m.w, m.h = 120, 35
-			if mode == "grid" {
+			if strings.HasPrefix(mode, "grid") {
 				m.mode = 1
 			}
 			m.reload()

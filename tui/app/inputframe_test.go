@@ -92,3 +92,51 @@ func TestKeyFrameSkipsTheFrameInterval(t *testing.T) {
 		t.Error("the key's frame does not show the update before it")
 	}
 }
+
+// tea.WithFrameTrace (the patched copy's, HEIMDALL_FRAMETRACE in the
+// dashboard) times a key from the event loop's taking it to the write of
+// the frame that shows it: a "msg key" line with received ≤ updated ≤
+// viewed, then a "draw" line marked as showing input, written after that.
+func TestFrameTraceTimesKeyAndItsFrame(t *testing.T) {
+	in, typeIn := io.Pipe()
+	defer typeIn.Close()
+	out := terminal{vt.New(60, 5, vt.Options{})}
+	var trace strings.Builder // written by the program's loops, read after Run
+	p := tea.NewProgram(frameModel{}, tea.WithInput(in), tea.WithOutput(out),
+		tea.WithWindowSize(60, 5), tea.WithoutSignalHandler(), tea.WithFrameTrace(&trace))
+	done := make(chan error, 1)
+	go func() { _, err := p.Run(); done <- err }()
+	waitOutput(t, out, "key=.")
+	if _, err := typeIn.Write([]byte("k")); err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, out, "key=k.")
+	p.Quit()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var viewed int64
+	for _, line := range strings.Split(trace.String(), "\n") {
+		f := strings.Fields(line)
+		n := func(i int) int64 {
+			v, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			return v
+		}
+		switch {
+		case len(f) == 6 && f[0] == "msg" && f[1] == "key" && viewed == 0:
+			if !(n(2) <= n(3) && n(3) <= n(4)) {
+				t.Fatalf("key's times out of order: %q", line)
+			}
+			viewed = n(4)
+		case len(f) == 5 && f[0] == "draw" && viewed != 0 && f[3] == "1":
+			if n(2) < viewed || n(1) > n(2) {
+				t.Fatalf("key's frame %q: written before the key's view (%d) or before it started", line, viewed)
+			}
+			return
+		}
+	}
+	t.Fatalf("no key and no input frame after it in the trace:\n%s", trace.String())
+}

@@ -322,6 +322,12 @@ func (m *Model) visibleIDs() []string {
 	if m.showHelp || m.page != pageSessions {
 		return nil
 	}
+	return m.shownIDs()
+}
+
+// shownIDs are the sessions whose screens the session page shows, whether
+// or not the help screen or another page covers it now (see keptIDs).
+func (m *Model) shownIDs() []string {
 	if m.mode == layout.ModeGrid {
 		view := m.list.Visible()
 		l := layout.Compute(m.w, m.h, len(view), m.mode)

@@ -554,6 +554,10 @@ type Program struct {
 	// updates. heimdall-tui patch (not in upstream).
 	inputFrame chan struct{}
 
+	// trace, when set, times each message and frame (WithFrameTrace).
+	// heimdall-tui patch (not in upstream).
+	trace *frameTracer
+
 	// once is used to stop the renderer.
 	once sync.Once
 
@@ -772,6 +776,10 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 			return model, err
 
 		case msg := <-p.msgs:
+			var received int64 // heimdall-tui patch: WithFrameTrace
+			if p.trace != nil {
+				received = p.trace.now()
+			}
 			msg = p.translateInputEvent(msg)
 
 			// Filter messages.
@@ -892,6 +900,10 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 
 			var cmd Cmd
 			model, cmd = model.Update(msg) // run update
+			var updated int64              // heimdall-tui patch: WithFrameTrace
+			if p.trace != nil {
+				updated = p.trace.now()
+			}
 
 			select {
 			case <-p.ctx.Done():
@@ -899,7 +911,10 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 			case cmds <- cmd: // process command (if any)
 			}
 
-			p.render(model) // render view
+			p.render(model)     // render view
+			if p.trace != nil { // heimdall-tui patch
+				p.trace.msg(msg, received, updated, p.trace.now())
+			}
 			// heimdall-tui patch: ask for a frame; the user's input
 			// is drawn at once.
 			if isInput(msg) {
@@ -1452,11 +1467,12 @@ func (p *Program) requestFrame() {
 //
 // heimdall-tui patch (not in upstream v2.0.10).
 func (p *Program) requestInputFrame() {
-	p.requestFrame()
+	// The input's mark first: the draw the request wakes finds it.
 	select {
 	case p.inputFrame <- struct{}{}:
 	default:
 	}
+	p.requestFrame()
 }
 
 // isInput reports whether msg is the user's own input, whose effect is
@@ -1498,14 +1514,24 @@ func (p *Program) startRenderer() {
 	// Start the renderer.
 	p.renderer.start()
 	go func() {
-		draw := func() {
+		// input: the interval loop below took inputFrame's mark for
+		// this draw.
+		draw := func(input bool) {
+			var start int64
+			if p.trace != nil {
+				start = p.trace.now()
+			}
 			// This draw shows any input handled so far.
 			select {
 			case <-p.inputFrame:
+				input = true
 			default:
 			}
 			_ = p.flush()
 			_ = p.renderer.flush(false)
+			if p.trace != nil {
+				p.trace.draw(start, p.trace.now(), input)
+			}
 		}
 		var interval *time.Timer
 		for {
@@ -1515,13 +1541,14 @@ func (p *Program) startRenderer() {
 				return
 			case <-p.frameRequest:
 			}
-			draw() // the first frame after a quiet spell goes out at once
+			draw(false) // the first frame after a quiet spell goes out at once
 			if interval == nil {
 				interval = time.NewTimer(framerate)
 			} else {
 				interval.Reset(framerate)
 			}
 			for pending := true; pending; {
+				input := false
 				select {
 				case <-p.rendererDone:
 					interval.Stop()
@@ -1530,11 +1557,12 @@ func (p *Program) startRenderer() {
 				case <-p.inputFrame:
 					// Drawn below at once: the input's request is
 					// in frameRequest too.
+					input = true
 					p.requestFrame()
 				}
 				select {
 				case <-p.frameRequest:
-					draw()
+					draw(input)
 					interval.Reset(framerate)
 				default:
 					pending = false
