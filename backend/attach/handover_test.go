@@ -173,18 +173,15 @@ func TestHandOverSlowTerminal(t *testing.T) {
 	tm.master.Write([]byte("g"))
 	proctest.WaitFor(t, "the terminal handed back", 10*time.Second, func() bool { return log.has("terminal released", "reason=3") })
 	tm.read(t)
-	// Over the socket, output beyond the queue's bound is dropped: the
-	// flood's end may be among it. Keys typed after it reach the program.
-	//
-	// Not asserted: that the echo of such a key then reaches the
-	// terminal over the socket. About 1 run in 15 under -race it does
-	// not (the connection's queue idle, attach waiting in Recv, the echo
-	// in the scrollback): output after a slow terminal's hand-back can be
-	// lost, a known bug of that rare path (a terminal more than the queue
-	// bound behind), left for the next session with this note.
+	// Over the socket, output beyond the queue's bound is dropped; the
+	// supervisor then repaints the attached terminal's screen (ATTACH), so
+	// the flood's end and the echo of a key typed after it show.
 	proctest.WaitFor(t, "the end of the flood", 10*time.Second, func() bool { return strings.Contains(scrollback(sess), "FLOODED") })
 	tm.master.Write([]byte("z"))
 	proctest.WaitFor(t, "the key reaching the program", 10*time.Second, func() bool { return strings.Contains(scrollback(sess), "<z>") })
+	proctest.WaitFor(t, "the flood's end and the key's echo on the terminal", 10*time.Second, func() bool {
+		return tm.shows("FLOODED") && tm.shows("<z>")
+	})
 	tm.master.Write([]byte{DefaultDetachKey})
 	if r := wait(t, ch); r.err != nil || !r.res.Detached {
 		t.Fatalf("Run = %+v, %v; want detached", r.res, r.err)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
@@ -114,12 +115,22 @@ type conn struct {
 	// over.
 	wmu sync.Mutex
 
+	// lmu guards unlisten, which the subscriber's writer replaces when it
+	// resyncs (resync) and the read loop ends.
+	lmu      sync.Mutex
+	unlisten func() // ends SUBSCRIBE's Listen (SUBSCRIBE_SCREEN's or a resync's ListenScreen)
+	unheard  bool   // the connection has ended: no listener is added again
+
+	// interactive is set by ATTACH: the subscriber shows the stream on a
+	// terminal, so output dropped for it is made good with a repaint
+	// (resync).
+	interactive atomic.Bool
+
 	// Used by the read loop only.
-	unlisten func()         // ends SUBSCRIBE's Listen (SUBSCRIBE_SCREEN's ListenScreen)
-	detach   func()         // ends ATTACH's TerminalAttached
-	unwatch  func()         // ends WATCH_STATE's WatchState (nil: none)
-	fdc      *rawio.FDConn  // the connection's reads, keeping descriptors received (nil: not a socket)
-	writer   sync.WaitGroup // the subscriber's writer
+	detach  func()         // ends ATTACH's TerminalAttached
+	unwatch func()         // ends WATCH_STATE's WatchState (nil: none)
+	fdc     *rawio.FDConn  // the connection's reads, keeping descriptors received (nil: not a socket)
+	writer  sync.WaitGroup // the subscriber's writer
 }
 
 // subscribed reports whether the connection gets the session's output
@@ -155,7 +166,10 @@ func (c *conn) serve() {
 		close(c.done)
 		c.nc.Close()
 		c.endTerminal() // attach is gone: never write to its terminal again
+		c.lmu.Lock()
 		c.unlisten()
+		c.unheard = true
+		c.lmu.Unlock()
 		c.detach()
 		if c.unwatch != nil {
 			c.unwatch()
@@ -223,6 +237,7 @@ func (c *conn) handle(f frame.Frame) bool {
 		}
 		c.detach() // a repeated ATTACH counts once
 		c.detach = sess.TerminalAttached()
+		c.interactive.Store(true)
 		c.log.Info("interactive terminal attached")
 	case frame.Screen:
 		if len(f.Payload) > 1 {
@@ -342,16 +357,18 @@ func (c *conn) subscribe(screen bool) {
 	c.wmu.Unlock()
 	var replay []byte
 	painted := make(chan struct{})
+	c.lmu.Lock()
 	if screen {
 		c.unlisten = c.srv.Session.ListenScreen(screenOutput(q, painted))
 	} else {
 		close(painted)
 		replay, c.unlisten = c.srv.Session.Listen(q.output)
 	}
+	c.lmu.Unlock()
 	c.writer.Add(1)
 	go func() {
 		defer c.writer.Done()
-		c.subscriber(replay, q)
+		c.subscriber(replay, q, screen)
 	}()
 	// The repaint is the first frame after SUBSCRIBE_SCREEN: replies to
 	// the frames after it queue behind it, so a client that sends STATUS
@@ -406,8 +423,11 @@ func (c *conn) write(t frame.Type, p []byte) error {
 // subscriber replays the scrollback (none for SUBSCRIBE_SCREEN), then
 // flushes whatever the pty reader (or, with the repaint, the screen
 // feeder) could not write directly, and finally writes EXIT and closes the
-// connection.
-func (c *conn) subscriber(replay []byte, q *outq) {
+// connection. A subscriber that shows the stream on a screen (screen:
+// SUBSCRIBE_SCREEN's emulator; or a terminal, after ATTACH) is resynced
+// when output was dropped for it; a plain SUBSCRIBE's just misses it, as
+// hm's do.
+func (c *conn) subscriber(replay []byte, q *outq, screen bool) {
 	sess := c.srv.Session
 	for len(replay) > 0 {
 		n := min(len(replay), replayChunk)
@@ -420,6 +440,10 @@ func (c *conn) subscriber(replay []byte, q *outq) {
 	for {
 		if !flush(q, c.nc) {
 			return
+		}
+		if (screen || c.interactive.Load()) && q.takeLost() {
+			c.resync(q)
+			continue
 		}
 		select {
 		case <-q.wake:
@@ -437,6 +461,24 @@ func (c *conn) subscriber(replay []byte, q *outq) {
 			return
 		}
 	}
+}
+
+// resync makes good the output dropped for a subscriber that shows it on a
+// screen (its queue overflowed: a terminal or emulator that missed bytes
+// shows a wrong screen until the program redraws): its stream goes on as SUBSCRIBE_SCREEN's, a repaint
+// of the screen and then the output after it (Session.ListenScreen). The
+// output the old listener had delivered goes first; what it missed, and
+// what comes between its removal and the repaint's point, the repaint
+// shows.
+func (c *conn) resync(q *outq) {
+	c.lmu.Lock()
+	defer c.lmu.Unlock()
+	if c.unheard {
+		return
+	}
+	c.unlisten()
+	c.unlisten = c.srv.Session.ListenScreen(screenOutput(q, make(chan struct{})))
+	c.log.Info("subscriber missed output; repainted its screen")
 }
 
 // flush writes q's pending segments to w (its socket or terminal) until

@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"bytes"
+	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -188,5 +190,57 @@ func TestRepliesInterleaveWithOutputWhole(t *testing.T) {
 		default:
 			t.Fatalf("unexpected frame %v", f.Type)
 		}
+	}
+}
+
+// A subscriber that shows the stream on a screen (ATTACH: a terminal) and
+// missed output gets a repaint of the screen once it reads again, so what
+// it shows ends right; a plain SUBSCRIBE just misses the output, as hm's
+// subscribers do.
+func TestDroppedOutputRepaintsAnAttachedTerminal(t *testing.T) {
+	g := newGate(t)
+	s := startServed(t, Config{
+		Argv: []string{"sh", "-c", g.Wait() + "; head -c 3000000 /dev/zero | tr '\\0' x; printf 'END-%s\\n' MARK; exec sleep 60"},
+	}, withQueueBytes(16<<10))
+	plain := dial(t, s.sock)
+	subscribeSync(t, plain)
+	attached := dial(t, s.sock)
+	subscribeSync(t, attached)
+	if err := attached.Send(frame.Attach, nil); err != nil {
+		t.Fatal(err)
+	}
+	g.Open(t)
+	// Neither reads until the flood and the mark are out: output is
+	// dropped for both.
+	waitFor(t, "the mark in the scrollback", 30*time.Second, func() bool {
+		return bytes.Contains(scrollback(s.sess), []byte("END-MARK"))
+	})
+	// Output was dropped for it: a repaint (it starts with RIS) comes
+	// once it has read what its queue held, and shows the mark.
+	out := readUntil(t, attached, "\x1bc", 30*time.Second)
+	repaint := out[bytes.LastIndex(out, []byte("\x1bc")):]
+	if !bytes.Contains(repaint, []byte("END-MARK")) {
+		repaint = append(repaint, readUntil(t, attached, "END-MARK", 30*time.Second)...)
+	}
+
+	// The plain subscriber gets what its queue held (the mark too, if a
+	// write had just emptied it) and then nothing: no repaint.
+	var got bytes.Buffer
+	for {
+		plain.Conn().SetReadDeadline(time.Now().Add(time.Second))
+		f, err := plain.Next()
+		if err != nil {
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Timeout() {
+				t.Fatal(err)
+			}
+			break
+		}
+		if f.Type == frame.Output {
+			got.Write(f.Payload)
+		}
+	}
+	if bytes.Contains(got.Bytes(), []byte("\x1bc")) {
+		t.Fatalf("a plain subscriber that missed output got a repaint: %q", tail(got.Bytes()))
 	}
 }
