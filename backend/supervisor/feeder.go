@@ -106,9 +106,12 @@ var floodRest = 0.5
 type Feeder struct {
 	emu     *vt.Emulator
 	observe func(seq uint64)
-	done    chan struct{} // closed by Close: no more pushes
-	ran     chan struct{} // closed when run has applied everything
-	full    chan struct{} // batchBytes are pending: a batch wait ends
+	// ahead, if set (YieldTo), says the producer has input waiting that
+	// it has not read: the Feeder lets it go first.
+	ahead func() bool
+	done  chan struct{} // closed by Close: no more pushes
+	ran   chan struct{} // closed when run has applied everything
+	full  chan struct{} // batchBytes are pending: a batch wait ends
 
 	mu       sync.Mutex
 	queue    [][]byte
@@ -161,6 +164,44 @@ func NewFeeder(emu *vt.Emulator, observe func(seq uint64)) *Feeder {
 	}
 	return &Feeder{emu: emu, observe: observe, wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
 		full: make(chan struct{}, 1), done: make(chan struct{}), ran: make(chan struct{})}
+}
+
+// YieldTo makes the Feeder, before each slice of emulation, let the
+// producer go first while ahead reports input it has not read yet: it
+// waits for the producer's next Push (or Close). Call it before Start;
+// ahead must not block, and must report false once the producer has
+// stopped pushing, or the Feeder waits until Close.
+//
+// A session's reader uses it. A supervisor runs on one P, and the pty
+// reader holds it while it reads: the feeder emulates when the reader
+// waits for the pty. Once the pty has output again, the runtime would run
+// the feeder's slices first (a woken goroutine that yields, as the feeder
+// does between slices, is picked before the netpoller is asked who else
+// is ready): the reader then waits a batch (~0.1–0.3 ms), while a pty
+// holds only ~12–19 KiB of output (~0.2 ms of a flood) before the program
+// blocks. Yielding keeps the pty drained, as a raw reader keeps it.
+func (f *Feeder) YieldTo(ahead func() bool) { f.ahead = ahead }
+
+// yield waits for the producer's next Push while it has input waiting
+// (see YieldTo), unless the producer may be waiting in Pace for this
+// Feeder (more than screenPace queued): then it must not wait for the
+// producer. Below that, the producer's Pace does not wait until it has
+// pushed again, and every Push wakes yield. A wake-up yield takes is not
+// lost: run checks pending after each batch.
+func (f *Feeder) yield() {
+	if f.ahead == nil {
+		return
+	}
+	f.mu.Lock()
+	paced := f.n > screenPace
+	f.mu.Unlock()
+	if paced || !f.ahead() {
+		return
+	}
+	select {
+	case <-f.wake:
+	case <-f.done:
+	}
 }
 
 // Emulator returns the emulator the Feeder writes.
@@ -403,6 +444,7 @@ func (f *Feeder) apply(chunks [][]byte) {
 // call), so a repaint between two is exact.
 func (f *Feeder) write(b []byte) {
 	for len(b) > 0 {
+		f.yield()
 		start := time.Now()
 		b = b[f.emu.WriteSome(b, writeSlice):]
 		if emuWaiting.Load() > 0 {

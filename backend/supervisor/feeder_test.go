@@ -92,3 +92,45 @@ func TestFeederSharesSlotsAndPaces(t *testing.T) {
 		t.Fatalf("END not last on the screen:\n%s", emu.Snapshot().Text())
 	}
 }
+
+// A Feeder that yields to its producer (YieldTo) never waits for a producer
+// that waits in Pace for it: with a pace of one byte the producer waits
+// after every push while the Feeder is between the slices of a batch that
+// takes several, and ahead always says the producer has input. Everything
+// pushed is applied and Close returns.
+func TestFeederYieldsWithoutWaitingForAPacedProducer(t *testing.T) {
+	old := screenPace
+	screenPace = 1
+	t.Cleanup(func() { screenPace = old })
+	emu := vt.New(80, 24, vt.Options{})
+	f := NewFeeder(emu, nil)
+	var asked atomic.Int32
+	f.YieldTo(func() bool { asked.Add(1); return true })
+	f.Start()
+	// Screens drawn from the cursor home: nothing scrolls away unseen, so a
+	// chunk costs several slices (writeSlice) to apply.
+	screen := "\x1b[H" + strings.Repeat(strings.Repeat("y", 79)+"\r\n", 23)
+	chunk := []byte(strings.Repeat(screen, 4*writeSlice/len(screen)+1))
+	produced := make(chan struct{})
+	go func() {
+		defer close(produced)
+		for range 8 {
+			f.Pace()
+			f.Push(chunk)
+		}
+		f.Pace()
+		f.Push([]byte("\x1b[2J\x1b[HEND"))
+		f.Close()
+	}()
+	select {
+	case <-produced:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the producer and the Feeder wait for each other")
+	}
+	if asked.Load() == 0 {
+		t.Fatal("the Feeder never asked whether the producer had input")
+	}
+	if txt := strings.TrimRight(emu.Snapshot().Text(), "\n "); txt != "END" {
+		t.Fatalf("screen after the last push:\n%s", txt)
+	}
+}

@@ -213,6 +213,7 @@ func Start(cfg Config) (*Session, error) {
 	}
 	s.cls = classify.NewLayered(inner)
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
+	s.scr.YieldTo(s.unread)
 	s.log.Info("session started", "pid", p.PID(), "argv", cfg.Argv, "dir", cfg.Dir)
 	s.scr.Start()
 	go s.readLoop()
@@ -287,6 +288,26 @@ func newPtyMaster(f *os.File) (ptyMaster, error) {
 	return m, nil
 }
 
+// readable reports whether the pty has output to read, without waiting.
+func (m ptyMaster) readable() bool {
+	fds := []unix.PollFd{{Fd: int32(m.fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
+}
+
+// unread reports whether the pty has output the reader has not read yet
+// while the reader runs (the screen feeder then lets it go first, see
+// Feeder.YieldTo). The descriptor is open until after the feeder has
+// finished (waitLoop).
+func (s *Session) unread() bool {
+	select {
+	case <-s.readerDone:
+		return false
+	default:
+	}
+	return s.pty.readable()
+}
+
 // close closes the master once no read, write or Do of the Pollers is in
 // progress; later ones fail.
 func (m ptyMaster) close() {
@@ -354,7 +375,8 @@ const maxChunk = 64 << 10
 // without holding a buffer, then reads into a pooled one for as long as data
 // is immediately available (up to maxChunk: a burst becomes a few large
 // chunks, so subscribers and listeners see fewer, bigger writes at no cost
-// in latency), and publishes an exact-size copy that is never written again.
+// in latency), and publishes the bytes as a chunk that is never written
+// again (takeChunk).
 func (s *Session) readLoop() {
 	defer close(s.readerDone)
 	// Each attempt reads before waiting: RawConn.Read resets the poller's
@@ -376,7 +398,6 @@ func (s *Session) readLoop() {
 		var rerr error
 		err := s.pty.rd.RawRead(func(fd int) bool {
 			bp := readBufs.Get().(*[]byte)
-			defer readBufs.Put(bp)
 			buf, n := *bp, 0
 			for n < len(buf) {
 				k, err := rawio.Read(fd, buf[n:]) // non-blocking: see rawio
@@ -396,6 +417,7 @@ func (s *Session) readLoop() {
 				}
 				if err == unix.EAGAIN {
 					if n == 0 {
+						readBufs.Put(bp)
 						return false // wait for readability
 					}
 				} else if err != nil {
@@ -405,7 +427,7 @@ func (s *Session) readLoop() {
 				}
 				break
 			}
-			chunk = append([]byte(nil), buf[:n]...)
+			chunk = takeChunk(bp, n)
 			return true
 		})
 		if !start.IsZero() {
@@ -418,6 +440,22 @@ func (s *Session) readLoop() {
 			return // EIO: the child and every holder of the pty are gone
 		}
 	}
+}
+
+// takeChunk returns the n bytes read into *bp as a chunk that is never
+// written again, and returns or gives up the buffer. A flood's chunk (the
+// buffer nearly full) is the buffer itself, handed over without a copy and
+// replaced in the pool by a new one; a shorter one is copied to its exact
+// size, so an echo does not pin a whole buffer in the ring's readers and
+// queues.
+func takeChunk(bp *[]byte, n int) []byte {
+	buf := *bp
+	if n >= len(buf)-len(buf)/4 {
+		return buf[:n:n]
+	}
+	chunk := append([]byte(nil), buf[:n]...)
+	readBufs.Put(bp)
+	return chunk
 }
 
 func (s *Session) publish(chunk []byte) {
