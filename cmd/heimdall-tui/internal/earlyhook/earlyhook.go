@@ -188,21 +188,5 @@ func readCmdline() ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
-	return splitNUL(b), true
-}
-
-// splitNUL splits b, NUL-terminated strings, into those strings.
-func splitNUL(b []byte) []string {
-	var out []string
-	start := 0
-	for i, c := range b {
-		if c == 0 {
-			out = append(out, string(b[start:i]))
-			start = i + 1
-		}
-	}
-	if start < len(b) {
-		out = append(out, string(b[start:]))
-	}
-	return out
+	return toollinks.SplitCmdline(b), true
 }

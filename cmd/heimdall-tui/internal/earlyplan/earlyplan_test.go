@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/planfile"
 )
 
 func TestParseLog(t *testing.T) {
@@ -51,7 +53,7 @@ func TestWriteAsLedgerLog(t *testing.T) {
 	at := time.Date(2026, 6, 11, 12, 7, 27, 0, time.UTC)
 	for _, e := range []logEntry{{role: "orchestration", kind: "delta_brief", tokens: "3300", msgID: "b1"}, {role: "a b/c", kind: "k:1", tokens: "0"}} {
 		early, late := t.TempDir(), t.TempDir()
-		if err := e.write(early, func() time.Time { return at }); err != nil {
+		if err := e.write(early, at.Unix); err != nil {
 			t.Fatal(err)
 		}
 		n, _ := strconv.ParseInt(e.tokens, 10, 64)
@@ -102,6 +104,28 @@ func TestResolve(t *testing.T) {
 		write(doc)
 		if _, ok := resolve(root, []string{"F1"}); ok {
 			t.Errorf("%s taken", doc)
+		}
+	}
+}
+
+func TestLookupEnv(t *testing.T) {
+	const env = "HEIMDALL_PLANNING_DIRX=no\x00A=1\x00=x\x00HEIMDALL_PLANNING_DIR=/p/a=b\x00HEIMDALL_PLANNING_DIR=/second\x00"
+	for key, want := range map[string]string{"HEIMDALL_PLANNING_DIR": "/p/a=b", "A": "1", "B": "", "HEIMDALL_PLANNING": ""} {
+		if got := lookupEnv([]byte(env), key); got != want {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+	if got := lookupEnv([]byte("K=v"), "K"); got != "v" { // no last NUL
+		t.Errorf("unterminated: %q", got)
+	}
+	// This process's environment reads as syscall.Getenv reads it.
+	b, err := planfile.ReadFile("/proc/self/environ")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, key := range []string{"PATH", "HOME", planfile.RootEnv} {
+		if want, _ := syscall.Getenv(key); lookupEnv(b, key) != want {
+			t.Errorf("%s: %q, Getenv %q", key, lookupEnv(b, key), want)
 		}
 	}
 }

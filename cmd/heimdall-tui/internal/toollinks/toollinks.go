@@ -48,3 +48,22 @@ func Args(argv []string) (args []string, tool string) {
 	}
 	return argv[1:], ""
 }
+
+// SplitCmdline splits b, a command line as /proc/PID/cmdline holds it
+// (NUL-terminated arguments), into its arguments. The packages that act
+// before os is initialised read their command line from there: os.Args is
+// set by os's init.
+func SplitCmdline(b []byte) []string {
+	var out []string
+	start := 0
+	for i, c := range b {
+		if c == 0 {
+			out = append(out, string(b[start:i]))
+			start = i + 1
+		}
+	}
+	if start < len(b) {
+		out = append(out, string(b[start:]))
+	}
+	return out
+}
