@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
+
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
@@ -84,9 +86,9 @@ func TestHookPrefix(t *testing.T) {
 
 // This process's own command line reads back as os.Args.
 func TestReadCmdline(t *testing.T) {
-	argv, ok := readCmdline()
-	if !ok || strings.Join(argv, "\x00") != strings.Join(os.Args, "\x00") {
-		t.Fatalf("readCmdline() = %q, %v; os.Args %q", argv, ok, os.Args)
+	b, ok := readProc("/proc/self/cmdline")
+	if argv := toollinks.SplitCmdline(b); !ok || strings.Join(argv, "\x00") != strings.Join(os.Args, "\x00") {
+		t.Fatalf("readProc(cmdline) = %q, %v; os.Args %q", argv, ok, os.Args)
 	}
 }
 

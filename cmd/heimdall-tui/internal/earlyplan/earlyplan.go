@@ -98,25 +98,7 @@ func root() string {
 	if err != nil {
 		return planfile.DefaultRoot()
 	}
-	return planfile.Root(lookupEnv(b, planfile.RootEnv))
-}
-
-// lookupEnv is the value of key in environ (NUL-terminated KEY=VALUE
-// strings), "" when it is not there: the first one, as syscall.Getenv
-// takes it.
-func lookupEnv(environ []byte, key string) string {
-	for len(environ) > 0 {
-		end := 0
-		for end < len(environ) && environ[end] != 0 {
-			end++
-		}
-		kv := environ[:end]
-		if len(kv) > len(key) && kv[len(key)] == '=' && string(kv[:len(key)]) == key {
-			return string(kv[len(key)+1:])
-		}
-		environ = environ[min(end+1, len(environ)):]
-	}
-	return ""
+	return planfile.Root(toollinks.LookupEnv(b, planfile.RootEnv))
 }
 
 // unixNow is the time of day in seconds since 1970.

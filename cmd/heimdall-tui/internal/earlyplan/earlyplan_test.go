@@ -5,12 +5,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
-	"github.com/heimdall-tui/heimdall-tui/backend/planning/planfile"
 )
 
 func TestParseLog(t *testing.T) {
@@ -104,28 +102,6 @@ func TestResolve(t *testing.T) {
 		write(doc)
 		if _, ok := resolve(root, []string{"F1"}); ok {
 			t.Errorf("%s taken", doc)
-		}
-	}
-}
-
-func TestLookupEnv(t *testing.T) {
-	const env = "HEIMDALL_PLANNING_DIRX=no\x00A=1\x00=x\x00HEIMDALL_PLANNING_DIR=/p/a=b\x00HEIMDALL_PLANNING_DIR=/second\x00"
-	for key, want := range map[string]string{"HEIMDALL_PLANNING_DIR": "/p/a=b", "A": "1", "B": "", "HEIMDALL_PLANNING": ""} {
-		if got := lookupEnv([]byte(env), key); got != want {
-			t.Errorf("%s: %q, want %q", key, got, want)
-		}
-	}
-	if got := lookupEnv([]byte("K=v"), "K"); got != "v" { // no last NUL
-		t.Errorf("unterminated: %q", got)
-	}
-	// This process's environment reads as syscall.Getenv reads it.
-	b, err := planfile.ReadFile("/proc/self/environ")
-	if err != nil {
-		t.Skip(err)
-	}
-	for _, key := range []string{"PATH", "HOME", planfile.RootEnv} {
-		if want, _ := syscall.Getenv(key); lookupEnv(b, key) != want {
-			t.Errorf("%s: %q, Getenv %q", key, lookupEnv(b, key), want)
 		}
 	}
 }

@@ -67,3 +67,24 @@ func SplitCmdline(b []byte) []string {
 	}
 	return out
 }
+
+// LookupEnv is the value of key in environ, an environment as
+// /proc/PID/environ holds it (NUL-terminated KEY=VALUE strings), "" when
+// it is not there; the first one, as syscall.Getenv takes it. The packages
+// that act before os is initialised read their variables so: syscall.Getenv
+// would first copy the whole environment into a map (~38k instructions for
+// 30 variables).
+func LookupEnv(environ []byte, key string) string {
+	for len(environ) > 0 {
+		end := 0
+		for end < len(environ) && environ[end] != 0 {
+			end++
+		}
+		kv := environ[:end]
+		if len(kv) > len(key) && kv[len(key)] == '=' && string(kv[:len(key)]) == key {
+			return string(kv[len(key)+1:])
+		}
+		environ = environ[min(end+1, len(environ)):]
+	}
+	return ""
+}
