@@ -145,7 +145,7 @@ func (s *Store) ledgerDir() string { return filepath.Join(s.root, "ledger") }
 func (s *Store) claimsDir() string { return filepath.Join(s.root, "ledger", "claims") }
 
 // timestamp is now in the protocol's time format.
-func (s *Store) timestamp() string { return planfile.Timestamp(s.now()) }
+func (s *Store) timestamp() string { return planfile.Timestamp(s.now().Unix()) }
 
 // The locked writes are planfile's (their reasons are there).
 var (

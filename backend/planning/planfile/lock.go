@@ -1,7 +1,6 @@
 package planfile
 
 import (
-	"os"
 	"path"
 	"strconv"
 	"syscall"
@@ -17,17 +16,17 @@ func LockPath(file string) string {
 // the directory if needed. The lock is released when fn returns, and by the
 // kernel if the process dies.
 func WithLock(file string, fn func() error) error {
-	if err := os.MkdirAll(path.Dir(file), 0o755); err != nil {
+	if err := mkdirAll(path.Dir(file)); err != nil {
 		return wrap("create "+path.Dir(file), err)
 	}
 	lp := LockPath(file)
-	f, err := os.OpenFile(lp, os.O_CREATE|os.O_RDWR, 0o644)
+	fd, err := open(lp, syscall.O_CREAT|syscall.O_RDWR)
 	if err != nil {
 		return wrap("open lock", err)
 	}
-	defer f.Close()
+	defer syscall.Close(fd)
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err = syscall.Flock(fd, syscall.LOCK_EX)
 		if err != syscall.EINTR {
 			break
 		}
@@ -35,7 +34,7 @@ func WithLock(file string, fn func() error) error {
 	if err != nil {
 		return wrap("lock "+lp, err)
 	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer syscall.Flock(fd, syscall.LOCK_UN)
 	return fn()
 }
 
@@ -51,22 +50,22 @@ func WithLock(file string, fn func() error) error {
 // (a shell's >>) and is ended with a newline instead (see dropTornTail).
 func AppendLine(file string, line []byte) error {
 	return WithLock(file, func() error {
-		f, err := os.OpenFile(file, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+		fd, err := open(file, syscall.O_CREAT|syscall.O_RDWR|syscall.O_APPEND)
 		if err != nil {
 			return wrap("append "+file, err)
 		}
 		var cut bool
-		cut, err = dropTornTail(f)
+		cut, err = dropTornTail(fd, file)
 		if err == nil && !cut {
 			// The tail grew while it was looked at: a writer outside our
 			// lock is still writing it. End it rather than cut it.
 			line = append([]byte{'\n'}, line...)
 		}
 		if err == nil {
-			_, err = f.Write(line)
+			err = writeAll(fd, file, line)
 		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if cerr := syscall.Close(fd); err == nil && cerr != nil {
+			err = opError("close", file, cerr)
 		}
 		if err != nil {
 			return wrap("append "+file, err)
@@ -75,24 +74,23 @@ func AppendLine(file string, line []byte) error {
 	})
 }
 
-// dropTornTail truncates f to just after its last newline (to empty if it
-// has none), removing an unterminated last line. It reports whether f now
-// ends a line (or is empty). The caller holds f's lock, so none of our
-// writers is mid-line; if f grows while the tail is looked at, a writer
-// that does not take the lock is, and nothing is cut (false).
-// The common case, a file ending in a newline, costs a stat and a one-byte
-// read.
-func dropTornTail(f *os.File) (bool, error) {
-	st, err := f.Stat()
+// dropTornTail truncates the file fd (named file) to just after its last
+// newline (to empty if it has none), removing an unterminated last line.
+// It reports whether the file now ends a line (or is empty). The caller
+// holds its lock, so none of our writers is mid-line; if it grows while
+// the tail is looked at, a writer that does not take the lock is, and
+// nothing is cut (false). The common case, a file ending in a newline,
+// costs a stat and a one-byte read.
+func dropTornTail(fd int, file string) (bool, error) {
+	size, err := fileSize(fd, file)
 	if err != nil {
 		return false, err
 	}
-	size := st.Size()
 	if size == 0 {
 		return true, nil
 	}
 	last := make([]byte, 1)
-	if _, err := f.ReadAt(last, size-1); err != nil {
+	if err := readAt(fd, file, last, size-1); err != nil {
 		return false, wrap("read last byte", err)
 	}
 	if last[0] == '\n' {
@@ -105,7 +103,7 @@ func dropTornTail(f *os.File) (bool, error) {
 	for end := size - 1; end > 0; {
 		start := max(end-int64(len(buf)), 0)
 		b := buf[:end-start]
-		if _, err := f.ReadAt(b, start); err != nil {
+		if err := readAt(fd, file, b, start); err != nil {
 			return false, wrap("read torn tail", err)
 		}
 		if i := lastNewline(b); i >= 0 {
@@ -114,11 +112,11 @@ func dropTornTail(f *os.File) (bool, error) {
 		}
 		end = start
 	}
-	if st, err := f.Stat(); err != nil || st.Size() != size {
+	if now, err := fileSize(fd, file); err != nil || now != size {
 		return false, err
 	}
-	if err := f.Truncate(keep); err != nil {
-		return false, wrap("cut torn tail ("+strconv.FormatInt(size-keep, 10)+" bytes)", err)
+	if err := syscall.Ftruncate(fd, keep); err != nil {
+		return false, wrap("cut torn tail ("+strconv.FormatInt(size-keep, 10)+" bytes)", opError("truncate", file, err))
 	}
 	return true, nil
 }

@@ -3,21 +3,24 @@
 // JSON tables, appends of whole lines under a file lock, and protocol.log's
 // line format. backend/planning builds the Store on it.
 //
-// It imports only packages that the linker schedules for initialisation
-// before reflect (os, bytes, path, strconv, time, ...; not fmt,
-// encoding/json, strings or path/filepath, which wait for reflect or sort
-// after it), so that a package built on it alone is initialised before the
-// binary's heavy packages: cmd/heimdall-tui's earlyplan answers `resolve
-// ID` and `ledger log` from its init, before them (see its doc and
-// docs/ARCHITECTURE.md, "No work before main"). So its errors are built
-// without fmt, in the words fmt gave them, and its paths with path, which
-// on Linux joins and cleans as path/filepath does.
+// It imports only syscall and packages that the linker schedules for
+// initialisation before syscall (path, strconv, unicode/utf8, math/bits;
+// not os, time, bytes, fmt, strings or path/filepath), so that a package
+// built on it and syscall alone is initialised right after syscall,
+// before time, os and everything that waits for them: cmd/heimdall-tui's
+// earlyplan answers `resolve ID` and `ledger log` from its init, before
+// them (see its doc and docs/ARCHITECTURE.md, "No work before main"). Not
+// time: once time is initialised, github.com/BurntSushi/toml/internal
+// (ready then, and sorting before github.com/heimdall-tui) loads the local
+// time zone from /etc/localtime, ~64k instructions. Not os: it waits for
+// time. So its files are read and written with system calls, its errors
+// are built without fmt and os, in the words os and fmt gave them, and its
+// paths with path, which on Linux joins and cleans as path/filepath does.
 package planfile
 
 import (
-	"os"
 	"path"
-	"time"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -31,10 +34,20 @@ func CheckVersion(v string) bool {
 	return v == ProtocolVersion || len(v) >= 4 && v[:4] == "2.0."
 }
 
+// RootEnv is the environment variable that names the planning root.
+const RootEnv = "HEIMDALL_PLANNING_DIR"
+
 // DefaultRoot is $HEIMDALL_PLANNING_DIR, else ./.planning.
 func DefaultRoot() string {
-	if d := os.Getenv("HEIMDALL_PLANNING_DIR"); d != "" {
-		return d
+	d, _ := syscall.Getenv(RootEnv)
+	return Root(d)
+}
+
+// Root is the planning root that env, RootEnv's value, names: env, else
+// ./.planning when it is empty or unset.
+func Root(env string) string {
+	if env != "" {
+		return env
 	}
 	return ".planning"
 }
@@ -45,9 +58,60 @@ func LogPath(root string) string     { return path.Join(root, "protocol.log") }
 func SymbolsPath(root string) string { return path.Join(root, "protocol", "symbols.json") }
 func LedgerPath(root string) string  { return path.Join(root, "protocol", "ledger.jsonl") }
 
-// Timestamp is the protocol's time format: RFC 3339 UTC, seconds.
-func Timestamp(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05Z")
+// Timestamp is the protocol's time format, RFC 3339 UTC to the second,
+// of unix (seconds since 1970, as time.Time.Unix): what
+// t.UTC().Format("2006-01-02T15:04:05Z") gives, for years 0 to 9999.
+func Timestamp(unix int64) string {
+	days, sec := unix/86400, unix%86400
+	if sec < 0 {
+		days, sec = days-1, sec+86400
+	}
+	y, m, d := civil(days)
+	b := make([]byte, 0, 20)
+	b = appendInt(b, y, 4)
+	b = appendInt(append(b, '-'), m, 2)
+	b = appendInt(append(b, '-'), d, 2)
+	b = appendInt(append(b, 'T'), sec/3600, 2)
+	b = appendInt(append(b, ':'), sec/60%60, 2)
+	b = appendInt(append(b, ':'), sec%60, 2)
+	return string(append(b, 'Z'))
+}
+
+// civil is the proleptic Gregorian date of the day days after 1970-01-01
+// (Howard Hinnant's days_from_civil, inverted).
+func civil(days int64) (y, m, d int64) {
+	days += 719468 // days from 0000-03-01
+	era := days / 146097
+	if days < 0 {
+		era = (days - 146096) / 146097
+	}
+	doe := days - era*146097                               // [0, 146096]
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // [0, 399]
+	doy := doe - (365*yoe + yoe/4 - yoe/100)               // [0, 365], from March 1
+	mp := (5*doy + 2) / 153                                // [0, 11], March first
+	d = doy - (153*mp+2)/5 + 1
+	m = mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	y = yoe + era*400
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
+}
+
+// appendInt appends v (0 <= v < 10^width) in decimal, zero-padded to width
+// digits.
+func appendInt(b []byte, v int64, width int) []byte {
+	for i := width - 1; i >= 0; i-- {
+		p := int64(1)
+		for range i {
+			p *= 10
+		}
+		b = append(b, byte('0'+v/p%10))
+	}
+	return b
 }
 
 // LogLine is one protocol.log line, `ts<TAB>actor<TAB>action<TAB>detail`
@@ -86,3 +150,8 @@ func (e *prefixError) Unwrap() error { return e.err }
 
 // wrap is err prefixed with what failed.
 func wrap(prefix string, err error) error { return &prefixError{prefix, err} }
+
+// opError is a failed system call on a file, worded as os words it
+// (*fs.PathError: "open FILE: permission denied"); errors.Is sees the
+// errno, so fs.ErrNotExist and friends match as they do with os's errors.
+func opError(op, file string, err error) error { return wrap(op+" "+file, err) }

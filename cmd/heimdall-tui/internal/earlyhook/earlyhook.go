@@ -66,12 +66,19 @@ func init() {
 	if !mayBeHook() {
 		return
 	}
-	sock, ok := syscall.Getenv(SocketEnv)
-	if !ok {
+	// The environment as the process started with it (nothing has set a
+	// variable yet), without building syscall's copy of it.
+	env, ok := readProc("/proc/self/environ")
+	sock := toollinks.LookupEnv(env, SocketEnv)
+	if !ok || sock == "" {
 		return // main calls Run, which returns
 	}
-	argv, ok := readCmdline()
-	if !ok || !Invoked(argv) {
+	cmdline, ok := readProc("/proc/self/cmdline")
+	if !ok {
+		return
+	}
+	argv := toollinks.SplitCmdline(cmdline)
+	if !Invoked(argv) {
 		return
 	}
 	defer func() {
@@ -175,34 +182,15 @@ func putHeader(msg []byte, typ byte, n int) {
 	msg[1], msg[2], msg[3], msg[4] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
 }
 
-// readCmdline returns this process's command line.
-func readCmdline() ([]string, bool) {
-	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+// readProc returns the contents of name, a file in /proc of this
+// process (its cmdline, its environ).
+func readProc(name string) ([]byte, bool) {
+	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false
 	}
 	defer syscall.Close(fd)
-	// The kernel caps one argument at 128 KiB and all of them at a
-	// quarter of the stack limit; 16 MiB is a bound, not an estimate.
-	b, ok := readAll(fd, make([]byte, 0, 512), 16<<20, deadlineIn(BudgetMillis))
-	if !ok {
-		return nil, false
-	}
-	return splitNUL(b), true
-}
-
-// splitNUL splits b, NUL-terminated strings, into those strings.
-func splitNUL(b []byte) []string {
-	var out []string
-	start := 0
-	for i, c := range b {
-		if c == 0 {
-			out = append(out, string(b[start:i]))
-			start = i + 1
-		}
-	}
-	if start < len(b) {
-		out = append(out, string(b[start:]))
-	}
-	return out
+	// The kernel caps one argument or variable at 128 KiB and all of them
+	// at a quarter of the stack limit; 16 MiB is a bound, not an estimate.
+	return readAll(fd, make([]byte, 0, 4096), 16<<20, deadlineIn(BudgetMillis))
 }

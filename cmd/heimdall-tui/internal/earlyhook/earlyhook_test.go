@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
+
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
@@ -82,16 +84,11 @@ func TestHookPrefix(t *testing.T) {
 	}
 }
 
-func TestSplitNUL(t *testing.T) {
-	got := splitNUL([]byte("a\x00\x00--codex\x00{\"x\":1}\x00"))
-	want := []string{"a", "", "--codex", `{"x":1}`}
-	if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
-		t.Fatalf("%q", got)
-	}
-	// This process's own command line reads back as os.Args.
-	argv, ok := readCmdline()
-	if !ok || strings.Join(argv, "\x00") != strings.Join(os.Args, "\x00") {
-		t.Fatalf("readCmdline() = %q, %v; os.Args %q", argv, ok, os.Args)
+// This process's own command line reads back as os.Args.
+func TestReadCmdline(t *testing.T) {
+	b, ok := readProc("/proc/self/cmdline")
+	if argv := toollinks.SplitCmdline(b); !ok || strings.Join(argv, "\x00") != strings.Join(os.Args, "\x00") {
+		t.Fatalf("readProc(cmdline) = %q, %v; os.Args %q", argv, ok, os.Args)
 	}
 }
 

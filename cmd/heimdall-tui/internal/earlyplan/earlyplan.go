@@ -6,25 +6,33 @@
 // Go program initialises every package it links before main: for this
 // binary, about 2 ms a run. The Go spec's order (see earlyhook) initialises
 // a package as soon as its imports are and no package that sorts before it
-// is ready. This package imports only os, strconv, time, planfile and
-// toollinks, none of which uses reflect, so it is initialised right after
-// os, before reflect and the packages that wait for it (fmt, encoding/json,
-// the crypto, MCP and Bubble Tea packages, ...). A new import must keep it
-// so: cmd/heimdall-tui's TestPlanToolsRunBeforeInit fails otherwise.
+// is ready. This package imports only syscall, strconv, planfile and
+// toollinks (planfile in turn only syscall and packages initialised before
+// it), so it is initialised right after syscall, as earlyhook is: before
+// time, os and what waits for them — among those
+// github.com/BurntSushi/toml/internal, which loads the local time zone
+// in its init (~64k instructions, a third of what ran before this
+// package's init when it imported os and time) — and before reflect and
+// the packages that wait for it (fmt, encoding/json, the crypto, MCP and
+// Bubble Tea packages, ...). So it reads its command line from
+// /proc/self/cmdline (os.Args is set by os's init), the clock and its files
+// with system calls, and exits with syscall.Exit. A new import must keep
+// it so: cmd/heimdall-tui's TestPlanToolsRunBeforeInit fails otherwise.
 //
 // It takes only the plain case and leaves every other one to the command
 // tree, which words the errors: arguments it does not read exactly as
 // cobra would, a value that JSON would escape, a symbol table that
-// planfile.FastLookup does not take, a missing file, an unknown symbol.
-// `resolve` only reads, so declining costs a second read; `ledger log`
-// declines before it writes anything, and reports a failed write itself,
-// as the command does (the appends are planfile's, errors and all).
+// planfile.FastLookup does not take, a missing file, an unknown symbol, a
+// command line it cannot read (no /proc), an answer it cannot write at
+// once (a non-blocking stdout that is full). `resolve` only reads, so
+// declining costs a second read; `ledger log` declines before it writes
+// anything, and reports a failed write itself, as the command does (the
+// appends are planfile's, errors and all).
 package earlyplan
 
 import (
-	"os"
 	"strconv"
-	"time"
+	"syscall"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning/planfile"
 	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
@@ -32,25 +40,72 @@ import (
 
 // init runs the call and exits when it is one this package takes.
 func init() {
-	args, tool := toollinks.Args(os.Args)
+	b, err := planfile.ReadFile("/proc/self/cmdline")
+	if err != nil {
+		return
+	}
+	args, tool := toollinks.Args(toollinks.SplitCmdline(b))
 	switch {
 	case len(args) >= 1 && args[0] == "resolve":
-		if v, ok := resolve(planfile.DefaultRoot(), args[1:]); ok {
-			os.Stdout.WriteString(v + "\n")
-			os.Exit(0)
+		if v, ok := resolve(root(), args[1:]); ok && writeOut(v+"\n") {
+			syscall.Exit(0)
 		}
 	case len(args) >= 2 && args[0] == "ledger" && args[1] == "log":
 		if e, ok := parseLog(args[2:]); ok {
-			if err := e.write(planfile.DefaultRoot(), time.Now); err != nil {
+			if err := e.write(root(), unixNow); err != nil {
 				if tool == "" {
 					tool = toollinks.Binary
 				}
-				os.Stderr.WriteString(tool + ": " + err.Error() + "\n")
-				os.Exit(2) // an I/O error, as the command's planErr maps it
+				syscall.Write(2, []byte(tool+": "+err.Error()+"\n"))
+				syscall.Exit(2) // an I/O error, as the command's planErr maps it
 			}
-			os.Exit(0)
+			syscall.Exit(0)
 		}
 	}
+}
+
+// writeOut writes s to stdout and reports whether it did. It declines
+// (false, nothing written) a non-blocking stdout, which may take only part
+// of it (the command tree's writer waits for the rest), and a stdout that
+// fails the first write (a closed pipe: the command tree's writer dies of
+// SIGPIPE, as any Go program's does). A blocking write is partial only
+// when a signal interrupts it, and goes on.
+func writeOut(s string) bool {
+	if fl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, 1, syscall.F_GETFL, 0); errno != 0 || fl&syscall.O_NONBLOCK != 0 {
+		return false
+	}
+	b := []byte(s)
+	for written := false; len(b) > 0; {
+		n, err := syscall.Write(1, b)
+		switch {
+		case err == syscall.EINTR:
+		case err != nil || n <= 0:
+			return written // after a part, as os's writer does: the rest is lost
+		default:
+			b, written = b[n:], true
+		}
+	}
+	return true
+}
+
+// root is planfile.DefaultRoot, read from /proc/self/environ: the
+// environment the process started with, which is its environment until
+// something sets a variable, and nothing has before os is initialised.
+// (syscall.Getenv would first copy the whole environment into a map:
+// ~38k instructions with 30 variables, more in an agent's environment.)
+func root() string {
+	b, err := planfile.ReadFile("/proc/self/environ")
+	if err != nil {
+		return planfile.DefaultRoot()
+	}
+	return planfile.Root(toollinks.LookupEnv(b, planfile.RootEnv))
+}
+
+// unixNow is the time of day in seconds since 1970.
+func unixNow() int64 {
+	var tv syscall.Timeval
+	syscall.Gettimeofday(&tv)
+	return tv.Sec
 }
 
 // resolve is `resolve ID` (args: [ID]) in root: the symbol's value, or
@@ -59,7 +114,7 @@ func resolve(root string, args []string) (string, bool) {
 	if len(args) != 1 || args[0] == "set" || args[0] == "list" || args[0] == "" || args[0][0] == '-' {
 		return "", false
 	}
-	b, err := os.ReadFile(planfile.SymbolsPath(root))
+	b, err := planfile.ReadFile(planfile.SymbolsPath(root))
 	if err != nil {
 		return "", false
 	}
@@ -162,7 +217,7 @@ func (e logEntry) line(ts string) []byte {
 
 // write does what planning.Ledger.Log does: the entry's line appended to
 // the ledger, then `ledger log role/kind=tokens` to protocol.log.
-func (e logEntry) write(root string, now func() time.Time) error {
+func (e logEntry) write(root string, now func() int64) error {
 	if err := planfile.AppendLine(planfile.LedgerPath(root), e.line(planfile.Timestamp(now()))); err != nil {
 		return err
 	}

@@ -48,3 +48,43 @@ func Args(argv []string) (args []string, tool string) {
 	}
 	return argv[1:], ""
 }
+
+// SplitCmdline splits b, a command line as /proc/PID/cmdline holds it
+// (NUL-terminated arguments), into its arguments. The packages that act
+// before os is initialised read their command line from there: os.Args is
+// set by os's init.
+func SplitCmdline(b []byte) []string {
+	var out []string
+	start := 0
+	for i, c := range b {
+		if c == 0 {
+			out = append(out, string(b[start:i]))
+			start = i + 1
+		}
+	}
+	if start < len(b) {
+		out = append(out, string(b[start:]))
+	}
+	return out
+}
+
+// LookupEnv is the value of key in environ, an environment as
+// /proc/PID/environ holds it (NUL-terminated KEY=VALUE strings), "" when
+// it is not there; the first one, as syscall.Getenv takes it. The packages
+// that act before os is initialised read their variables so: syscall.Getenv
+// would first copy the whole environment into a map (~38k instructions for
+// 30 variables).
+func LookupEnv(environ []byte, key string) string {
+	for len(environ) > 0 {
+		end := 0
+		for end < len(environ) && environ[end] != 0 {
+			end++
+		}
+		kv := environ[:end]
+		if len(kv) > len(key) && kv[len(key)] == '=' && string(kv[:len(key)]) == key {
+			return string(kv[len(key)+1:])
+		}
+		environ = environ[min(end+1, len(environ)):]
+	}
+	return ""
+}
