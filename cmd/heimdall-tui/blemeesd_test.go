@@ -48,8 +48,16 @@ func startDaemon(t *testing.T, env []string, sock string, args ...string) (*exec
 			cmd.Wait()
 		}
 	})
-	if !poll(10*time.Second, func() bool { _, err := os.Stat(sock); return err == nil }) {
-		t.Fatalf("no socket %s; stderr:\n%s", sock, stderr.String())
+	// Accepting, not only there: the file exists from bind(2), and a
+	// connect before listen(2) is refused.
+	if !poll(10*time.Second, func() bool {
+		nc, err := net.Dial("unix", sock)
+		if err == nil {
+			nc.Close()
+		}
+		return err == nil
+	}) {
+		t.Fatalf("no socket accepting at %s; stderr:\n%s", sock, stderr.String())
 	}
 	return cmd, &stderr
 }
