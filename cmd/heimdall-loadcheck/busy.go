@@ -154,15 +154,7 @@ func busyRound(bin, cfg, tmp, name, label string, o busyOptions) (busyResult, er
 
 // runDelay is the time pids' threads have spent runnable, waiting for a
 // CPU, so far (the second field of /proc/PID/task/*/schedstat).
-func runDelay(pids []int) time.Duration {
-	return time.Duration(sumTasks(pids, "schedstat", func(schedstat string) int64 {
-		var ns int64
-		if f := strings.Fields(schedstat); len(f) > 1 {
-			ns, _ = strconv.ParseInt(f[1], 10, 64)
-		}
-		return ns
-	}))
-}
+func runDelay(pids []int) time.Duration { return schedstatSum(pids, 1) }
 
 // keyStages is where one keypress's time went, from the dashboard's frame
 // trace (tea.WithFrameTrace): written to the pty → the event loop takes

@@ -587,11 +587,16 @@ func (d *dashboard) cpu() time.Duration { return cpuTime([]int{d.cmd.Process.Pid
 // cpuTime is pids' CPU time so far: the sum of their threads' run time
 // from /proc/PID/task/*/schedstat, in nanoseconds (utime/stime are sampled
 // at 100 Hz and miss a process that wakes briefly and often).
-func cpuTime(pids []int) time.Duration {
+func cpuTime(pids []int) time.Duration { return schedstatSum(pids, 0) }
+
+// schedstatSum sums field i (in nanoseconds) of pids' threads'
+// /proc/PID/task/*/schedstat: 0 the time run, 1 the time runnable and
+// waiting for a CPU.
+func schedstatSum(pids []int, i int) time.Duration {
 	return time.Duration(sumTasks(pids, "schedstat", func(schedstat string) int64 {
 		var ns int64
-		if f := strings.Fields(schedstat); len(f) > 0 {
-			ns, _ = strconv.ParseInt(f[0], 10, 64)
+		if f := strings.Fields(schedstat); len(f) > i {
+			ns, _ = strconv.ParseInt(f[i], 10, 64)
 		}
 		return ns
 	}))
