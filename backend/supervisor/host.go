@@ -77,6 +77,11 @@ func Host(dir string, cfg Config) (*Hosted, error) {
 	}, nil
 }
 
+// Owned reports whether the session's files in the socket dir are still
+// this process's (Claim.Owned): a record written after they were replaced
+// would overwrite another session's.
+func (h *Hosted) Owned() bool { return h.claim.Owned() }
+
 // Serve serves the session on its socket until Finish (it returns
 // ErrServerClosed then).
 func (h *Hosted) Serve() error { return h.Server.Serve(h.claim.Listener) }

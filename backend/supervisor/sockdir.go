@@ -76,6 +76,7 @@ type Claim struct {
 	Dir, ID  string
 	Listener *net.UnixListener
 	lock     *os.File
+	sock     os.FileInfo // the socket file as listened on (nil: not known)
 }
 
 // ClaimID locks DIR/ID.pid, checks DIR/ID.sock (a live owner means
@@ -125,7 +126,24 @@ func ClaimID(dir, id string) (*Claim, error) {
 	if err := lock.Truncate(0); err == nil {
 		_, err = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &Claim{Dir: dir, ID: id, Listener: l, lock: lock}, nil
+	// Release removes the socket itself, and only while it is this
+	// claim's: net's unlink on Close would remove whatever is at the path.
+	l.SetUnlinkOnClose(false)
+	fi, _ := os.Stat(sock)
+	return &Claim{Dir: dir, ID: id, Listener: l, lock: lock, sock: fi}, nil
+}
+
+// Owned reports whether DIR/ID.pid is still the file this claim locked.
+// It is not once the socket dir was removed (by hand, or a tmp cleaner)
+// or the file replaced: another session of the same ID may own the
+// names by then, and its files must be left alone.
+func (c *Claim) Owned() bool {
+	mine, err := c.lock.Stat()
+	if err != nil {
+		return false
+	}
+	there, err := os.Stat(PidPath(c.Dir, c.ID))
+	return err == nil && os.SameFile(mine, there)
 }
 
 // dropLock ends a failed claim: it removes the locked pid file at path —
@@ -152,12 +170,18 @@ func pidIn(f *os.File) int {
 	return pid
 }
 
-// Release removes the socket and pid file and drops the lock. The listener
+// Release removes the socket and pid file, each only while it is still
+// the one this claim made (see Owned), and drops the lock. The listener
 // must already be closed (Server.Close/Shutdown does it).
 func (c *Claim) Release() {
 	c.Listener.Close()
-	os.Remove(SocketPath(c.Dir, c.ID))
-	os.Remove(PidPath(c.Dir, c.ID))
+	sock := SocketPath(c.Dir, c.ID)
+	if fi, err := os.Stat(sock); err == nil && c.sock != nil && os.SameFile(fi, c.sock) {
+		os.Remove(sock)
+	}
+	if c.Owned() {
+		os.Remove(PidPath(c.Dir, c.ID))
+	}
 	c.lock.Close()
 }
 

@@ -285,3 +285,36 @@ func processesOf(t *testing.T, dir string, pids ...int) []string {
 	}
 	return left
 }
+
+// A session whose socket dir was removed under it (by hand, a tmp
+// cleaner) and recreated for a new session of the same ID leaves the new
+// one's socket, pid file and record alone when it ends.
+func TestEndedSessionLeavesAReplacedDirAlone(t *testing.T) {
+	dir := newSockDir(t)
+	old := startRun(t, dir, "same", nil, nil, "sleep", "60")
+	waitLive(t, old)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cur := startRun(t, dir, "same", nil, nil, "sleep", "60")
+	waitLive(t, cur)
+	pidFile, _ := os.ReadFile(supervisor.PidPath(dir, "same"))
+
+	old.cmd.Process.Signal(syscall.SIGTERM)
+	old.wait()
+	if b, err := os.ReadFile(supervisor.PidPath(dir, "same")); err != nil || string(b) != string(pidFile) {
+		t.Fatalf("the new session's pid file after the old one ended: %q, %v (was %q)", b, err, pidFile)
+	}
+	if _, err := querySession(cur.sock); err != nil {
+		t.Fatalf("the new session no longer answers on its socket: %v", err)
+	}
+	if _, err := os.Stat(supervisor.RecordPath(dir, "same")); err == nil {
+		b, _ := os.ReadFile(supervisor.RecordPath(dir, "same"))
+		if strings.Contains(string(b), `"ended"`) {
+			t.Fatalf("the old session's end was recorded over the new one's: %s", b)
+		}
+	}
+}

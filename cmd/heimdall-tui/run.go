@@ -219,7 +219,11 @@ func (a *app) run(o runOptions) error {
 	}
 
 	sess.Wait()
-	endRecord(dir, rk.end(), sess, !o.detach, logger)
+	if h.Owned() {
+		endRecord(dir, rk.end(), sess, !o.detach, logger)
+	} else {
+		logger.Warn("the socket dir's files of this session were replaced; no record written")
+	}
 	// Finish (the child has exited: no kill, no wait) SIGKILLs what is left
 	// of the process group after a requested kill, so a grandchild that
 	// ignores SIGTERM/SIGHUP does not outlive a killed session.
