@@ -193,7 +193,7 @@ func (a *app) run(o runOptions) error {
 	} else {
 		supervisor.EnableSubreaper(logger) // reaps are logged (debug) in the session's log
 	}
-	rec := rk.start(startRecord(dir, o, cls.Name(), h, now), h.Logger)
+	rec := rk.start(startRecord(dir, o, cls.Name(), h, now), h.Logger, h.Owned)
 	away.start(sess, rec.Dir, logger)
 	go h.Serve()
 	defer stopOnSignals(sess, logger)()
@@ -338,8 +338,9 @@ func startRecord(dir string, o runOptions, classifier string, h *supervisor.Host
 // agent reports while it runs (its conversation id), from the moment run
 // wrote it; a report that comes before is applied then.
 type recordKeeper struct {
-	dir string
-	log *slog.Logger
+	dir   string
+	log   *slog.Logger
+	owned func() bool // the session's files are still its own (Hosted.Owned)
 
 	mu      sync.Mutex
 	rec     supervisor.Record
@@ -353,10 +354,10 @@ type recordKeeper struct {
 
 // start takes the record run wrote, with any conversation id already
 // reported.
-func (k *recordKeeper) start(rec supervisor.Record, log *slog.Logger) supervisor.Record {
+func (k *recordKeeper) start(rec supervisor.Record, log *slog.Logger, owned func() bool) supervisor.Record {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.rec, k.log, k.started = rec, log, true
+	k.rec, k.log, k.owned, k.started = rec, log, owned, true
 	if k.convo != "" {
 		k.rec.Conversation = k.convo
 		k.write()
@@ -383,6 +384,9 @@ func (k *recordKeeper) conversation(id string) {
 }
 
 func (k *recordKeeper) write() {
+	if !k.owned() {
+		return // the dir's files are another session's now
+	}
 	if err := supervisor.WriteRecord(k.dir, k.rec); err != nil {
 		k.log.Warn("session record", "err", err)
 	}
