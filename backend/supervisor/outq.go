@@ -54,7 +54,6 @@ type outq struct {
 	busy      bool
 	replaying bool // the writer is sending the scrollback: queue everything
 	dropped   uint64
-	lost      bool // a chunk was dropped since takeLost
 	overflow  bool // strict: a chunk did not fit
 }
 
@@ -128,7 +127,6 @@ func (q *outq) output(chunk []byte) {
 			return
 		default:
 			q.dropped++
-			q.lost = true
 		}
 		q.mu.Unlock()
 		q.signal()
@@ -192,15 +190,6 @@ func (q *outq) replayDone() {
 	q.mu.Lock()
 	q.replaying = false
 	q.mu.Unlock()
-}
-
-// takeLost reports whether output was dropped since it was last called.
-func (q *outq) takeLost() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	lost := q.lost
-	q.lost = false
-	return lost
 }
 
 // Dropped returns how many chunks were dropped for this connection.

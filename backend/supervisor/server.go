@@ -437,11 +437,13 @@ func (c *conn) subscriber(replay []byte, q *outq, screen bool) {
 		replay = replay[n:]
 	}
 	q.replayDone()
+	var repainted uint64 // the drops a resync has made good
 	for {
 		if !flush(q, c.nc) {
 			return
 		}
-		if (screen || c.interactive.Load()) && q.takeLost() {
+		if d := q.Dropped(); d != repainted && (screen || c.interactive.Load()) {
+			repainted = d
 			c.resync(q)
 			continue
 		}

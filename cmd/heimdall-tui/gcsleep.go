@@ -125,8 +125,8 @@ func (g *idleGC) stop() {
 	}
 }
 
-// runtimeHeld is the memory a memory limit is compared with: all the Go
-// runtime has mapped and not released.
+// held is the memory a memory limit is compared with: all the Go runtime
+// has mapped and not released.
 //
 // Read with runtime.ReadMemStats rather than runtime/metrics: that package
 // builds a table of every metric in its init (~15 KB, ~100 objects, kept
@@ -135,12 +135,6 @@ func (g *idleGC) stop() {
 // price, a stop of the world, is paid when the process falls asleep and
 // on its screen updates while asleep (at most one per 10 ms), and with a
 // supervisor's one P stopping the world stops only the caller.
-func runtimeHeld() uint64 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return held(&m)
-}
-
 func held(m *runtime.MemStats) uint64 { return m.Sys - m.HeapReleased }
 
 // heapAllocs is the bytes allocated on the heap since the process started.

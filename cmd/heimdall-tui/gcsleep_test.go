@@ -144,3 +144,10 @@ func TestIdleGCTrimsLast(t *testing.T) {
 		t.Fatal("never trimmed")
 	}
 }
+
+// runtimeHeld is held of the runtime's statistics now.
+func runtimeHeld() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return held(&m)
+}
