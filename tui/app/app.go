@@ -12,7 +12,8 @@
 // Restart, Remove, Send, Resize, Endpoint, Transcript — runs in a tea.Cmd
 // and its result comes back as a message (dropped when the session it was
 // about has vanished meanwhile). Events from the backend arrive as batches
-// at most maxFPS times a second however fast sessions write, and an idle
+// at most maxFPS times a second however fast sessions write (floodFPS while
+// many sessions on screen write at once), and an idle
 // dashboard schedules nothing but the timers its visible durations need.
 package app
 
@@ -44,8 +45,34 @@ import (
 )
 
 // maxFPS caps how often backend events (and so screen pulls and renders
-// caused by them) are taken in.
-const maxFPS = 60
+// caused by them) are taken in; floodFPS caps it instead after a batch
+// that changed more than floodPanes of the sessions on screen (see
+// batchGap).
+const (
+	maxFPS     = 60
+	floodFPS   = 20
+	floodPanes = 4
+)
+
+// batchGap is the least time between a batch of backend events and the
+// next, given how many of the sessions on screen the last one changed.
+//
+// One or a few sessions writing (an agent streaming its answer) are
+// followed at maxFPS. When many write at once (a grid of flooding panes)
+// each batch redraws them all, and drawing that maxFPS times a second
+// kept the dashboard at ~30% of a core (heimdall-loadcheck -only busy,
+// 16 panes, 2 cores): more than its fair share among the programs'
+// and supervisors' scheduling groups, so under EEVDF a key that woke it
+// waited behind them (p99 key → frame 28 ms). At floodFPS the same
+// grid is redrawn as often as anybody can follow sixteen panes, and keys
+// are not affected: the frame that shows input is drawn at once
+// (the patched renderer's requestInputFrame).
+func batchGap(changedOnScreen int) time.Duration {
+	if changedOnScreen > floodPanes {
+		return time.Second / floodFPS
+	}
+	return time.Second / maxFPS
+}
 
 // statusTTL is how long a status-line message stays.
 const statusTTL = 6 * time.Second
@@ -147,7 +174,10 @@ type Model struct {
 	// told it was seen with (markSeen): once per turn, once per bell.
 	seen      map[string]seenMark
 	lastBatch time.Time
-	quitting  bool
+	// nextGap is the least time after lastBatch before the next batch is
+	// taken in: batchGap of the last batch.
+	nextGap  time.Duration
+	quitting bool
 	// stopOnQuit: the user quit with "Stop them" (StopSessions).
 	stopOnQuit bool
 	// attaching is the session whose Endpoint is being opened, attachedID
@@ -267,7 +297,7 @@ type attachDoneMsg struct {
 }
 
 // waitEvents returns a Cmd that waits for the next batch of backend events,
-// no sooner than 1/maxFPS after the previous batch: a session writing as
+// no sooner than batchGap after the previous batch: a session writing as
 // fast as it can costs at most maxFPS wake-ups a second, an idle one none.
 //
 // The screens of the sessions the batch marks dirty that are visible when
@@ -276,7 +306,7 @@ type attachDoneMsg struct {
 // that. So are the new entries of shown sessions that show a transcript,
 // after the last entry the dashboard has of each.
 func (m *Model) waitEvents() tea.Cmd {
-	b, ctx, last := m.opt.Backend, m.ctx, m.lastBatch
+	b, ctx, last, gap := m.opt.Backend, m.ctx, m.lastBatch, m.nextGap
 	m.publishVisible()
 	pullIDs, spares := m.pullIDs, m.spares
 	m.spares = map[string]*vt.Snapshot{} // the Cmd's now: returned in its message
@@ -287,7 +317,7 @@ func (m *Model) waitEvents() tea.Cmd {
 		}
 	}
 	return func() tea.Msg {
-		if d := time.Second/maxFPS - time.Since(last); d > 0 {
+		if d := gap - time.Since(last); d > 0 {
 			select {
 			case <-time.After(d):
 			case <-ctx.Done():
@@ -498,6 +528,13 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 			m.spares[id] = s
 		}
 	}
+	changed := 0
+	for id := range dirty {
+		if slices.Contains(visible, id) {
+			changed++
+		}
+	}
+	m.nextGap = batchGap(changed)
 	for id := range dirty {
 		switch {
 		case m.transcripts[id] != nil || m.showsTranscript(id):

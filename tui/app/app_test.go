@@ -1015,3 +1015,43 @@ func selectID(t *testing.T, m *Model, id string) {
 		t.Fatalf("cannot select %s:\n%s", id, plain(m))
 	}
 }
+
+// A batch that changed more than floodPanes sessions on screen makes the
+// next one wait for 1/floodFPS, and one that changed a few, or only
+// sessions off screen, for 1/maxFPS: a grid of floods is redrawn less
+// often, a streaming agent as often as before.
+func TestFloodsSlowTheBatchRate(t *testing.T) {
+	b := benchStub(8)
+	m := newModel(t, b, 120, 35, themes.Dark())
+	dirty := func(ids ...string) eventsMsg {
+		var ev []session.Event
+		for _, id := range ids {
+			ev = append(ev, session.Event{Kind: session.Dirty, ID: id})
+		}
+		return eventsMsg{events: ev}
+	}
+	all := []string{"busy-1", "busy-2", "busy-3", "busy-4", "busy-5", "busy-6", "busy-7", "busy-8"}
+	m.onEvents(dirty(all...))
+	if len(m.visibleIDs()) != 1 || m.nextGap != time.Second/maxFPS {
+		t.Fatalf("split view, %d sessions on screen, all 8 changed: gap %v, want %v", len(m.visibleIDs()), m.nextGap, time.Second/maxFPS)
+	}
+	press(m, "g")
+	if len(m.visibleIDs()) != 8 {
+		t.Fatalf("grid shows %q", m.visibleIDs())
+	}
+	for _, c := range []struct {
+		changed []string
+		want    time.Duration
+	}{
+		{all, time.Second / floodFPS},
+		{all[:floodPanes+1], time.Second / floodFPS},
+		{all[:floodPanes], time.Second / maxFPS},
+		{all[:1], time.Second / maxFPS},
+		{nil, time.Second / maxFPS},
+	} {
+		m.onEvents(dirty(c.changed...))
+		if m.nextGap != c.want {
+			t.Errorf("grid, %d of 8 changed: gap %v, want %v", len(c.changed), m.nextGap, c.want)
+		}
+	}
+}

@@ -150,7 +150,7 @@ func run(args []string, stdin int, sock string, deadline int64) {
 	if sock == "" {
 		return
 	}
-	msg := make([]byte, headerSize+1, 4096)
+	msg := newMsg()
 	if len(args) >= 2 && args[0] == "--codex" {
 		msg[headerSize] = sourceCodex
 		msg = append(msg, args[len(args)-1]...)
@@ -173,6 +173,17 @@ func run(args []string, stdin int, sock string, deadline int64) {
 	// hangs must not hold the hook.
 	writeAll(fd, msg, deadline)
 	syscall.Close(fd)
+}
+
+// newMsg is the buffer run builds its frame in, with room for a typical
+// payload. On the heap: a constant-size make this large would be put in
+// run's stack frame, which then needed more than the 4 KiB the goroutine
+// has at that point, and every hook grew its stack (a copy, and a new
+// stack allocated: ~15k instructions, more than this allocation).
+//
+//go:noinline
+func newMsg() []byte {
+	return make([]byte, headerSize+1, 4096)
 }
 
 // putHeader writes a frame header at the start of msg: type, then the
