@@ -507,6 +507,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 		case session.Removed:
 			m.dropSnap(ev.ID)
 			delete(m.transcripts, ev.ID)
+			delete(m.seen, ev.ID)
 			reload = true
 		default:
 			reload = true

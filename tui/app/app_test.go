@@ -1055,3 +1055,21 @@ func TestFloodsSlowTheBatchRate(t *testing.T) {
 		}
 	}
 }
+
+// What was sent to a Done session is forgotten with the session: the
+// dashboard's memory of Seen marks does not grow with every session it
+// has shown.
+func TestSeenMarksGoWithTheirSession(t *testing.T) {
+	b := newStub()
+	b.infos[0].Done = true // claude-1, selected first
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "j", "k")
+	drain(m)
+	if _, ok := m.seen["claude-1"]; !ok || !slices.Contains(b.calls, "seen claude-1") {
+		t.Fatalf("focusing a Done session: seen marks %v, calls %q", m.seen, b.calls)
+	}
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Removed, ID: "claude-1"}}})
+	if _, ok := m.seen["claude-1"]; ok {
+		t.Fatalf("a removed session's Seen mark is kept: %v", m.seen)
+	}
+}
