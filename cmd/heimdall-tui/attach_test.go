@@ -88,14 +88,7 @@ func TestAttachKilledDropsTerminal(t *testing.T) {
 	if !poll(waitTimeout, func() bool { return !holdsFile(p.pid(), s.Name()) }) {
 		t.Fatal("the supervisor still holds the terminal of a killed attach")
 	}
-	w, err := dialWire(p.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if err := w.send(tSubscribe, nil); err != nil {
-		t.Fatal(err)
-	}
+	w := subscribed(t, p.sock)
 	if err := w.send(tInput, []byte("x")); err != nil {
 		t.Fatal(err)
 	}

@@ -57,13 +57,7 @@ func TestDetachedSupervisorYieldsUntilAttached(t *testing.T) {
 		t.Errorf("the program's autogroup nice %d, thread nice %d; want 0 and %d", group(child), threadNice(t, child), own)
 	}
 
-	w, err := dialWire(p.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.send(tSubscribe, nil); err != nil {
-		t.Fatal(err)
-	}
+	w := subscribed(t, p.sock)
 	if err := w.send(0x41, nil); err != nil { // ATTACH: an interactive terminal
 		t.Fatal(err)
 	}

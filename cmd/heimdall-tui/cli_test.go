@@ -161,13 +161,7 @@ func TestRunDetachLsStatusKill(t *testing.T) {
 	}
 
 	// The child's output is in the scrollback, replayed to a subscriber.
-	w, err := dialWire(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.send(tSubscribe, nil); err != nil {
-		t.Fatal(err)
-	}
+	w := subscribed(t, sock)
 	if out, err := w.readOutputUntil("hi"); err != nil {
 		t.Errorf("subscriber: %v (got %q)", err, out)
 	}
@@ -204,14 +198,7 @@ func TestWireProtocol(t *testing.T) {
 	t.Parallel()
 	dir := newSockDir(t)
 	p := startSession(t, dir, "wire", "sh", "-c", `while read -r l; do echo "got-$l-$(stty size | tr ' ' x)"; done`)
-	w, err := dialWire(p.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if err := w.send(tSubscribe, nil); err != nil {
-		t.Fatal(err)
-	}
+	w := subscribed(t, p.sock)
 	resize := make([]byte, 4)
 	binary.BigEndian.PutUint16(resize[0:2], 91)
 	binary.BigEndian.PutUint16(resize[2:4], 17)

@@ -426,6 +426,21 @@ func (w *wireConn) status() (wireStatus, error) {
 	}
 }
 
+// subscribed is a connection to the session at sock that has sent
+// SUBSCRIBE, closed when the test ends; it fails the test otherwise.
+func subscribed(t *testing.T, sock string) *wireConn {
+	t.Helper()
+	w, err := dialWire(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	if err := w.send(tSubscribe, nil); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // querySession asks the session at sock for its status.
 func querySession(sock string) (wireStatus, error) {
 	w, err := dialWire(sock)

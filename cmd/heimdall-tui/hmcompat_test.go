@@ -255,11 +255,7 @@ func TestRunZeroSizeMeansDefault(t *testing.T) {
 		id := fmt.Sprintf("z%d", i)
 		p := startRun(t, dir, id, nil, c.flags, "sh", "-c", `echo "size=$(stty size | tr ' ' x)"; exec sleep 60`)
 		waitLive(t, p)
-		w, err := dialWire(p.sock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.send(tSubscribe, nil)
+		w := subscribed(t, p.sock)
 		if out, err := w.readOutputUntil("size=" + c.want); err != nil {
 			t.Errorf("run %q: %v (output %q)", c.flags, err, out)
 		}
@@ -310,11 +306,7 @@ func TestGlobalFlagsEitherSide(t *testing.T) {
 		if c.envID {
 			want += id
 		}
-		w, err := dialWire(p.sock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.send(tSubscribe, nil)
+		w := subscribed(t, p.sock)
 		if out, err := w.readOutputUntil(want); err != nil {
 			t.Errorf("%q: %v (output %q)", args, err, out)
 		}
@@ -350,14 +342,7 @@ func TestKillReapsBackgroundGrandchild(t *testing.T) {
 	}
 	dir := newSockDir(t)
 	p := startSession(t, dir, "bg", "bash", "-c", "sleep 300 & echo gc=$!; wait")
-	w, err := dialWire(p.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if err := w.send(tSubscribe, nil); err != nil {
-		t.Fatal(err)
-	}
+	w := subscribed(t, p.sock)
 	out, err := w.readOutputUntil("\n")
 	if err != nil {
 		t.Fatalf("%v (output %q)", err, out)

@@ -62,14 +62,7 @@ notify_command = "echo \"$HEIMDALL_NOTIFY_EVENT $HEIMDALL_SESSION_ID $HEIMDALL_A
 	watchedArgv := []string{"sh", "-c", "while [ ! -e " + shellQuote(gate) + " ]; do sleep 0.02; done; cat " + shellQuote(screen) + "; exec sleep 60"}
 	w := startRun(t, dir, "watched", global, []string{"--classifier", "claude", "--cols", "120", "--rows", "40"}, watchedArgv...)
 	waitLive(t, w)
-	c, err := dialWire(w.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.send(0x02, nil); err != nil { // SUBSCRIBE
-		t.Fatal(err)
-	}
+	c := subscribed(t, w.sock)
 	os.WriteFile(gate, nil, 0o600)
 	if _, err := c.readOutputUntil("proceed"); err != nil {
 		t.Fatal(err)
