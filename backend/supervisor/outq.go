@@ -170,7 +170,7 @@ func (q *outq) output(chunk []byte) {
 		return
 	}
 	q.mu.Unlock()
-	if _, err := q.send(); err != unix.EAGAIN && err != nil {
+	if err := q.send(); err != unix.EAGAIN && err != nil {
 		return // the connection is broken; its read loop sees it too
 	}
 	q.mu.Lock()
@@ -184,12 +184,12 @@ func (q *outq) output(chunk []byte) {
 // send writes what is pending with non-blocking writes until none is left
 // (nil), the destination is full (EAGAIN) or another party is writing
 // (nil: it goes on with what is left), or a write fails.
-func (q *outq) send() (sent bool, err error) {
+func (q *outq) send() error {
 	for {
 		q.mu.Lock()
 		if q.busy || len(q.pending) == 0 || q.replaying {
 			q.mu.Unlock()
-			return sent, nil
+			return nil
 		}
 		q.busy = true
 		bufs := q.pending
@@ -199,11 +199,10 @@ func (q *outq) send() (sent bool, err error) {
 		q.busy = false
 		if n > 0 {
 			q.consumeLocked(n)
-			sent = true
 		}
 		q.mu.Unlock()
 		if err != nil && err != unix.EINTR {
-			return sent, err
+			return err
 		}
 	}
 }
@@ -232,7 +231,7 @@ func (q *outq) consumeLocked(n int) {
 func (q *outq) flush() bool {
 	var werr error
 	err := q.wait(func() bool {
-		_, err := q.send()
+		err := q.send()
 		if err == unix.EAGAIN {
 			return false
 		}
