@@ -2,8 +2,8 @@ package supervisor
 
 import (
 	"net"
+	"slices"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -17,39 +17,57 @@ import (
 // where the client competes for CPU with the child and the emulator.
 const DefaultQueueBytes = 16 << 20
 
-// outq is a subscribed connection's outbound stream. Exactly one party owns
-// the socket for writing at a time (busy):
+// outq is a subscribed connection's outbound stream: a FIFO of pending
+// segments (frame headers and chunks) that whoever delivers to the queue
+// or flushes it writes out with non-blocking writevs. Exactly one party
+// writes at a time (busy), and only while it is in that write:
 //
-//   - the pty reader, delivering a chunk as an OUTPUT frame with one
-//     non-blocking writev when nothing is pending: the common case of a
-//     client that keeps up costs no goroutine hand-off;
-//   - otherwise the connection's writer goroutine, which flushes whatever is
-//     pending with blocking writes.
+//   - the pty reader, after queueing a chunk as an OUTPUT frame, writes
+//     what is pending, the chunk included, with one non-blocking writev:
+//     a client that keeps up costs no goroutine hand-off, and one that
+//     fell behind is refilled at the pace the reader reads, as soon as its
+//     socket has room;
+//   - the connection's writer goroutine (flush) writes what the reader
+//     left (EAGAIN, or part of a frame) and control frames, and waits in
+//     the netpoller for room meanwhile, without holding busy.
 //
-// Whatever a non-blocking write leaves (EAGAIN, or part of a frame) is
-// pending and goes out first, so frames never interleave. Output beyond
-// limit pending bytes is dropped whole, chunk by chunk, for this connection
-// only; control frames (STATUS_RESP, EXIT) are never dropped.
+// Why the reader refills: a supervisor runs on one P, and its runtime asks
+// the netpoller who is ready only when no goroutine is runnable (or every
+// 10 ms, from sysmon); while the screen feeder emulates, a writer that
+// waits for room wakes late, and a Unix socket reports room only once it
+// has drained to a quarter of its buffer (~50 KiB, less than a flood's
+// chunk). A subscriber fed by the writer alone then starved between its
+// wake-ups and fell behind the reader, which does not wait for it, until
+// its queue overflowed and it lost output (BenchmarkRunThroughput failed
+// so ~2 runs in 9).
+//
+// Frames never interleave: segments go out in order, a partly written one
+// first. Output beyond limit pending bytes is dropped whole, chunk by
+// chunk, for this connection only; control frames (STATUS_RESP, EXIT) are
+// never dropped.
 //
 // A terminal handed over by attach (terminal.go) has an outq too, raw
 // (no frame headers) and strict: output beyond the limit is not dropped
 // (a terminal that missed bytes shows a wrong screen): the queue takes no
 // more output and calls overflowed, once, which ends the hand-over.
 type outq struct {
-	raw syscall.RawConn // a socket's (nil: not a socket, or a terminal's outq)
-	// try makes the one non-blocking attempt to write hdr and chunk and
-	// says how much went (nil: none is made, everything is queued).
-	try    func(hdr, chunk []byte) (int, error)
-	limit  int
-	framed bool // OUTPUT frames (a socket) or raw bytes (a terminal)
-	strict bool // overflow ends the stream instead of dropping
+	// try makes one non-blocking attempt to write the first segments of
+	// bufs and says how much went; it may run while wait waits.
+	try func(bufs [][]byte) (int, error)
+	// wait calls f until it returns true, waiting for room in the
+	// destination each time it returns false.
+	wait     func(f func() bool) error
+	blocking bool // try waits: only the writer goroutine calls it
+	limit    int
+	framed   bool // OUTPUT frames (a socket) or raw bytes (a terminal)
+	strict   bool // overflow ends the stream instead of dropping
 	// overflowed is called once when a strict queue's bound is exceeded,
 	// on the goroutine that delivered the chunk; it must not block.
 	overflowed func()
 	wake       chan struct{} // cap 1: pending data for the writer
 
 	mu        sync.Mutex
-	pending   net.Buffers
+	pending   [][]byte
 	n         int // pending bytes
 	busy      bool
 	replaying bool // the writer is sending the scrollback: queue everything
@@ -57,31 +75,47 @@ type outq struct {
 	overflow  bool // strict: a chunk did not fit
 }
 
+// newOutq is a socket's queue; nc must be a non-blocking socket (a
+// net.UnixConn) or everything waits for the writer goroutine.
 func newOutq(nc net.Conn, limit int) *outq {
 	q := &outq{limit: limit, framed: true, wake: make(chan struct{}, 1), replaying: true}
-	if sc, ok := nc.(syscall.Conn); ok {
-		q.raw, _ = sc.SyscallConn()
-	}
-	if q.raw != nil {
-		q.try = q.trySocket
+	if c, ok := rawio.Of(nc); ok {
+		q.try = func(bufs [][]byte) (n int, err error) {
+			// Control, not Write: it does not wait for the writer
+			// goroutine, which holds the descriptor's write lock
+			// while it waits for room.
+			if e := c.RC.Control(func(fd uintptr) { n, err = rawio.Writev(int(fd), bufs) }); e != nil {
+				return 0, e
+			}
+			return n, err
+		}
+		q.wait = func(f func() bool) error {
+			return c.RC.Write(func(uintptr) bool { return f() })
+		}
+	} else { // only the writer goroutine writes, blocking
+		q.try = func(bufs [][]byte) (int, error) {
+			bufs = slices.Clone(bufs) // WriteTo consumes its own
+			n, err := (*net.Buffers)(&bufs).WriteTo(nc)
+			return int(n), err
+		}
+		q.blocking = true
+		q.wait = func(f func() bool) error { f(); return nil }
 	}
 	return q
 }
 
-// trySocket writes hdr and chunk to the socket with one writev that does
-// not wait.
-func (q *outq) trySocket(hdr, chunk []byte) (n int, err error) {
-	q.raw.Write(func(fd uintptr) bool {
-		n, err = rawio.Writev2(int(fd), hdr, chunk)
-		return true // one attempt: never wait for the client
-	})
-	return n, err
-}
-
-// newTerminalOutq is a handed-over terminal's queue: raw bytes, written by
-// try, strict.
-func newTerminalOutq(try func(hdr, chunk []byte) (int, error), limit int, overflowed func()) *outq {
-	return &outq{try: try, limit: limit, strict: true, overflowed: overflowed,
+// newTerminalOutq is a handed-over terminal's queue: raw bytes, written to
+// the terminal's output through its Poller, strict.
+func newTerminalOutq(wr *rawio.Poller, limit int, overflowed func()) *outq {
+	return &outq{
+		try: func(bufs [][]byte) (n int, err error) {
+			if e := wr.Do(func(fd int) { n, err = rawio.Writev(fd, bufs) }); e != nil {
+				return 0, e
+			}
+			return n, err
+		},
+		wait:  func(f func() bool) error { return wr.WaitWrite(func(int) bool { return f() }) },
+		limit: limit, strict: true, overflowed: overflowed,
 		wake: make(chan struct{}, 1), replaying: true}
 }
 
@@ -116,45 +150,95 @@ func (q *outq) output(chunk []byte) {
 		q.mu.Unlock()
 		return
 	}
-	if q.busy || q.replaying || len(q.pending) > 0 || q.try == nil {
-		switch {
-		case q.n+len(chunk) <= q.limit:
-			q.appendLocked(hdr, chunk)
-		case q.strict:
+	// A chunk is always taken when nothing is pending (it goes out at
+	// once, or its rest first); behind pending output, within the limit.
+	if len(q.pending) > 0 && q.n+len(chunk) > q.limit {
+		if q.strict {
 			q.overflow = true
 			q.mu.Unlock()
 			q.overflowed()
 			return
-		default:
-			q.dropped++
 		}
+		q.dropped++
+		q.mu.Unlock()
+		return
+	}
+	q.appendLocked(hdr, chunk)
+	if q.replaying || q.blocking {
 		q.mu.Unlock()
 		q.signal()
 		return
 	}
-	q.busy = true
 	q.mu.Unlock()
-
-	n, werr := q.try(hdr, chunk)
-	if n < 0 {
-		n = 0
+	if err := q.send(); err != unix.EAGAIN && err != nil {
+		return // the connection is broken; its read loop sees it too
 	}
 	q.mu.Lock()
-	q.busy = false
-	if total := len(hdr) + len(chunk); n < total && (werr == nil || werr == unix.EAGAIN || werr == unix.EINTR) {
-		// The rest goes first, whatever the limit: a frame is never cut.
-		if n < len(hdr) {
-			q.appendLocked(hdr[n:], chunk)
-		} else {
-			q.appendLocked(chunk[n-len(hdr):])
-		}
-	}
-	// Another error: the socket is broken; the read loop will see it too.
 	more := len(q.pending) > 0
 	q.mu.Unlock()
 	if more {
 		q.signal()
 	}
+}
+
+// send writes what is pending with non-blocking writes until none is left
+// (nil), the destination is full (EAGAIN) or another party is writing
+// (nil: it goes on with what is left), or a write fails.
+func (q *outq) send() error {
+	for {
+		q.mu.Lock()
+		if q.busy || len(q.pending) == 0 || q.replaying {
+			q.mu.Unlock()
+			return nil
+		}
+		q.busy = true
+		bufs := q.pending
+		q.mu.Unlock()
+		n, err := q.try(bufs)
+		q.mu.Lock()
+		q.busy = false
+		if n > 0 {
+			q.consumeLocked(n)
+		}
+		q.mu.Unlock()
+		if err != nil && err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// consumeLocked removes the first n pending bytes; q.mu is held.
+func (q *outq) consumeLocked(n int) {
+	q.n -= n
+	k := 0
+	for ; n > 0 && n >= len(q.pending[k]); k++ {
+		n -= len(q.pending[k])
+		q.pending[k] = nil // not kept alive by the array
+	}
+	q.pending = q.pending[k:]
+	if n > 0 {
+		q.pending[0] = q.pending[0][n:]
+	}
+	if len(q.pending) == 0 {
+		q.pending = nil
+	}
+}
+
+// flush writes the pending segments, waiting for room as long as the
+// destination is full, until none are left or another party (the pty
+// reader) is writing: it signals when it leaves some. It reports false on
+// a write error.
+func (q *outq) flush() bool {
+	var werr error
+	err := q.wait(func() bool {
+		err := q.send()
+		if err == unix.EAGAIN {
+			return false
+		}
+		werr = err
+		return true
+	})
+	return err == nil && werr == nil
 }
 
 // control queues a frame that must not be dropped.
@@ -164,25 +248,6 @@ func (q *outq) control(t frame.Type, payload []byte) {
 	q.appendLocked(hdr[:], append([]byte(nil), payload...))
 	q.mu.Unlock()
 	q.signal()
-}
-
-// take hands the pending segments to the writer goroutine, or returns nil if
-// there are none or the reader is writing.
-func (q *outq) take() net.Buffers {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.busy || len(q.pending) == 0 {
-		return nil
-	}
-	bufs := q.pending
-	q.pending, q.n, q.busy = nil, 0, true
-	return bufs
-}
-
-func (q *outq) release() {
-	q.mu.Lock()
-	q.busy = false
-	q.mu.Unlock()
 }
 
 // replayDone lets the pty reader write directly from now on.

@@ -29,9 +29,13 @@ import (
 // instead, to compare builds side by side (alternate the two).
 //
 // Metrics: run/raw, the median over the pairs of raw time / run time (goal
-// ≥ 0.9); raw_MB/s and run_MB/s (medians); sup_ms/MB, the run process's own
+// ≥ 0.9); fwd/raw, the same for forwardRead (the ceiling: a bare
+// read-and-forward loop in this process, read in each iteration between the
+// two); raw_MB/s and run_MB/s (medians); sup_ms/MB, the run process's own
 // CPU (user+system, children excluded) per MB, read from /proc when EXIT
-// arrives (10 ms ticks). Every byte must arrive.
+// arrives (10 ms ticks); raw_ms/MB, the raw reader's (this process's CPU
+// while it reads), and sub_ms/MB, the subscriber's (this process's CPU
+// while it reads through run). Every byte must arrive.
 func BenchmarkRunThroughput(b *testing.B) {
 	file, want := benchLog(b, 64<<20)
 	runThroughput(b, file, want)
@@ -84,30 +88,53 @@ func runThroughput(b *testing.B, file string, want int) {
 			b.Fatalf("build heimdall-tui: %v\n%s", err, out)
 		}
 	}
-	var ratios, rawRates, runRates, cpuPerMB, sysPerMB []float64
+	var ratios, fwdRatios, rawRates, runRates, cpuPerMB, sysPerMB, rawPerMB, subPerMB []float64
 	for i := 0; i < b.N; i++ {
 		g := newGate(b)
+		c0 := selfCPU()
 		rawN, rawD := rawPtyRead(b, gatedCat(g, file), g, nil)
+		rawCPU := selfCPU() - c0
 		if rawN != want {
 			b.Fatalf("raw pty: %d bytes, want %d", rawN, want)
 		}
+		g = newGate(b)
+		fwdN, fwdD := forwardRead(b, gatedCat(g, file), g)
+		if fwdN != want {
+			b.Fatalf("forward: %d bytes, want %d", fwdN, want)
+		}
+		c0 = selfCPU()
 		runN, runD, cpu, sys := runCat(b, bin, file, i)
+		subCPU := selfCPU() - c0
 		if runN != want {
 			b.Fatalf("run subscriber: %d bytes, want %d (dropped?)", runN, want)
 		}
 		mb := float64(want) / 1e6
 		ratios = append(ratios, rawD.Seconds()/runD.Seconds())
+		fwdRatios = append(fwdRatios, rawD.Seconds()/fwdD.Seconds())
 		rawRates = append(rawRates, mb/rawD.Seconds())
 		runRates = append(runRates, mb/runD.Seconds())
 		cpuPerMB = append(cpuPerMB, float64(cpu.Milliseconds())/mb)
 		sysPerMB = append(sysPerMB, float64(sys.Milliseconds())/mb)
+		rawPerMB = append(rawPerMB, float64(rawCPU.Microseconds())/1e3/mb)
+		subPerMB = append(subPerMB, float64(subCPU.Microseconds())/1e3/mb)
+		b.Logf("pair %d: run/raw %.3f fwd/raw %.3f sup_ms/MB %.2f raw_ms/MB %.2f sub_ms/MB %.2f",
+			i, ratios[i], fwdRatios[i], cpuPerMB[i], rawPerMB[i], subPerMB[i])
 	}
+	b.Logf("run/raw %s; fwd/raw %s; sup_ms/MB %s", spread(ratios), spread(fwdRatios), spread(cpuPerMB))
 	b.ReportMetric(median(ratios), "run/raw")
+	b.ReportMetric(median(fwdRatios), "fwd/raw")
 	b.ReportMetric(median(rawRates), "raw_MB/s")
 	b.ReportMetric(median(runRates), "run_MB/s")
 	b.ReportMetric(median(cpuPerMB), "sup_ms/MB")
 	b.ReportMetric(median(sysPerMB), "sup_sys_ms/MB")
+	b.ReportMetric(median(rawPerMB), "raw_ms/MB")
+	b.ReportMetric(median(subPerMB), "sub_ms/MB")
 	b.ReportMetric(0, "ns/op")
+}
+
+// spread formats xs as "median [min-max]".
+func spread(xs []float64) string {
+	return fmt.Sprintf("%.3f [%.3f-%.3f]", median(xs), slices.Min(xs), slices.Max(xs))
 }
 
 func median(xs []float64) float64 {

@@ -439,7 +439,7 @@ func (c *conn) subscriber(replay []byte, q *outq, screen bool) {
 	q.replayDone()
 	var repainted uint64 // the drops a resync has made good
 	for {
-		if !flush(q, c.nc) {
+		if !q.flush() {
 			return
 		}
 		if d := q.Dropped(); d != repainted && (screen || c.interactive.Load()) {
@@ -456,7 +456,7 @@ func (c *conn) subscriber(replay []byte, q *outq, screen bool) {
 				c.log.Info("slow subscriber missed output", "chunks", d)
 			}
 			q.control(frame.Exit, frame.ExitPayload(int32(sess.ExitCode())))
-			flush(q, c.nc)
+			q.flush()
 			c.nc.Close()
 			return
 		case <-c.done:
@@ -481,21 +481,4 @@ func (c *conn) resync(q *outq) {
 	c.unlisten()
 	c.unlisten = c.srv.Session.ListenScreen(screenOutput(q, make(chan struct{})))
 	c.log.Info("subscriber missed output; repainted its screen")
-}
-
-// flush writes q's pending segments to w (its socket or terminal) until
-// none are left or the reader holds w (it signals when it leaves some). It
-// reports false on a write error.
-func flush(q *outq, w io.Writer) bool {
-	for {
-		bufs := q.take()
-		if bufs == nil {
-			return true
-		}
-		_, err := bufs.WriteTo(w)
-		q.release()
-		if err != nil {
-			return false
-		}
-	}
 }

@@ -123,7 +123,7 @@ func (c *conn) newTerminal(payload []byte, fds []int) (t *terminal, err error) {
 		return nil, err
 	}
 	fds = nil // the terminal owns them now
-	t.q = newTerminalOutq(t.tryWrite, limit, func() {
+	t.q = newTerminalOutq(t.wr, limit, func() {
 		// Not on the pty reader: end waits for the terminal's writer.
 		go func() {
 			t.c.log.Info("terminal fell behind the output; handing it back")
@@ -182,7 +182,7 @@ func (t *terminal) writer(replay []byte) {
 	}
 	t.q.replayDone()
 	for {
-		if !flush(t.q, outC) {
+		if !t.q.flush() {
 			t.end(frame.TerminalFailed)
 			return
 		}
@@ -194,7 +194,7 @@ func (t *terminal) writer(replay []byte) {
 			// connection no longer counts as subscribed, and a Shutdown
 			// under way closes it at once (attach then saw EOF, not the
 			// exit code).
-			flush(t.q, outC)
+			t.q.flush()
 			t.c.write(frame.Exit, frame.ExitPayload(int32(sess.ExitCode())))
 			t.end(0)
 			t.c.nc.Close()
@@ -222,14 +222,6 @@ func (t *terminal) end(reason byte) {
 			}
 		}
 	})
-}
-
-// tryWrite is the terminal outq's one attempt: a write that does not wait.
-func (t *terminal) tryWrite(_, chunk []byte) (n int, err error) {
-	if e := t.wr.Do(func(fd int) { n, err = rawio.Write(fd, chunk) }); e != nil {
-		return 0, e
-	}
-	return n, err
 }
 
 // closeFiles closes the descriptors, once no read, write or attempt of

@@ -82,22 +82,14 @@ func (p *Poller) SetReadDeadline(t time.Time) error { return p.ep.SetReadDeadlin
 func (p *Poller) Write(b []byte) (int, error) {
 	done := 0
 	var werr error
-	err := p.rc.Read(func(uintptr) bool { // the epoll instance is "readable" when fd has room
+	err := p.WaitWrite(func(fd int) bool {
 		for done < len(b) {
-			n, err := Write(p.fd, b[done:])
+			n, err := Write(fd, b[done:])
 			switch err {
 			case nil:
 				done += n
 			case unix.EINTR:
 			case unix.EAGAIN:
-				if !p.armed {
-					if err := unix.EpollCtl(p.epfd(), unix.EPOLL_CTL_ADD, p.fd,
-						&unix.EpollEvent{Events: unix.EPOLLOUT, Fd: int32(p.fd)}); err != nil {
-						werr = os.NewSyscallError("epoll_ctl", err)
-						return true
-					}
-					p.armed = true
-				}
 				return false
 			default:
 				werr = err
@@ -106,6 +98,35 @@ func (p *Poller) Write(b []byte) (int, error) {
 		}
 		return true
 	})
+	if err == nil {
+		err = werr
+	}
+	return done, err
+}
+
+// WaitWrite calls f with the descriptor until it returns true, waiting in
+// the netpoller for room each time it returns false (f writes without
+// waiting, and returns false when the descriptor is full: EAGAIN). The
+// descriptor is registered for output only meanwhile. Do calls may run
+// while it waits.
+func (p *Poller) WaitWrite(f func(fd int) bool) error {
+	var werr error
+	err := p.rc.Read(func(uintptr) bool { // the epoll instance is "readable" when fd has room
+		if f(p.fd) {
+			return true
+		}
+		if !p.armed {
+			if err := unix.EpollCtl(p.epfd(), unix.EPOLL_CTL_ADD, p.fd,
+				&unix.EpollEvent{Events: unix.EPOLLOUT, Fd: int32(p.fd)}); err != nil {
+				werr = os.NewSyscallError("epoll_ctl", err)
+				return true
+			}
+			// Level-triggered: if room came since f's attempt, the
+			// registration makes the epoll instance ready at once.
+			p.armed = true
+		}
+		return false
+	})
 	if p.armed {
 		unix.EpollCtl(p.epfd(), unix.EPOLL_CTL_DEL, p.fd, nil)
 		p.armed = false
@@ -113,7 +134,7 @@ func (p *Poller) Write(b []byte) (int, error) {
 	if err == nil {
 		err = werr
 	}
-	return done, err
+	return err
 }
 
 func (p *Poller) epfd() int {

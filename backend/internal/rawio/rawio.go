@@ -45,11 +45,18 @@ func rw(trap uintptr, fd int, p []byte) (int, error) {
 	return int(n), nil
 }
 
-// Writev2 is writev(2) of a then b as a raw system call.
-func Writev2(fd int, a, b []byte) (int, error) {
-	var iov [2]unix.Iovec
+// WritevMax is how many segments one Writev writes at most.
+const WritevMax = 64
+
+// Writev is writev(2) of the first WritevMax segments of bufs (empty ones
+// skipped) as a raw system call.
+func Writev(fd int, bufs [][]byte) (int, error) {
+	var iov [WritevMax]unix.Iovec
 	k := 0
-	for _, s := range [2][]byte{a, b} {
+	for _, s := range bufs {
+		if k == len(iov) {
+			break
+		}
 		if len(s) > 0 {
 			iov[k].Base = &s[0]
 			iov[k].SetLen(len(s))

@@ -138,22 +138,30 @@ func TestConnWriteWaitsForRoom(t *testing.T) {
 	}
 }
 
-func TestWritev2(t *testing.T) {
+func TestWritev(t *testing.T) {
 	var fds [2]int
 	if err := unix.Pipe2(fds[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
 		t.Fatal(err)
 	}
 	defer unix.Close(fds[0])
 	defer unix.Close(fds[1])
-	if n, err := Writev2(fds[1], []byte("head"), []byte("body")); n != 8 || err != nil {
-		t.Fatalf("Writev2 = %d, %v", n, err)
+	if n, err := Writev(fds[1], [][]byte{[]byte("head"), []byte("body")}); n != 8 || err != nil {
+		t.Fatalf("Writev = %d, %v", n, err)
 	}
-	if n, err := Writev2(fds[1], nil, []byte("!")); n != 1 || err != nil {
-		t.Fatalf("Writev2 with an empty first part = %d, %v", n, err)
+	if n, err := Writev(fds[1], [][]byte{nil, []byte("!")}); n != 1 || err != nil {
+		t.Fatalf("Writev with an empty first part = %d, %v", n, err)
 	}
-	buf := make([]byte, 16)
+	// Past WritevMax segments, the rest is left for the next call.
+	many := make([][]byte, WritevMax+1)
+	for i := range many {
+		many[i] = []byte{byte('a' + i%26)}
+	}
+	if n, err := Writev(fds[1], many); n != WritevMax || err != nil {
+		t.Fatalf("Writev of %d segments = %d, %v; want %d", len(many), n, err, WritevMax)
+	}
+	buf := make([]byte, 128)
 	n, err := Read(fds[0], buf)
-	if err != nil || string(buf[:n]) != "headbody!" {
+	if err != nil || string(buf[:9]) != "headbody!" || n != 9+WritevMax {
 		t.Fatalf("Read = %q, %v", buf[:n], err)
 	}
 	if _, err := Read(fds[0], buf); err != unix.EAGAIN {

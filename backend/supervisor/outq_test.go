@@ -1,0 +1,89 @@
+package supervisor
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// unixPair returns the two ends of a connected Unix stream socket pair as
+// net.Conns (non-blocking, as a served connection is).
+func unixPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns [2]net.Conn
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "pair")
+		c, err := net.FileConn(f) // dups fd
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns[i] = c
+	}
+	return conns[0], conns[1]
+}
+
+// Output that a full socket left pending goes out with the next chunk the
+// pty reader delivers, once the client has made room, without the
+// connection's writer goroutine (not running here): on a supervisor's one
+// P that goroutine wakes late while the feeder emulates, and a subscriber
+// fed by it alone fell behind the reader until it lost output.
+func TestOutqReaderRefillsAfterRoom(t *testing.T) {
+	srv, cli := unixPair(t)
+	q := newOutq(srv, 64<<20)
+	q.replayDone()
+	chunk := bytes.Repeat([]byte("x"), 32<<10)
+	var sent int
+	for q.pendingBytes() == 0 { // fill the socket until a chunk is left pending
+		q.output(chunk)
+		sent += frame.HeaderSize + len(chunk)
+		if sent > 64<<20 {
+			t.Fatal("the socket never filled")
+		}
+	}
+	// The client reads everything the socket holds: room, and nothing
+	// more comes until someone writes the pending bytes.
+	cli.SetReadDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 1<<20)
+	got := 0
+	left := q.pendingBytes()
+	for left+got < sent {
+		n, err := cli.Read(buf)
+		if err != nil {
+			t.Fatalf("read %d of %d bytes: %v", got, sent-left, err)
+		}
+		got += n
+	}
+	last := []byte("last")
+	q.output(last)
+	sent += frame.HeaderSize + len(last)
+	if n := q.pendingBytes(); n > 0 {
+		t.Fatalf("%d bytes still pending after the client made room", n)
+	}
+	for got < sent {
+		n, err := cli.Read(buf)
+		if err != nil {
+			t.Fatalf("read %d of %d bytes: %v (pending output not written by the reader)", got, sent, err)
+		}
+		got += n
+	}
+	if got != sent {
+		t.Fatalf("got %d bytes, want %d", got, sent)
+	}
+}
+
+func (q *outq) pendingBytes() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n
+}
