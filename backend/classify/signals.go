@@ -223,6 +223,7 @@ type Layered struct {
 	// hook) came after: what holds again once the question is answered.
 	beforeEffect hookEffect
 	hookAt       time.Time // zero: no hook yet
+	signalAt     time.Time // the latest event recorded, listed or not
 	screenAt     time.Time // the last time what the screen shows changed
 	screenSum    uint64    // a hash of what it showed then
 	titleBusy    bool      // the window title shows a busy glyph
@@ -261,9 +262,17 @@ func (l *Layered) Screen(t time.Time, s Screen) {
 	l.inner.Screen(t, s)
 }
 
-// Signal records a hook event at t. Events the table does not list only
-// update the conversation id.
+// Signal records a hook event that happened at t. Events the table does
+// not list only update the conversation id. An event that happened before
+// one already recorded is dropped: it was delivered late (hooks are
+// separate processes, their reports served concurrently), and applying it
+// would set the agent back a step — a PreToolUse handled after the
+// PermissionRequest that followed it hid the question's reason.
 func (l *Layered) Signal(t time.Time, h Hook) {
+	if t.Before(l.signalAt) {
+		return
+	}
+	l.signalAt = t
 	if h.Conversation != "" {
 		l.convo = h.Conversation
 	}

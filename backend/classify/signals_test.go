@@ -240,3 +240,21 @@ func TestParseHooks(t *testing.T) {
 		t.Error("a codex notify of another type")
 	}
 }
+
+// An event delivered after a later one (hooks are processes of their own,
+// served concurrently) is not news: a PreToolUse that comes in after the
+// PermissionRequest that followed it leaves the question, and an older
+// conversation id does not replace a newer one.
+func TestLayeredDropsLateEvents(t *testing.T) {
+	s := &screenStub{st: session.Idle, since: t0}
+	l := NewLayered(s)
+	l.Signal(at(20), hook(t, `{"hook_event_name":"PermissionRequest","session_id":"new","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`))
+	l.Signal(at(10), hook(t, `{"hook_event_name":"PreToolUse","session_id":"old","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`))
+	wantState(t, l, at(30), session.Idle, true)
+	if d := l.Detail(at(30)); d.Reason != "Bash: rm -rf build" || d.Conversation != "new" || d.Tool != "" {
+		t.Fatalf("after a late PreToolUse: %+v", d)
+	}
+	// At the same time it is taken (several frames of one connection).
+	l.Signal(at(20), hook(t, `{"hook_event_name":"Stop","session_id":"new"}`))
+	wantState(t, l, at(30), session.Idle, false)
+}

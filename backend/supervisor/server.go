@@ -78,8 +78,8 @@ func (srv *Server) Close() error { return srv.base().Close() }
 // server closes it. At Shutdown (ctx done) a connection that is not
 // subscribed is closed at once; a subscriber ends after EXIT.
 func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
-	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), done: make(chan struct{}),
-		unlisten: func() {}, detach: func() {}}
+	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), accepted: unixsock.Accepted(ctx),
+		done: make(chan struct{}), unlisten: func() {}, detach: func() {}}
 	srv.mu.Lock()
 	srv.conns[c] = struct{}{}
 	srv.mu.Unlock()
@@ -100,10 +100,11 @@ func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
 // conn is one client connection. Until SUBSCRIBE (or SUBSCRIBE_SCREEN) only
 // its read loop writes to it; after, every write goes through its outq.
 type conn struct {
-	srv  *Server
-	nc   net.Conn
-	log  *slog.Logger
-	done chan struct{} // closed when the read loop ends
+	srv      *Server
+	nc       net.Conn
+	log      *slog.Logger
+	accepted time.Time     // when it was accepted: the time of a HOOK sent first (Session.Hook)
+	done     chan struct{} // closed when the read loop ends
 
 	smu  sync.Mutex
 	q    *outq     // set by SUBSCRIBE
@@ -127,6 +128,7 @@ type conn struct {
 	interactive atomic.Bool
 
 	// Used by the read loop only.
+	later   bool           // a frame has been handled: the next is not the first
 	detach  func()         // ends ATTACH's TerminalAttached
 	unwatch func()         // ends WATCH_STATE's WatchState (nil: none)
 	fdc     *rawio.FDConn  // the connection's reads, keeping descriptors received (nil: not a socket)
@@ -209,6 +211,7 @@ func (c *conn) serve() {
 		if !c.handle(f) {
 			return
 		}
+		c.later = true
 	}
 }
 
@@ -276,7 +279,15 @@ func (c *conn) handle(f frame.Frame) bool {
 			c.log.Debug("hook ignored", "err", err)
 			return true
 		}
-		sess.Hook(h)
+		// A HOOK sent first on its connection, as the hook command
+		// sends it (one each), happened by the time it connected: the
+		// accept orders it among the others (see Session.Hook). One
+		// after other frames happened when it is read.
+		at := c.accepted
+		if c.later || at.IsZero() { // zero: not from a Server's listener
+			at = time.Now()
+		}
+		sess.Hook(at, h)
 	case frame.Seen:
 		c.extraPayload(f)
 		sess.Seen()

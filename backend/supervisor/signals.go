@@ -62,15 +62,23 @@ func (g *signalState) stopTimer() {
 	}
 }
 
-// Hook records an agent's event now (see classify.Layered.Signal).
-func (s *Session) Hook(h classify.Hook) {
+// Hook records an agent's event that happened at at (see
+// classify.Layered.Signal): for a HOOK frame, when its sender's connection
+// was accepted. Each hook runs as a process of its own, in the order the
+// agent's events come, and connects once; the kernel queues connections in
+// that order and the server accepts them so, but serves each on a
+// goroutine of its own, so two hooks a moment apart (PreToolUse, then
+// PermissionRequest as the dialog opens) may be handled in either order.
+// Their accept times keep them in the agent's order: an event older than
+// the last one recorded is not news (Signal drops it).
+func (s *Session) Hook(at time.Time, h classify.Hook) {
 	now := time.Now()
 	s.mu.Lock()
 	if s.exited {
 		s.mu.Unlock()
 		return
 	}
-	s.cls.Signal(now, h)
+	s.cls.Signal(at, h)
 	s.mu.Unlock()
 	s.log.Debug("agent signal", "event", h.Event, "tool", h.Tool)
 	s.checkAttention(now, false)

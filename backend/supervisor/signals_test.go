@@ -96,6 +96,47 @@ func TestHookFrames(t *testing.T) {
 	}
 }
 
+// Hooks are separate processes, each on a connection of its own, and the
+// server serves connections concurrently: a report is ordered by when its
+// connection was accepted, not by when it is read. Here a PreToolUse whose
+// hook connected first is read after the PermissionRequest that followed
+// it (as a busy supervisor may schedule them): the question, with its
+// reason, stands.
+func TestHooksKeepTheirConnectionsOrder(t *testing.T) {
+	s := startServed(t, Config{Argv: []string{"sh", "-c", "exec sleep 60"}})
+	first := dial(t, s.sock)
+	if _, err := first.Status(); err != nil { // accepted and served
+		t.Fatal(err)
+	}
+	// first's read loop has handled a frame: a HOOK it sends now would
+	// count from when it is read. A fresh connection made before the
+	// question's is the hook that came first.
+	pre := dial(t, s.sock)
+	time.Sleep(time.Millisecond) // accepted strictly before the next
+	sendHook(t, s.sock, `{"hook_event_name":"PermissionRequest","session_id":"c","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`)
+	w := dial(t, s.sock)
+	if err := w.Send(frame.WatchState, nil); err != nil {
+		t.Fatal(err)
+	}
+	nextState(t, w, "needs input", func(si frame.StateInfo) bool { return si.NeedsInput })
+	if err := pre.Send(frame.Hook, append([]byte{frame.HookClaude}, `{"hook_event_name":"PreToolUse","session_id":"c","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pre.Status(); err != nil { // after the HOOK on the same connection: it was handled
+		t.Fatal(err)
+	}
+	sc, err := first.Screen(false)
+	if err != nil || !sc.NeedsInput || sc.Reason != "Bash: rm -rf build" || sc.Tool != "" {
+		t.Fatalf("after a late PreToolUse: %+v %v; want the question, with its reason", sc.AgentState, err)
+	}
+	// A HOOK after other frames on its connection counts from when it is
+	// read: it is news.
+	if err := first.Send(frame.Hook, append([]byte{frame.HookClaude}, `{"hook_event_name":"Stop","session_id":"c"}`...)); err != nil {
+		t.Fatal(err)
+	}
+	nextState(t, w, "done", func(si frame.StateInfo) bool { return si.Done && !si.NeedsInput })
+}
+
 // A WATCH_STATE client that never reads holds up neither the session nor
 // its other clients: it only ever has the latest state waiting.
 func TestWatchStateSlowClient(t *testing.T) {

@@ -62,7 +62,10 @@ type Server struct {
 // connSeq numbers connections (process-wide) for the logs.
 var connSeq atomic.Uint64
 
-type loggerKey struct{}
+type (
+	loggerKey   struct{}
+	acceptedKey struct{}
+)
 
 // ConnLogger returns the logger of the connection a Handler was given ctx
 // for: Server.Logger with the connection's number and its peer's uid and
@@ -72,6 +75,16 @@ func ConnLogger(ctx context.Context) *slog.Logger {
 		return l
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// Accepted returns when the connection a Handler was given ctx for was
+// accepted (zero if ctx is not a connection's). Connections are accepted
+// in the order their clients connected, and a handler may start later than
+// another accepted after it: what clients that connect once each report
+// (an agent's hook events) is ordered by this, not by when it is handled.
+func Accepted(ctx context.Context) time.Time {
+	t, _ := ctx.Value(acceptedKey{}).(time.Time)
+	return t
 }
 
 func (srv *Server) logger() *slog.Logger {
@@ -114,6 +127,7 @@ func (srv *Server) Serve(l net.Listener) error {
 	var tempDelay time.Duration
 	for {
 		nc, err := l.Accept()
+		accepted := time.Now()
 		if err != nil {
 			if srv.isClosed() {
 				return ErrServerClosed
@@ -131,7 +145,7 @@ func (srv *Server) Serve(l net.Listener) error {
 			nc.Close()
 			return ErrServerClosed
 		}
-		go srv.serveConn(nc)
+		go srv.serveConn(nc, accepted)
 	}
 }
 
@@ -162,7 +176,7 @@ func (srv *Server) track(nc net.Conn) bool {
 	return true
 }
 
-func (srv *Server) serveConn(nc net.Conn) {
+func (srv *Server) serveConn(nc net.Conn, accepted time.Time) {
 	defer func() {
 		nc.Close()
 		srv.mu.Lock()
@@ -175,7 +189,8 @@ func (srv *Server) serveConn(nc net.Conn) {
 		log = log.With("peer_uid", cred.UID, "peer_pid", cred.PID)
 	}
 	log.Info("client connected")
-	srv.Handler.ServeConn(context.WithValue(srv.ctx, loggerKey{}, log), nc)
+	ctx := context.WithValue(context.WithValue(srv.ctx, loggerKey{}, log), acceptedKey{}, accepted)
+	srv.Handler.ServeConn(ctx, nc)
 }
 
 // closeLocked stops accepting and tells handlers (their ctx); srv.mu is

@@ -301,3 +301,33 @@ func TestPeerCred(t *testing.T) {
 		t.Error("PeerCred of a pipe did not fail")
 	}
 }
+
+// Accepted gives each handler when its connection was accepted, in the
+// order the clients connected, whatever order the handlers run in.
+func TestAcceptedOrdersConnections(t *testing.T) {
+	got := make(chan [2]any, 2)
+	srv := &Server{Handler: HandlerFunc(func(ctx context.Context, c net.Conn) {
+		b := make([]byte, 1)
+		io.ReadFull(c, b)
+		got <- [2]any{b[0], Accepted(ctx)}
+	})}
+	sock, _ := serve(t, srv)
+	before := time.Now()
+	a := dial(t, sock)
+	time.Sleep(time.Millisecond)
+	b := dial(t, sock)
+	b.Write([]byte{'b'}) // b's handler reports first
+	first := within(t, "b's handler", got)
+	a.Write([]byte{'a'})
+	second := within(t, "a's handler", got)
+	if first[0] != byte('b') || second[0] != byte('a') {
+		t.Fatalf("handlers reported %v then %v", first[0], second[0])
+	}
+	ta, tb := second[1].(time.Time), first[1].(time.Time)
+	if ta.Before(before) || !ta.Before(tb) {
+		t.Fatalf("accepted: a %v, b %v (dialled after %v); want a before b", ta, tb, before)
+	}
+	if !Accepted(context.Background()).IsZero() {
+		t.Fatal("Accepted outside a connection is not zero")
+	}
+}
