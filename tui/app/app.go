@@ -528,18 +528,16 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 			m.spares[id] = s
 		}
 	}
-	changed := 0
+	changed := 0 // the sessions on screen this batch changed
 	for id := range dirty {
-		if slices.Contains(visible, id) {
+		onScreen := slices.Contains(visible, id)
+		if onScreen {
 			changed++
 		}
-	}
-	m.nextGap = batchGap(changed)
-	for id := range dirty {
 		switch {
 		case m.transcripts[id] != nil || m.showsTranscript(id):
 			// pulled by pullVisible when stale
-		case slices.Contains(visible, id):
+		case onScreen:
 			if snap, ok := msg.screens[id]; ok {
 				m.setSnap(id, snap)
 			} else {
@@ -553,6 +551,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 			m.dropSnap(id) // pulled again when it is shown
 		}
 	}
+	m.nextGap = batchGap(changed)
 	cmds = append(cmds, m.waitEvents())
 	return tea.Batch(cmds...)
 }

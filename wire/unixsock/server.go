@@ -127,7 +127,6 @@ func (srv *Server) Serve(l net.Listener) error {
 	var tempDelay time.Duration
 	for {
 		nc, err := l.Accept()
-		accepted := time.Now()
 		if err != nil {
 			if srv.isClosed() {
 				return ErrServerClosed
@@ -141,6 +140,7 @@ func (srv *Server) Serve(l net.Listener) error {
 			continue
 		}
 		tempDelay = 0
+		accepted := time.Now()
 		if !srv.track(nc) {
 			nc.Close()
 			return ErrServerClosed

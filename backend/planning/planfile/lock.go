@@ -113,14 +113,12 @@ func dropTornTail(fd int, file string) (bool, error) {
 // bytes of the file fd (named file), or 0 if there is none. It scans
 // backwards a chunk at a time: a torn line may be long.
 //
-// Its own function, with the buffer on the heap, so that dropTornTail's
-// common case (the file ends a line) runs in a small stack frame: a
-// constant-size make this large is put in its function's frame, which then
-// needs ~64 KiB of stack, and every `ledger log` grew its goroutine's
-// stack to 128 KiB for it (copying it, allocating the new one: ~28k
-// instructions and a dozen page faults in a process that runs ~2 ms).
-//
-//go:noinline
+// Its buffer is sized by the file (at most 64 KiB), so it is on the heap:
+// a constant-size make this large is put in its function's stack frame,
+// and dropTornTail's made every `ledger log` grow its goroutine's stack to
+// 128 KiB, even when the file ended a line (copying the stack, allocating
+// the new one: ~28k instructions and a dozen page faults in a process that
+// runs ~2 ms).
 func lineEnd(fd int, file string, end int64) (int64, error) {
 	buf := make([]byte, min(end, 64<<10))
 	for end > 0 {
