@@ -34,20 +34,27 @@ const (
 // followed is a pty session a supervisor process serves in the directory
 // (one this fleet launched, or any other), followed over its socket.
 //
-// Connection a is subscribed (SUBSCRIBE_SCREEN): its reader goroutine
-// pushes OUTPUT (a repaint of the session's screen, then live output from
-// exactly there) to feed, whose emulator is only a viewer (its query
-// replies go nowhere), until EXIT or EOF. feed shares the process's
-// emulation limits with the other viewers, and paces the reader (the remote session then drops what this subscriber
-// cannot take, never waiting for it). Sends (INPUT, RESIZE, KILL, HANGUP) also go
-// on a. Connection b is never subscribed: it carries the STATUS and SCREEN
+// Connection a pulls the session's screen (WATCH_SCREEN, paints.go): its
+// reader goroutine keeps the last PAINT, and a snapshot is drawn from it
+// when asked for (ScreenInto, which asks for the next); STATE and EXIT
+// come on it too. A supervisor that does not know WATCH_SCREEN (an older
+// release) is followed from its output instead: a is subscribed
+// (SUBSCRIBE_SCREEN) and its reader pushes OUTPUT (a repaint of the
+// session's screen, then live output from exactly there) to feed, whose
+// emulator is only a viewer (its query replies go nowhere), until EXIT or
+// EOF. feed shares the process's emulation limits with the other viewers,
+// and paces the reader (the remote session then drops what this
+// subscriber cannot take, never waiting for it); hm's get SUBSCRIBE, their
+// scrollback replay. Sends (INPUT, RESIZE, KILL, HANGUP) also go on a.
+// Connection b is never subscribed: it carries the STATUS and SCREEN
 // requests that refresh the session's state, since a's reader would
 // swallow their replies.
 //
-// Timers: one, armed only after output: it refreshes the status at most
-// every refreshEvery while output flows and once after the classifier's
-// quiet period; then nothing is armed. Info's LastOutput is the
-// supervisor's (STATUS idle), so the repaint is not counted as output.
+// Timers: one, armed only after a PAINT or output: it refreshes the status
+// (and asks for a PAINT) at most every refreshEvery while the screen
+// changes and once after the classifier's quiet period; then nothing is
+// armed. Info's LastOutput is the supervisor's (STATUS idle), so a repaint
+// is not counted as output.
 //
 // Locking: mu guards info and the timer's fields; it is never held across
 // socket I/O or a call into the Reporter.
@@ -59,9 +66,14 @@ type followed struct {
 
 	a    *frame.Client
 	b    *frame.Client
-	bmu  sync.Mutex // one request at a time on b
-	feed *supervisor.Feeder
-	done chan struct{} // closed once the reader has returned and no refresh runs
+	bmu  sync.Mutex         // one request at a time on b
+	feed *supervisor.Feeder // nil when the screen is pulled (paints)
+	done chan struct{}      // closed once the reader has returned and no refresh runs
+
+	paints bool       // the server answers WATCH_SCREEN: the screen is pulled
+	pmu    sync.Mutex // guards paint and asked
+	paint  painting   // the last PAINT
+	asked  bool       // a WATCH_SCREEN waits for its PAINT
 
 	primed     bool              // the repaint's first frame is in feed already (see read)
 	probed     bool              // the first SCREEN was sent (bmu)
@@ -200,19 +212,29 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 		return nil, err
 	}
 	x.a = a
-	// A viewer: no Reply, so queries in the output are not answered (the
-	// session's own emulator or an attached terminal does that). Dirty
-	// goes out once output or a resize is on the local screen.
 	cols, rows := si.Cols, si.Rows
 	if cols <= 0 || rows <= 0 { // unknown (no SCREEN): the supervisors' default
 		cols, rows = supervisor.DefaultCols, supervisor.DefaultRows
 	}
-	x.feed = supervisor.NewFeeder(vt.New(cols, rows, vt.Options{}), r.Dirty)
-	if x.noScreen {
-		err = a.Subscribe() // its scrollback replay: all it has
-	} else {
-		x.primed, err = subscribeScreen(a, x.feed)
-		if err == nil {
+	if !x.noScreen {
+		x.paint, x.paints, err = watchScreen(a)
+	}
+	switch {
+	case err != nil:
+	case x.paints:
+		err = a.Send(frame.WatchState, nil)
+	default:
+		// A viewer: no Reply, so queries in the output are not answered
+		// (the session's own emulator or an attached terminal does
+		// that). Dirty goes out once output or a resize is on the local
+		// screen.
+		x.feed = supervisor.NewFeeder(vt.New(cols, rows, vt.Options{}), r.Dirty)
+		if x.noScreen {
+			err = a.Subscribe() // its scrollback replay: all it has
+		} else {
+			x.primed, err = subscribeScreen(a, x.feed)
+		}
+		if err == nil && !x.noScreen {
 			// The state as it changes (a hook shows at once); a server
 			// without the extension ignores it, and refresh polls.
 			err = a.Send(frame.WatchState, nil)
@@ -346,7 +368,15 @@ func (x *followed) Done() <-chan struct{} { return x.done }
 func (x *followed) Screen() *vt.Snapshot { return x.ScreenInto(nil) }
 
 func (x *followed) ScreenInto(dst *vt.Snapshot) *vt.Snapshot {
-	return x.feed.Emulator().SnapshotInto(dst)
+	if x.feed != nil {
+		return x.feed.Emulator().SnapshotInto(dst)
+	}
+	x.pmu.Lock()
+	p := x.paint
+	x.pmu.Unlock()
+	dst = p.draw(dst)
+	x.ask() // drawn: the next, once the screen changes
+	return dst
 }
 
 func (x *followed) Endpoint() (attach.Endpoint, error) { return attach.Dial(x.sock) }
@@ -361,26 +391,41 @@ func (x *followed) lacks(c session.Caps) string {
 // start starts the reader.
 func (x *followed) start() { go x.read() }
 
-// read pushes a's OUTPUT to the local emulator until EXIT (the session is
-// then Dead) or until the connection ends without one (the session
-// vanished, or Hangup disconnected it: Done closes without Exited). Exited
-// is reported, and Done closed, once all output is on the screen.
+// read takes a's PAINTs (or pushes its OUTPUT to the local emulator)
+// until EXIT (the session is then Dead) or until the connection ends
+// without one (the session vanished, or Hangup disconnected it: Done
+// closes without Exited). Exited is reported, and Done closed, once the
+// final screen is in (the supervisor sends it before EXIT).
 func (x *followed) read() {
-	x.feed.Start()
-	if x.primed {
+	if x.feed != nil {
+		x.feed.Start()
+	}
+	if x.primed || x.paints {
 		x.output()
 	}
 	exited, code := false, 0
+	var pr paintReader
 	for {
-		x.feed.Pace()
-		fr, err := x.a.Next() // its payload is ours: feed keeps it
+		if x.feed != nil {
+			x.feed.Pace()
+		}
+		fr, err := x.a.Next() // its payload is ours: feed or paint keeps it
 		if err != nil {
 			x.log.Info("followed session disconnected", "sock", x.sock, "err", err)
 			break
 		}
-		if fr.Type == frame.Output {
+		if fr.Type == frame.Output && x.feed != nil {
 			x.feed.Push(fr.Payload)
 			x.output()
+			continue
+		}
+		if fr.Type == frame.Paint {
+			p, done, err := pr.add(fr.Payload)
+			if err != nil {
+				x.log.Debug("bad PAINT", "err", err)
+			} else if done {
+				x.painted(p)
+			}
 			continue
 		}
 		if fr.Type == frame.StateEvent {
@@ -403,7 +448,9 @@ func (x *followed) read() {
 	}
 	x.mu.Unlock()
 	x.closeConns()
-	x.feed.Close() // no more output: apply what is left
+	if x.feed != nil {
+		x.feed.Close() // no more output: apply what is left
+	}
 	if exited {
 		x.r.Exited(code)
 	}
@@ -473,6 +520,9 @@ func (x *followed) refresh() {
 	x.lastRefresh = start
 	x.mu.Unlock()
 	defer x.cbs.Done()
+	if x.paints {
+		x.ask() // a PAINT if the screen changed, shown or not
+	}
 	st, si, err := x.query()
 	if err != nil {
 		x.log.Debug("followed refresh", "sock", x.sock, "err", err)
@@ -507,7 +557,7 @@ func (x *followed) refresh() {
 		}
 	}
 	x.mu.Unlock()
-	if resized {
+	if resized && x.feed != nil {
 		x.feed.Resize(si.Cols, si.Rows) // Dirty follows from feed
 	}
 	if ch {
@@ -521,7 +571,11 @@ func (x *followed) Resize(cols, rows uint16) error {
 	if err := x.a.Resize(cols, rows); err != nil {
 		return err
 	}
-	x.feed.Resize(int(cols), int(rows)) // Dirty follows from feed
+	if x.feed != nil {
+		x.feed.Resize(int(cols), int(rows)) // Dirty follows from feed
+	} else {
+		x.ask() // the screen at its new size
+	}
 	x.mu.Lock()
 	ch := x.info.Cols != int(cols) || x.info.Rows != int(rows)
 	x.info.Cols, x.info.Rows = int(cols), int(rows)

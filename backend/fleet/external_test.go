@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -434,6 +435,95 @@ func serveOlder(c net.Conn, screen bool) {
 			frame.Write(c, frame.ScreenResp, b)
 		case frame.Subscribe:
 			frame.Write(c, frame.Output, []byte("replayed-text"))
+		}
+	}
+}
+
+// A session the dashboard does not show costs it at most a PAINT per
+// status refresh, however fast its program writes: its screen is pulled,
+// not its output followed. Once shown (Screen), it is the session's own.
+func TestUnshownFloodIsNotFollowed(t *testing.T) {
+	dir := shortDir(t)
+	f := newFleet(t, dir)
+	r := record(t, f)
+	g := newGate(t)
+	x := startExternal(t, dir, "flood", "sh", "-c", g.Wait()+`; i=0; while :; do echo line$i; i=$((i+1)); done`)
+	r.Wait(t, session.Added, "flood", 0)
+	g.Open(t)
+	waitFor(t, "the flood", 10*time.Second, func() bool { return strings.Contains(x.sess.Screen().Text(), "line") })
+	before := r.Count(session.Dirty, "flood")
+	const span = 2 * time.Second
+	time.Sleep(span)
+	// A refresh every refreshEvery, each bringing one PAINT, and slack.
+	if n, most := r.Count(session.Dirty, "flood")-before, int(span/refreshEvery)+4; n > most {
+		t.Fatalf("%d screen changes reported in %v for a session nobody shows, want at most %d", n, span, most)
+	}
+	if got := f.Screen("flood"); got == nil || !strings.Contains(got.Text(), "line") {
+		t.Fatalf("the screen: %v", got)
+	}
+}
+
+// A supervisor that knows SUBSCRIBE_SCREEN but not WATCH_SCREEN (the
+// release before it) is followed from its output: screen, input, and the
+// final screen with the exit.
+func TestFollowServerWithoutWatchScreen(t *testing.T) {
+	dir, real := shortDir(t), shortDir(t)
+	x := startExternal(t, real, "old", "sh", "-c", `printf 'ready\n'; read a; printf 'got:%s\n' "$a"; exit 4`)
+	l, err := net.Listen("unix", supervisor.SocketPath(dir, "old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go dropWatchScreen(t, c, supervisor.SocketPath(real, "old"))
+		}
+	}()
+	f := newFleet(t, dir)
+	r := record(t, f)
+	waitFor(t, "ready on the screen", 10*time.Second, func() bool { return screenHas(f, "old", "ready") })
+	if err := f.Send("old", session.Input{Data: []byte("abc\r")}); err != nil {
+		t.Fatal(err)
+	}
+	r.Wait(t, session.Exited, "old", 0)
+	if !screenHas(f, "old", "got:abc") {
+		t.Fatalf("final screen %q", f.Screen("old").Text())
+	}
+	if in := mustInfo(t, f, "old"); in.ExitCode != 4 {
+		t.Fatalf("exit code %d", in.ExitCode)
+	}
+	_ = x
+}
+
+// dropWatchScreen relays c to the server at sock, dropping the client's
+// WATCH_SCREEN frames: the server then looks like a release without them.
+func dropWatchScreen(t *testing.T, c net.Conn, sock string) {
+	defer c.Close()
+	up, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Errorf("relay: %v", err)
+		return
+	}
+	defer up.Close()
+	go func() {
+		io.Copy(c, up)
+		c.Close()
+	}()
+	r := frame.NewReader(c)
+	for {
+		fr, err := r.Next()
+		if err != nil {
+			return
+		}
+		if fr.Type == frame.WatchScreen {
+			continue
+		}
+		if err := frame.Write(up, fr.Type, fr.Payload); err != nil {
+			return
 		}
 	}
 }

@@ -243,9 +243,15 @@ func (q *outq) flush() bool {
 
 // control queues a frame that must not be dropped.
 func (q *outq) control(t frame.Type, payload []byte) {
+	q.controlOwned(t, append([]byte(nil), payload...))
+}
+
+// controlOwned is control for a payload the queue may keep (the caller
+// never modifies it).
+func (q *outq) controlOwned(t frame.Type, payload []byte) {
 	hdr := frame.Header(t, len(payload))
 	q.mu.Lock()
-	q.appendLocked(hdr[:], append([]byte(nil), payload...))
+	q.appendLocked(hdr[:], payload)
 	q.mu.Unlock()
 	q.signal()
 }

@@ -16,6 +16,10 @@ type screen struct {
 	*Feeder
 
 	title atomic.Pointer[string] // the title as of the last observe (Session.Title)
+
+	wmu      sync.Mutex
+	watchers map[int]func() // WatchScreen's
+	nextW    int
 }
 
 func newScreen(s *Session, cols, rows int) *screen {
@@ -67,7 +71,38 @@ func (sc *screen) observe(uint64) {
 	if fn := sc.s.cfg.OnScreen; fn != nil {
 		fn(p.Seq)
 	}
+	sc.wmu.Lock()
+	for _, fn := range sc.watchers {
+		fn()
+	}
+	sc.wmu.Unlock()
 }
+
+// WatchScreen registers fn to be called, on the screen feeder's goroutine,
+// each time the session's screen has changed, as Config.OnScreen is (at
+// most every 10 ms while output flows, and once it pauses; the last call
+// shows the final screen). fn must return quickly and must not call
+// WatchScreen or its remove. The returned func removes it.
+func (s *Session) WatchScreen(fn func()) (remove func()) {
+	sc := s.scr
+	sc.wmu.Lock()
+	defer sc.wmu.Unlock()
+	if sc.watchers == nil {
+		sc.watchers = map[int]func(){}
+	}
+	id := sc.nextW
+	sc.nextW++
+	sc.watchers[id] = fn
+	return func() {
+		sc.wmu.Lock()
+		defer sc.wmu.Unlock()
+		delete(sc.watchers, id)
+	}
+}
+
+// Painting returns the session's screen as a repaint, with the size it is
+// drawn at and the emulator's Seq (vt.Emulator.Painting).
+func (s *Session) Painting() vt.Painting { return s.scr.emu.Painting() }
 
 // screenListener is one ListenScreen's listener: the chunks read after its
 // repaint's point wait in held until the feeder takes the repaint.

@@ -128,11 +128,12 @@ type conn struct {
 	interactive atomic.Bool
 
 	// Used by the read loop only.
-	later   bool           // a frame has been handled: the next is not the first
-	detach  func()         // ends ATTACH's TerminalAttached
-	unwatch func()         // ends WATCH_STATE's WatchState (nil: none)
-	fdc     *rawio.FDConn  // the connection's reads, keeping descriptors received (nil: not a socket)
-	writer  sync.WaitGroup // the subscriber's writer
+	later   bool                        // a frame has been handled: the next is not the first
+	detach  func()                      // ends ATTACH's TerminalAttached
+	unwatch func()                      // ends WATCH_STATE's WatchState (nil: none)
+	paints  atomic.Pointer[screenWatch] // set by WATCH_SCREEN (paint.go); read by the writer too
+	fdc     *rawio.FDConn               // the connection's reads, keeping descriptors received (nil: not a socket)
+	writer  sync.WaitGroup              // the subscriber's writer
 }
 
 // subscribed reports whether the connection gets the session's output
@@ -175,6 +176,9 @@ func (c *conn) serve() {
 		c.detach()
 		if c.unwatch != nil {
 			c.unwatch()
+		}
+		if w := c.paints.Load(); w != nil {
+			w.remove()
 		}
 		c.writer.Wait()
 	}()
@@ -227,7 +231,11 @@ func (c *conn) handle(f frame.Frame) bool {
 	case frame.Subscribe, frame.SubscribeScreen:
 		c.extraPayload(f)
 		if !c.subscribed() {
-			c.subscribe(f.Type == frame.SubscribeScreen)
+			mode := subOutput
+			if f.Type == frame.SubscribeScreen {
+				mode = subScreen
+			}
+			c.subscribe(mode)
 		}
 	case frame.Status:
 		c.extraPayload(f)
@@ -294,6 +302,9 @@ func (c *conn) handle(f frame.Frame) bool {
 	case frame.WatchState:
 		c.extraPayload(f)
 		c.watchState()
+	case frame.WatchScreen:
+		c.extraPayload(f)
+		c.watchScreen()
 	case frame.Terminal:
 		var fds []int
 		if c.fdc != nil {
@@ -351,11 +362,21 @@ func (c *conn) watchState() {
 	}()
 }
 
-// subscribe (SUBSCRIBE) attaches an outq to the session's output and starts
-// the writer that replays the scrollback and then flushes the queue. With
-// screen (SUBSCRIBE_SCREEN) there is no replay: the output starts with a
-// repaint of the screen (Session.ListenScreen).
-func (c *conn) subscribe(screen bool) {
+// subMode is what a subscriber gets of the session's output.
+type subMode uint8
+
+const (
+	subOutput subMode = iota // SUBSCRIBE: the scrollback, then the output
+	subScreen                // SUBSCRIBE_SCREEN: a repaint of the screen, then the output from there
+	subPaints                // WATCH_SCREEN: no output (PAINTs, paint.go)
+)
+
+// subscribe attaches an outq to the connection and starts the writer that
+// flushes it and ends the stream with EXIT. The output goes to the queue
+// as mode says: after a replay of the scrollback (SUBSCRIBE), after a
+// repaint of the screen (SUBSCRIBE_SCREEN, Session.ListenScreen), or not
+// at all (WATCH_SCREEN).
+func (c *conn) subscribe(mode subMode) {
 	limit := c.srv.QueueBytes
 	if limit <= 0 {
 		limit = DefaultQueueBytes
@@ -369,17 +390,20 @@ func (c *conn) subscribe(screen bool) {
 	var replay []byte
 	painted := make(chan struct{})
 	c.lmu.Lock()
-	if screen {
+	switch mode {
+	case subScreen:
 		c.unlisten = c.srv.Session.ListenScreen(screenOutput(q, painted))
-	} else {
+	case subOutput:
 		close(painted)
 		replay, c.unlisten = c.srv.Session.Listen(q.output)
+	default:
+		close(painted)
 	}
 	c.lmu.Unlock()
 	c.writer.Add(1)
 	go func() {
 		defer c.writer.Done()
-		c.subscriber(replay, q, screen)
+		c.subscriber(replay, q, mode == subScreen)
 	}()
 	// The repaint is the first frame after SUBSCRIBE_SCREEN: replies to
 	// the frames after it queue behind it, so a client that sends STATUS
@@ -465,6 +489,9 @@ func (c *conn) subscriber(replay []byte, q *outq, screen bool) {
 			// directly, so flushing here sends everything, then EXIT.
 			if d := q.Dropped(); d > 0 {
 				c.log.Info("slow subscriber missed output", "chunks", d)
+			}
+			if w := c.paints.Load(); w != nil {
+				w.final()
 			}
 			q.control(frame.Exit, frame.ExitPayload(int32(sess.ExitCode())))
 			q.flush()

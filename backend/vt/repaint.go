@@ -57,11 +57,33 @@ func (e *Emulator) Repaint() []byte {
 	return b
 }
 
+// Painting is a Repaint with the size it is drawn at and the Seq of the
+// screen it shows, all taken at one moment.
+type Painting struct {
+	Bytes      []byte
+	Cols, Rows int
+	Seq        uint64
+}
+
+// Painting returns the emulator's Repaint, size and Seq at one moment: a
+// resize or a write cannot come between them.
+func (e *Emulator) Painting() Painting {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, _ := e.repaintLocked()
+	return Painting{Bytes: b, Cols: e.cols, Rows: e.rows, Seq: e.seq.Load()}
+}
+
 // repaint is Repaint, also reporting whether the result is exact (see
 // Repaint's corner cases; the tests assert equivalence when it is).
 func (e *Emulator) repaint() (b []byte, exact bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.repaintLocked()
+}
+
+// repaintLocked is repaint with e.mu held.
+func (e *Emulator) repaintLocked() (b []byte, exact bool) {
 	p := &painter{e: e, exact: e.settled(), cs: defaultCharsets, b: make([]byte, 0, 2*e.cols*e.rows+64)}
 	p.str("\x1bc")
 	p.cells(e.main.lines)

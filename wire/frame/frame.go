@@ -66,9 +66,11 @@ const (
 	Seen            Type = 0x45 // empty: a user has seen the session (it is no longer done)
 	WatchState      Type = 0x46 // empty: send a State now and after every change
 	Terminal        Type = 0x47 // [detach key u8], with the terminal's fds (SCM_RIGHTS): the server takes the terminal
+	WatchScreen     Type = 0x48 // empty: send one Paint once the screen differs from the last one sent
 	ScreenResp      Type = 0xC0 // JSON ScreenInfo
 	StateEvent      Type = 0xC6 // JSON StateInfo
 	TerminalState   Type = 0xC7 // [TerminalTaken, or why the server has no (more) terminal u8]
+	Paint           Type = 0xC8 // [cols u16 BE][rows u16 BE][more u8][repaint bytes]: the screen, see PaintHeader
 )
 
 // TERMINAL_STATE payloads: the first reply to TERMINAL is TerminalTaken or
@@ -93,7 +95,8 @@ const ScreenANSI = 0x01
 
 var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Attach: "ATTACH",
 	Hangup: "HANGUP", SubscribeScreen: "SUBSCRIBE_SCREEN", Hook: "HOOK", Seen: "SEEN",
-	WatchState: "WATCH_STATE", StateEvent: "STATE", Terminal: "TERMINAL", TerminalState: "TERMINAL_STATE"}
+	WatchState: "WATCH_STATE", StateEvent: "STATE", Terminal: "TERMINAL", TerminalState: "TERMINAL_STATE",
+	WatchScreen: "WATCH_SCREEN", Paint: "PAINT"}
 
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",

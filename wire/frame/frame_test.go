@@ -911,3 +911,28 @@ func TestExtensions(t *testing.T) {
 		t.Fatal("bad JSON accepted")
 	}
 }
+
+// PAINT's header: its layout on the wire, the round trip, and a payload
+// too short for it.
+func TestPaintPayload(t *testing.T) {
+	if WatchScreen.String() != "WATCH_SCREEN" || Paint.String() != "PAINT" || byte(WatchScreen) != 0x48 || byte(Paint) != 0xC8 {
+		t.Fatalf("names and values: %s %#x %s %#x", WatchScreen, byte(WatchScreen), Paint, byte(Paint))
+	}
+	h := PaintHeader{Cols: 0x0102, Rows: 0x0304, More: true, Seq: 0x05060708090a0b0c}
+	b := AppendPaint([]byte("x"), h, []byte("\x1bcab"))
+	want := []byte{'x', 1, 2, 3, 4, 1, 5, 6, 7, 8, 9, 10, 11, 12, 0x1b, 'c', 'a', 'b'}
+	if !bytes.Equal(b, want) {
+		t.Fatalf("AppendPaint = % x, want % x", b, want)
+	}
+	got, rest, err := ParsePaint(b[1:])
+	if err != nil || got != h || string(rest) != "\x1bcab" {
+		t.Fatalf("ParsePaint = %+v %q %v", got, rest, err)
+	}
+	last, rest, err := ParsePaint(AppendPaint(nil, PaintHeader{Cols: 80, Rows: 24}, nil))
+	if err != nil || last.More || last.Cols != 80 || len(rest) != 0 {
+		t.Fatalf("ParsePaint of the last piece = %+v %q %v", last, rest, err)
+	}
+	if _, _, err := ParsePaint(make([]byte, PaintHeaderLen-1)); err == nil {
+		t.Fatal("a payload shorter than the header parsed")
+	}
+}

@@ -110,6 +110,47 @@ func ParseExit(b []byte) (int32, error) {
 	return int32(binary.BigEndian.Uint32(b)), nil
 }
 
+// PaintHeader is the start of a PAINT payload: the session's size, which
+// the repaint after it is drawn at, the number its emulator gave the
+// screen the repaint shows (equal numbers mean identical screens; it grows
+// with every change), and whether the repaint goes on in the next PAINT (a
+// repaint longer than one frame carries is sent in pieces, each but the
+// last with More, all with the same header otherwise; the pieces are
+// concatenated).
+type PaintHeader struct {
+	Cols, Rows uint16
+	More       bool
+	Seq        uint64
+}
+
+// PaintHeaderLen is the length of a PaintHeader on the wire:
+// [cols u16][rows u16][flags u8: 0x01 More][seq u64], big-endian.
+const PaintHeaderLen = 13
+
+// AppendPaint appends a PAINT payload, h followed by repaint, to dst.
+func AppendPaint(dst []byte, h PaintHeader, repaint []byte) []byte {
+	flags := byte(0)
+	if h.More {
+		flags = 1
+	}
+	dst = binary.BigEndian.AppendUint16(dst, h.Cols)
+	dst = binary.BigEndian.AppendUint16(dst, h.Rows)
+	dst = append(dst, flags)
+	dst = binary.BigEndian.AppendUint64(dst, h.Seq)
+	return append(dst, repaint...)
+}
+
+// ParsePaint splits a PAINT payload into its header and its piece of the
+// repaint (which aliases b). Flags it does not know are ignored.
+func ParsePaint(b []byte) (PaintHeader, []byte, error) {
+	if len(b) < PaintHeaderLen {
+		return PaintHeader{}, nil, fmt.Errorf("frame: PAINT payload is %d bytes, want at least %d", len(b), PaintHeaderLen)
+	}
+	h := PaintHeader{Cols: binary.BigEndian.Uint16(b[0:]), Rows: binary.BigEndian.Uint16(b[2:]),
+		More: b[4]&1 != 0, Seq: binary.BigEndian.Uint64(b[5:])}
+	return h, b[PaintHeaderLen:], nil
+}
+
 // ScreenInfo is the SCREEN_RESP payload (JSON): the session's screen as its
 // terminal emulator shows it, and what the classifier makes of it.
 type ScreenInfo struct {

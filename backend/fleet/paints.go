@@ -1,0 +1,138 @@
+package fleet
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// A followed session whose supervisor answers WATCH_SCREEN is shown from
+// its screen, pulled, rather than from its output: the dashboard asks for
+// a PAINT (the supervisor's repaint of its screen) when it has drawn the
+// last one, so a flood costs the dashboard a repaint per frame it draws
+// of that session instead of emulating every byte, and a session it does
+// not show costs it at most a repaint per status refresh (refreshEvery).
+// Between pulls the dashboard keeps only the last repaint's bytes (a
+// prompt's are a few hundred); a snapshot is drawn from them when asked
+// for (ScreenInto), on an emulator borrowed from paintEmus.
+
+// painting is a complete PAINT: the repaint and what its header said.
+type painting struct {
+	h frame.PaintHeader
+	b []byte
+}
+
+// paintEmus are the emulators snapshots are drawn on: a repaint begins
+// with RIS, so one emulator serves every session in turn.
+var paintEmus sync.Pool
+
+// draw returns the screen p draws, in dst's memory when it can.
+func (p painting) draw(dst *vt.Snapshot) *vt.Snapshot {
+	cols, rows := max(int(p.h.Cols), 1), max(int(p.h.Rows), 1)
+	emu, _ := paintEmus.Get().(*vt.Emulator)
+	if emu == nil {
+		emu = vt.New(cols, rows, vt.Options{})
+	} else {
+		emu.Resize(cols, rows)
+	}
+	emu.Write(p.b)
+	dst = emu.SnapshotInto(dst)
+	paintEmus.Put(emu)
+	dst.Seq = p.h.Seq // the session's: equal numbers, identical screens
+	return dst
+}
+
+// paintReader joins a PAINT's pieces.
+type paintReader struct{ buf []byte }
+
+// add takes a PAINT frame (whose payload the caller gives up) and returns
+// the complete painting once its last piece has come.
+func (r *paintReader) add(payload []byte) (painting, bool, error) {
+	h, piece, err := frame.ParsePaint(payload)
+	if err != nil {
+		r.buf = nil
+		return painting{}, false, err
+	}
+	if h.More {
+		r.buf = append(r.buf, piece...)
+		return painting{}, false, nil
+	}
+	if r.buf != nil {
+		piece = append(r.buf, piece...)
+		r.buf = nil
+	}
+	return painting{h: h, b: piece}, true, nil
+}
+
+// watchScreen asks a for a PAINT (WATCH_SCREEN) and tells whether its
+// server knows the extension: a STATUS sent after it is answered after the
+// PAINT by one that does, first by one that does not (it ignored
+// WATCH_SCREEN, and a is as it was). The first PAINT is returned.
+func watchScreen(a *frame.Client) (painting, bool, error) {
+	if err := a.Send(frame.WatchScreen, nil); err != nil {
+		return painting{}, false, err
+	}
+	if err := a.Send(frame.Status, nil); err != nil {
+		return painting{}, false, err
+	}
+	a.Conn().SetReadDeadline(time.Now().Add(dialTimeout))
+	defer a.Conn().SetReadDeadline(time.Time{})
+	var pr paintReader
+	for {
+		fr, err := a.Next() // its payload is ours: the painting keeps it
+		if err != nil {
+			return painting{}, false, err
+		}
+		switch fr.Type {
+		case frame.StatusResp:
+			return painting{}, false, nil
+		case frame.Paint:
+			p, done, err := pr.add(fr.Payload)
+			if err != nil {
+				return painting{}, false, err
+			}
+			if done {
+				return p, true, nil
+			}
+		case frame.Exit:
+			return painting{}, false, fmt.Errorf("watch screen: the session ended")
+		}
+	}
+}
+
+// ask asks for the next PAINT unless one is asked for already: the
+// supervisor sends it once the screen differs from the last one. The
+// request goes out on a goroutine of its own: ScreenInto, which asks, is
+// called from the dashboard's event loop and must not wait on a socket.
+func (x *followed) ask() {
+	x.mu.Lock()
+	ended := x.ended
+	x.mu.Unlock()
+	if ended {
+		return
+	}
+	x.pmu.Lock()
+	if x.asked {
+		x.pmu.Unlock()
+		return
+	}
+	x.asked = true
+	x.pmu.Unlock()
+	go func() {
+		if err := x.a.Send(frame.WatchScreen, nil); err != nil {
+			x.log.Debug("watch screen", "sock", x.sock, "err", err)
+		}
+	}()
+}
+
+// painted takes a complete PAINT (on the reader's goroutine).
+func (x *followed) painted(p painting) {
+	x.pmu.Lock()
+	x.paint, x.asked = p, false
+	x.pmu.Unlock()
+	x.output()
+	x.r.Dirty(p.h.Seq)
+}

@@ -1,0 +1,104 @@
+package supervisor
+
+import (
+	"sync"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/vt"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+)
+
+// screenWatch is WATCH_SCREEN on one connection: the client pulls the
+// session's screen, one PAINT per WATCH_SCREEN, instead of following its
+// output. A PAINT asked for goes out at once if the screen differs from the
+// last one sent on the connection (or none was sent), else at the screen's
+// next change; nothing goes out while none is asked for, so a client that
+// asks only for what it shows, and only as often as it draws, costs the
+// session a repaint per frame it draws and nothing for a session it does
+// not show, however fast the program writes.
+type screenWatch struct {
+	c      *conn
+	remove func() // ends Session.WatchScreen
+
+	mu    sync.Mutex
+	asked bool   // a WATCH_SCREEN waits for its PAINT
+	sent  bool   // a PAINT went out
+	seq   uint64 // the Seq of the screen it showed
+}
+
+// watchScreen (WATCH_SCREEN) asks for a PAINT. The first one makes a
+// connection that is not subscribed a subscriber without output: it gets
+// PAINTs, replies and STATEs, and EXIT when the session ends (after a last
+// PAINT of the final screen, if it changed since the last one sent). A
+// connection that has handed its terminal over ignores it.
+func (c *conn) watchScreen() {
+	w := c.paints.Load()
+	if w == nil {
+		q := c.outq()
+		if q == nil && c.subscribed() {
+			c.log.Warn("WATCH_SCREEN ignored: the connection has handed its terminal over")
+			return
+		}
+		// Stored before the writer starts: one that finds the session
+		// ended sends its final screen before EXIT.
+		w = &screenWatch{c: c}
+		c.paints.Store(w)
+		if q == nil {
+			c.subscribe(subPaints)
+		}
+		w.remove = c.srv.Session.WatchScreen(w.changed)
+	}
+	w.ask()
+}
+
+// ask notes a WATCH_SCREEN and answers it if it can.
+func (w *screenWatch) ask() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.asked = true
+	w.sendLocked(false)
+}
+
+// changed is the session's screen watcher.
+func (w *screenWatch) changed() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sendLocked(false)
+}
+
+// final sends the final screen, asked for or not, unless the client has it
+// already. The subscriber's writer calls it before EXIT.
+func (w *screenWatch) final() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sendLocked(true)
+}
+
+// sendLocked queues a PAINT if one is asked for (or force) and the screen
+// differs from the last one sent.
+func (w *screenWatch) sendLocked(force bool) {
+	if !w.asked && !force {
+		return
+	}
+	sess := w.c.srv.Session
+	if w.sent && sess.scr.emu.Seq() == w.seq {
+		return
+	}
+	p := sess.Painting()
+	w.asked, w.sent, w.seq = false, true, p.Seq
+	queuePaint(w.c.outq(), p)
+}
+
+// queuePaint queues p as PAINT frames of at most maxChunk bytes of repaint
+// each, all but the last marked More.
+func queuePaint(q *outq, p vt.Painting) {
+	h := frame.PaintHeader{Cols: uint16(p.Cols), Rows: uint16(p.Rows), Seq: p.Seq}
+	b := p.Bytes
+	for {
+		n := min(len(b), maxChunk)
+		h.More = n < len(b)
+		q.controlOwned(frame.Paint, frame.AppendPaint(make([]byte, 0, frame.PaintHeaderLen+n), h, b[:n]))
+		if b = b[n:]; len(b) == 0 {
+			return
+		}
+	}
+}
