@@ -1,4 +1,5 @@
-// Package prio changes the CPU priority of the calling process's autogroup,
+// Package prio changes the CPU priority of a process's autogroup (the
+// calling process's, or its program's),
 // so that work nobody waits for (a session supervisor emulating a flood)
 // yields the CPU to work somebody does (the dashboard the user types into),
 // and takes it back when somebody does wait for it (a terminal attached).
@@ -43,9 +44,10 @@ const (
 	retries    = 100
 )
 
-// Group is the calling process's autogroup, owned by the process because it
-// leads its session.
+// Group is a process's autogroup, which the process owns because it leads
+// its session.
 type Group struct {
+	path  string // its /proc/PID/autogroup
 	onErr func(error)
 
 	mu      sync.Mutex
@@ -66,10 +68,25 @@ func Own(onErr func(error)) *Group {
 	if sid, err := unix.Getsid(0); err != nil || sid != os.Getpid() {
 		return nil
 	}
-	if _, err := ReadNice(autogroupFile); err != nil {
+	return open(autogroupFile, onErr)
+}
+
+// Of returns the autogroup of process pid (a supervisor's program, which
+// it started in a session of its own) under the same conditions as Own:
+// nil unless pid leads its session and the kernel puts it in an autogroup.
+// Once the process has exited, Set fails (onErr is told).
+func Of(pid int, onErr func(error)) *Group {
+	if sid, err := unix.Getsid(pid); err != nil || sid != pid {
 		return nil
 	}
-	return &Group{onErr: onErr, want: -1}
+	return open("/proc/"+strconv.Itoa(pid)+"/autogroup", onErr)
+}
+
+func open(path string, onErr func(error)) *Group {
+	if _, err := ReadNice(path); err != nil {
+		return nil
+	}
+	return &Group{path: path, onErr: onErr, want: -1}
 }
 
 // Set asks for the group's nice value to become nice (0..19). It returns at
@@ -97,7 +114,7 @@ func (g *Group) apply() {
 	for try := 0; ; try++ {
 		want := g.want
 		g.mu.Unlock()
-		err := write(want)
+		err := os.WriteFile(g.path, []byte(strconv.Itoa(want)), 0)
 		if errors.Is(err, syscall.EAGAIN) && try < retries {
 			time.Sleep(retryEvery)
 			g.mu.Lock()
@@ -115,13 +132,9 @@ func (g *Group) apply() {
 	}
 }
 
-func write(nice int) error {
-	return os.WriteFile(autogroupFile, []byte(strconv.Itoa(nice)), 0)
-}
-
 // Nice returns the group's nice value as the kernel has it.
 func (g *Group) Nice() (int, error) {
-	return ReadNice(autogroupFile)
+	return ReadNice(g.path)
 }
 
 // ReadNice reads the nice value from an autogroup file

@@ -137,3 +137,44 @@ func TestNilGroupSetIsANoOp(t *testing.T) {
 	var g *Group
 	g.Set(19) // must not panic
 }
+
+// Of changes another process's group when that process leads its session
+// (a supervisor's program), and leaves one that does not alone.
+func TestOfAnotherProcess(t *testing.T) {
+	autogroups(t)
+	start := func(setsid bool) *exec.Cmd {
+		cmd := exec.Command("sleep", "30")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: setsid}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+		})
+		return cmd
+	}
+	own, _ := ReadNice(autogroupFile)
+	if g := Of(start(false).Process.Pid, nil); g != nil {
+		t.Fatal("Of returned the group of a process that does not lead its session")
+	}
+	leader := start(true)
+	var errs []error
+	g := Of(leader.Process.Pid, func(err error) { errs = append(errs, err) })
+	if g == nil {
+		t.Fatal("Of returned no group for a session leader")
+	}
+	for _, n := range []int{19, 0} {
+		g.Set(n)
+		deadline := time.Now().Add(20 * time.Second)
+		for got, _ := g.Nice(); got != n; got, _ = g.Nice() {
+			if time.Now().After(deadline) {
+				t.Fatalf("Set(%d): the group's nice value is %d (%v)", n, got, errs)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if now, err := ReadNice(autogroupFile); err != nil || now != own {
+		t.Fatalf("the test's own group went from nice %d to %d (%v)", own, now, err)
+	}
+}

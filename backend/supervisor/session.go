@@ -98,6 +98,13 @@ type Config struct {
 	// must not block. run uses it to give an attached session's supervisor
 	// the user's priority back (cmd/heimdall-tui/background.go).
 	OnTerminals func(attached int)
+	// OnFlood, if set, is called with true when the program starts
+	// flooding its terminal (more than 512 KiB of output within a
+	// second: faster than anybody reads) and with false when a second
+	// passes with less; never after the program has exited. It must not
+	// block. run uses it to let a detached flood yield the CPU
+	// (cmd/heimdall-tui/background.go).
+	OnFlood func(flooding bool)
 }
 
 func (c *Config) fill() {
@@ -152,7 +159,8 @@ type Session struct {
 	tmu       sync.Mutex   // serialises changes of terminals (terminalsChanged)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
 
-	scr *screen // the terminal emulator and its feeder
+	scr   *screen     // the terminal emulator and its feeder
+	flood *floodMeter // nil without Config.OnFlood
 
 	readerDone chan struct{}
 	done       chan struct{} // closed once the exit is recorded and all output delivered
@@ -215,6 +223,9 @@ func Start(cfg Config) (*Session, error) {
 	s.cls = classify.NewLayered(inner)
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
 	s.scr.YieldTo(s.unread)
+	if cfg.OnFlood != nil {
+		s.flood = &floodMeter{fn: cfg.OnFlood}
+	}
 	s.log.Info("session started", "pid", p.PID(), "argv", cfg.Argv, "dir", cfg.Dir)
 	s.scr.Start()
 	go s.readLoop()
@@ -498,6 +509,9 @@ func (s *Session) publish(chunk []byte) {
 	s.ring.Write(chunk)
 	s.lastOut = now
 	s.cls.Output(now, len(chunk))
+	if s.flood != nil {
+		s.flood.output(now, len(chunk))
+	}
 	for sub := range s.subs {
 		sub.push(chunk)
 	}
@@ -519,6 +533,9 @@ func (s *Session) publish(chunk []byte) {
 func (s *Session) waitLoop() {
 	code := s.proc.Wait()
 	s.reaped.Store(true)
+	if s.flood != nil {
+		s.flood.stop()
+	}
 	// Wake a reader blocked in read; from now on it sets its own deadlines.
 	s.pty.rd.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-s.readerDone

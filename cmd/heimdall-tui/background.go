@@ -23,6 +23,21 @@ import (
 // docs/ARCHITECTURE.md, "Priorities under floods".
 const supervisorNice = 19
 
+// floodNice is the nice value of a detached session's program's autogroup
+// while it floods its terminal (supervisor.Config.OnFlood: more than
+// 512 KiB of output a second) and no interactive terminal is attached.
+// Its supervisor paces it, but the program still competes with the
+// dashboard for the CPU (its own work, and the kernel's tty processing of
+// its writes): with 16 such programs at nice 0 on 2 cores a keypress in
+// the dashboard took up to 18–41 ms to show at p99 even once the dashboard
+// no longer emulated their output, and 13–18 ms with them at 19
+// (heimdall-loadcheck -only busy). Output nobody can read at that rate is
+// the one thing that yields: an agent streaming a reply, a build, tests,
+// anything that computes without flooding its terminal keep the user's
+// priority, and a flood gets it back within a second of slowing down or at
+// once when a terminal attaches.
+const floodNice = 19
+
 // supervisorProcs is how many Ps (threads running Go code at once) a
 // detached supervisor uses, unless GOMAXPROCS says otherwise. Its work is
 // a chain of hand-offs (pty reader → screen feeder, socket writers) with
@@ -44,45 +59,67 @@ const supervisorProcs = 1
 // owns when it leads its session, as a dashboard's spawn does) at
 // supervisorNice while no interactive terminal is attached, at 0 while one
 // is, so keys typed into an attached session go through a supervisor at
-// the user's priority however busy the machine is. Its program started
-// before and has an autogroup of its own, at the user's priority. A
-// foreground run (its terminal is attached from the start) and a detached
-// one that shares its session with a shell keep their priority.
+// the user's priority however busy the machine is. Its program has an
+// autogroup of its own (it leads a session too), at the user's priority
+// except while it floods its terminal with no terminal attached (floodNice).
+// A foreground run (its terminal is attached from the start) and a
+// detached one that shares its session with a shell keep their priority,
+// and so do their programs.
 type background struct {
-	group *prio.Group                 // nil: left alone
-	log   atomic.Pointer[slog.Logger] // the session's, from start
+	detached bool
+	group    *prio.Group                 // nil: left alone
+	log      atomic.Pointer[slog.Logger] // the session's, from start
 
 	mu       sync.Mutex
 	started  bool
 	attached int
+	prog     *prio.Group // the program's (set by start; nil: left alone)
+	flooding bool
+	progNice int // what prog was last set to (a new autogroup is at 0)
 }
 
 // newBackground returns the policy for a run (detached or not); its
 // terminals method goes into the session's Config.OnTerminals, and start is
 // called once the program runs.
 func newBackground(detached bool) *background {
-	b := &background{}
+	b := &background{detached: detached}
 	if detached {
-		b.group = prio.Own(func(err error) {
-			if l := b.log.Load(); l != nil {
-				l.Warn("priority", "err", err)
-			}
-		})
+		b.group = prio.Own(b.warn)
 	}
 	return b
 }
 
 // start takes the priority for the state the session is in (see
-// supervisorProcs for the GOMAXPROCS part).
-func (b *background) start(detached bool, logger *slog.Logger) {
+// supervisorProcs for the GOMAXPROCS part); pid is the program's.
+func (b *background) start(pid int, logger *slog.Logger) {
 	b.log.Store(logger)
-	if detached && os.Getenv("GOMAXPROCS") == "" {
+	if b.detached && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(supervisorProcs)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.group != nil {
+		b.prog = prio.Of(pid, b.warn)
+	}
 	b.started = true
 	b.apply()
+}
+
+// warn logs a priority that could not be set.
+func (b *background) warn(err error) {
+	if l := b.log.Load(); l != nil {
+		l.Warn("priority", "err", err)
+	}
+}
+
+// flood is Config.OnFlood.
+func (b *background) flood(on bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flooding = on
+	if b.started {
+		b.apply()
+	}
 }
 
 // terminals is Config.OnTerminals: attached is the number of interactive
@@ -101,5 +138,15 @@ func (b *background) apply() {
 		b.group.Set(0)
 	} else {
 		b.group.Set(supervisorNice)
+	}
+	// The program's only when it changes: the kernel takes one change of
+	// an autogroup a tenth of a second, machine-wide.
+	want := 0
+	if b.flooding && b.attached == 0 {
+		want = floodNice
+	}
+	if b.prog != nil && want != b.progNice {
+		b.progNice = want
+		b.prog.Set(want)
 	}
 }

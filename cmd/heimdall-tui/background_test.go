@@ -92,3 +92,48 @@ func threadNices(t *testing.T, pid int) []int {
 }
 
 func threadNice(t *testing.T, pid int) int { return threadNices(t, pid)[0] }
+
+// A detached session's program that floods its terminal runs its
+// autogroup at floodNice while no terminal is attached, at 0 while one is,
+// and at 0 again once the flood stops.
+func TestDetachedFloodYields(t *testing.T) {
+	if _, err := os.Stat("/proc/self/autogroup"); err != nil {
+		t.Skip("no autogroups in this kernel")
+	}
+	setsid, err := exec.LookPath("setsid")
+	if err != nil {
+		t.Skip("no setsid(1)")
+	}
+	dir := newSockDir(t)
+	stop := filepath.Join(t.TempDir(), "stop")
+	p := startProc(t, setsid, binPath, "run", "--detach", "--id", "fl", "--socket-dir", dir, "--",
+		"sh", "-c", `while [ ! -e "$1" ]; do yes flood | head -c 4000000; done; exec sleep 60`, "sh", stop)
+	p.sock = filepath.Join(dir, "fl.sock")
+	st := waitLive(t, p)
+	if _, err := prio.ReadNice(fmt.Sprintf("/proc/%d/autogroup", p.cmd.Process.Pid)); err != nil {
+		t.Skipf("the supervisor has no autogroup (a CPU cgroup schedules it): %v", err)
+	}
+	prog := int(st.pid)
+	waitGroup := func(want int, why string) {
+		t.Helper()
+		var got int
+		if !poll(waitTimeout, func() bool {
+			got, err = prio.ReadNice(fmt.Sprintf("/proc/%d/autogroup", prog))
+			return err == nil && got == want
+		}) {
+			t.Fatalf("%s: the program's autogroup is at nice %d (%v), want %d", why, got, err, want)
+		}
+	}
+	waitGroup(floodNice, "flooding, detached")
+	w := subscribed(t, p.sock)
+	if err := w.send(0x41, nil); err != nil { // ATTACH: an interactive terminal
+		t.Fatal(err)
+	}
+	waitGroup(0, "flooding, attached")
+	w.Close()
+	waitGroup(floodNice, "flooding, detached again")
+	if err := os.WriteFile(stop, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitGroup(0, "the flood over")
+}

@@ -163,6 +163,7 @@ func (a *app) run(o runOptions) error {
 	cfg.OnConversation = rk.conversation
 	bg := newBackground(o.detach)
 	cfg.OnTerminals = bg.terminals
+	cfg.OnFlood = bg.flood
 	// Before the program starts, so that nothing it orphans escapes to
 	// init (which in a container may never reap it).
 	reapErr := supervisor.EnableSubreaper(nil)
@@ -197,7 +198,7 @@ func (a *app) run(o runOptions) error {
 	away.start(sess, rec.Dir, logger)
 	go h.Serve()
 	defer stopOnSignals(sess, logger)()
-	bg.start(o.detach, logger)
+	bg.start(sess.PID(), logger)
 
 	if o.dashboard {
 		// The garbage of starting up goes back to the kernel at the

@@ -1,0 +1,79 @@
+package supervisor
+
+import (
+	"sync"
+	"time"
+)
+
+// A program floods its terminal when it writes more than floodBytes within
+// floodWindow: faster than anybody reads (an agent streaming a reply writes
+// a few KB a second, a full-screen UI redrawing tens). It is no longer
+// flooding after a window in which it wrote less.
+const (
+	floodBytes  = 512 << 10
+	floodWindow = time.Second
+)
+
+// floodMeter tells Config.OnFlood when the program starts and stops
+// flooding its terminal (see floodBytes). It counts the output the reader
+// publishes; while a flood lasts a timer checks each floodWindow whether
+// it goes on, and none is armed otherwise.
+type floodMeter struct {
+	fn func(bool) // Config.OnFlood: called under mu, in order
+
+	mu    sync.Mutex
+	start time.Time // the window's start
+	bytes int       // output in the window
+	on    bool
+	timer *time.Timer
+}
+
+// output counts n bytes written by the program at now.
+func (m *floodMeter) output(now time.Time, n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if now.Sub(m.start) >= floodWindow && !m.on {
+		m.start, m.bytes = now, 0
+	}
+	m.bytes += n
+	if m.on || m.bytes < floodBytes {
+		return
+	}
+	m.on = true
+	m.start, m.bytes = now, 0
+	if m.timer == nil {
+		m.timer = time.AfterFunc(floodWindow, func() { m.check(time.Now()) })
+	} else {
+		m.timer.Reset(floodWindow)
+	}
+	m.fn(true)
+}
+
+// check ends a flood window: the flood goes on if the window had
+// floodBytes, and a new window starts; else it is over.
+func (m *floodMeter) check(now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.on {
+		return
+	}
+	if m.bytes*int(floodWindow) >= floodBytes*int(max(now.Sub(m.start), 1)) {
+		m.start, m.bytes = now, 0
+		m.timer.Reset(floodWindow)
+		return
+	}
+	m.on = false
+	m.start, m.bytes = now, 0
+	m.fn(false)
+}
+
+// stop ends the meter (the program has exited): no more calls.
+func (m *floodMeter) stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.timer != nil {
+		m.timer.Stop()
+	}
+	m.on = false
+	m.fn = func(bool) {}
+}
