@@ -256,6 +256,13 @@ func (q *outq) controlOwned(t frame.Type, payload []byte) {
 	q.signal()
 }
 
+// queued returns the bytes waiting to be written.
+func (q *outq) queued() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n
+}
+
 // replayDone lets the pty reader write directly from now on.
 func (q *outq) replayDone() {
 	q.mu.Lock()

@@ -45,7 +45,7 @@ func (c *conn) watchScreen() {
 		if q == nil {
 			c.subscribe(subPaints)
 		}
-		w.remove = c.srv.Session.WatchScreen(w.changed)
+		w.remove = c.srv.Session.WatchScreen(w.try)
 	}
 	w.ask()
 }
@@ -58,13 +58,6 @@ func (w *screenWatch) ask() {
 	w.sendLocked(false)
 }
 
-// changed is the session's screen watcher.
-func (w *screenWatch) changed() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.sendLocked(false)
-}
-
 // final sends the final screen, asked for or not, unless the client has it
 // already. The subscriber's writer calls it before EXIT.
 func (w *screenWatch) final() {
@@ -73,19 +66,35 @@ func (w *screenWatch) final() {
 	w.sendLocked(true)
 }
 
+// paintBacklog bounds what a client that asks and does not read makes the
+// server hold: no PAINT is queued while more than this waits to be written
+// on its connection; the writer checks again once it has written it all
+// (try).
+const paintBacklog = 256 << 10
+
 // sendLocked queues a PAINT if one is asked for (or force) and the screen
-// differs from the last one sent.
+// differs from the last one sent, unless the connection is behind
+// (paintBacklog; force, for the final screen, queues it anyway).
 func (w *screenWatch) sendLocked(force bool) {
 	if !w.asked && !force {
 		return
 	}
-	sess := w.c.srv.Session
-	if w.sent && sess.scr.emu.Seq() == w.seq {
+	sess, q := w.c.srv.Session, w.c.outq()
+	if w.sent && sess.scr.emu.Seq() == w.seq || !force && q.queued() > paintBacklog {
 		return
 	}
 	p := sess.Painting()
 	w.asked, w.sent, w.seq = false, true, p.Seq
-	queuePaint(w.c.outq(), p)
+	queuePaint(q, p)
+}
+
+// try sends the PAINT asked for if it can go now: it is the session's
+// screen watcher (the screen changed), and the writer's once it has
+// written everything queued (a PAINT held back by paintBacklog may go).
+func (w *screenWatch) try() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sendLocked(false)
 }
 
 // queuePaint queues p as PAINT frames of at most maxChunk bytes of repaint

@@ -211,3 +211,49 @@ func TestWatchScreenOnSubscriber(t *testing.T) {
 		t.Fatalf("EXIT %d", code)
 	}
 }
+
+// A client that asks and asks but does not read makes the server hold at
+// most paintBacklog and a PAINT, however fast the screen changes; once it
+// reads, it gets what it asked for.
+func TestWatchScreenBacklogBounded(t *testing.T) {
+	// A screen full of colours, hyperlinks and wide characters, scrolling.
+	srv := startServed(t, Config{Argv: flood(newGate(t), 40, ""), Cols: 120, Rows: 40})
+	c := dial(t, srv.sock)
+	for range 3000 {
+		if err := c.Send(frame.WatchScreen, nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	most := 0
+	srv.srv.mu.Lock()
+	for sc := range srv.srv.conns {
+		if q := sc.outq(); q != nil {
+			most = max(most, q.queued())
+		}
+	}
+	srv.srv.mu.Unlock()
+	if limit := paintBacklog + 64<<10; most > limit {
+		t.Fatalf("%d bytes queued for a client that does not read, want at most %d", most, limit)
+	}
+	if testing.Verbose() {
+		t.Logf("%d bytes queued at most", most)
+	}
+	if err := c.Send(frame.WatchScreen, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(frame.Status, nil); err != nil {
+		t.Fatal(err)
+	}
+	paints := 0
+	for f := nextFrame(t, c, 10*time.Second); f.Type != frame.StatusResp; f = nextFrame(t, c, 10*time.Second) {
+		if f.Type != frame.Paint {
+			t.Fatalf("got %v", f.Type)
+		}
+		paints++
+	}
+	if paints == 0 {
+		t.Fatal("no PAINT once the client read")
+	}
+}

@@ -482,6 +482,9 @@ func (c *conn) subscriber(replay []byte, q *outq, screen bool) {
 			c.resync(q)
 			continue
 		}
+		if w := c.paints.Load(); w != nil {
+			w.try() // a PAINT held back while the client was behind
+		}
 		select {
 		case <-q.wake:
 		case <-sess.Done():
