@@ -163,7 +163,9 @@ func (a *app) run(o runOptions) error {
 	cfg.OnConversation = rk.conversation
 	bg := newBackground(o.detach)
 	cfg.OnTerminals = bg.terminals
-	cfg.OnFlood = bg.flood
+	if bg.group != nil { // only a supervisor that owns its group changes its program's
+		cfg.OnFlood = bg.flood
+	}
 	// Before the program starts, so that nothing it orphans escapes to
 	// init (which in a container may never reap it).
 	reapErr := supervisor.EnableSubreaper(nil)
