@@ -388,20 +388,7 @@ func TestEndedWhileAway(t *testing.T) {
 func TestFollowOlderServer(t *testing.T) {
 	dir := shortDir(t)
 	for _, id := range []string{"older", "hm"} {
-		l, err := net.Listen("unix", supervisor.SocketPath(dir, id))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				go serveOlder(c, id == "older")
-			}
-		}()
+		serveSocket(t, supervisor.SocketPath(dir, id), func(c net.Conn) { serveOlder(c, id == "older") })
 	}
 	f := newFleet(t, dir)
 	for _, id := range []string{"older", "hm"} {
@@ -469,20 +456,7 @@ func TestUnshownFloodIsNotFollowed(t *testing.T) {
 func TestFollowServerWithoutWatchScreen(t *testing.T) {
 	dir, real := shortDir(t), shortDir(t)
 	x := startExternal(t, real, "old", "sh", "-c", `printf 'ready\n'; read a; printf 'got:%s\n' "$a"; exit 4`)
-	l, err := net.Listen("unix", supervisor.SocketPath(dir, "old"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go dropWatchScreen(t, c, supervisor.SocketPath(real, "old"))
-		}
-	}()
+	serveSocket(t, supervisor.SocketPath(dir, "old"), func(c net.Conn) { dropWatchScreen(t, c, supervisor.SocketPath(real, "old")) })
 	f := newFleet(t, dir)
 	r := record(t, f)
 	waitFor(t, "ready on the screen", 10*time.Second, func() bool { return screenHas(f, "old", "ready") })
@@ -497,6 +471,25 @@ func TestFollowServerWithoutWatchScreen(t *testing.T) {
 		t.Fatalf("exit code %d", in.ExitCode)
 	}
 	_ = x
+}
+
+// serveSocket listens on path until the test ends and serves each
+// connection with serve, on a goroutine of its own.
+func serveSocket(t *testing.T, path string, serve func(net.Conn)) {
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
 }
 
 // dropWatchScreen relays c to the server at sock, dropping the client's

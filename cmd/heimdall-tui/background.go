@@ -75,14 +75,18 @@ type background struct {
 	attached int
 	prog     *prio.Group // the program's (set by start; nil: left alone)
 	flooding bool
-	progNice int // what prog was last set to (a new autogroup is at 0)
+	// What group and prog were last set to (-1: not yet; a new
+	// autogroup is at 0): each is set only when its value changes, as
+	// the kernel takes one change of an autogroup a tenth of a second,
+	// machine-wide.
+	groupNice, progNice int
 }
 
 // newBackground returns the policy for a run (detached or not); its
 // terminals method goes into the session's Config.OnTerminals, and start is
 // called once the program runs.
 func newBackground(detached bool) *background {
-	b := &background{detached: detached}
+	b := &background{detached: detached, groupNice: -1}
 	if detached {
 		b.group = prio.Own(b.warn)
 	}
@@ -113,40 +117,36 @@ func (b *background) warn(err error) {
 }
 
 // flood is Config.OnFlood.
-func (b *background) flood(on bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.flooding = on
-	if b.started {
-		b.apply()
-	}
-}
+func (b *background) flood(on bool) { b.update(func() { b.flooding = on }) }
 
 // terminals is Config.OnTerminals: attached is the number of interactive
 // terminals now attached.
-func (b *background) terminals(attached int) {
+func (b *background) terminals(attached int) { b.update(func() { b.attached = attached }) }
+
+// update changes the state (under the lock) and, once started, applies it.
+func (b *background) update(change func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.attached = attached
+	change()
 	if b.started {
 		b.apply()
 	}
 }
 
 func (b *background) apply() {
-	if b.attached > 0 {
-		b.group.Set(0)
-	} else {
-		b.group.Set(supervisorNice)
+	group, prog := supervisorNice, 0
+	switch {
+	case b.attached > 0:
+		group = 0
+	case b.flooding:
+		prog = floodNice
 	}
-	// The program's only when it changes: the kernel takes one change of
-	// an autogroup a tenth of a second, machine-wide.
-	want := 0
-	if b.flooding && b.attached == 0 {
-		want = floodNice
+	if b.group != nil && group != b.groupNice {
+		b.groupNice = group
+		b.group.Set(group)
 	}
-	if b.prog != nil && want != b.progNice {
-		b.progNice = want
-		b.prog.Set(want)
+	if b.prog != nil && prog != b.progNice {
+		b.progNice = prog
+		b.prog.Set(prog)
 	}
 }

@@ -17,34 +17,11 @@ import (
 // attached and at 0 while one is; its threads and its program keep the
 // caller's priority.
 func TestDetachedSupervisorYieldsUntilAttached(t *testing.T) {
-	if _, err := os.Stat("/proc/self/autogroup"); err != nil {
-		t.Skip("no autogroups in this kernel")
-	}
-	setsid, err := exec.LookPath("setsid")
-	if err != nil {
-		t.Skip("no setsid(1)")
-	}
-	dir := newSockDir(t)
-	// setsid(1) execs run in place (a child of ours is no group leader).
-	p := startProc(t, setsid, binPath, "run", "--detach", "--id", "bg", "--socket-dir", dir, "--", "sleep", "60")
-	p.sock = filepath.Join(dir, "bg.sock")
-	st := waitLive(t, p)
+	p, st := startLeader(t, "bg", "sleep", "60")
 	sup := p.cmd.Process.Pid
-	if _, err := prio.ReadNice(fmt.Sprintf("/proc/%d/autogroup", sup)); err != nil {
-		t.Skipf("the supervisor has no autogroup (a CPU cgroup schedules it): %v", err)
-	}
-	group := func(pid int) int {
-		n, err := prio.ReadNice(fmt.Sprintf("/proc/%d/autogroup", pid))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
 	waitGroup := func(want int, why string) {
 		t.Helper()
-		if !poll(waitTimeout, func() bool { return group(sup) == want }) {
-			t.Fatalf("%s: the supervisor's autogroup is at nice %d, want %d", why, group(sup), want)
-		}
+		waitNice(t, sup, want, "the supervisor's, "+why)
 	}
 	waitGroup(supervisorNice, "detached")
 	own := threadNice(t, os.Getpid())
@@ -53,8 +30,8 @@ func TestDetachedSupervisorYieldsUntilAttached(t *testing.T) {
 			t.Fatalf("the supervisor's threads have nice values %v, want all %d", threadNices(t, sup), own)
 		}
 	}
-	if child := int(st.pid); group(child) != 0 || threadNice(t, child) != own {
-		t.Errorf("the program's autogroup nice %d, thread nice %d; want 0 and %d", group(child), threadNice(t, child), own)
+	if child := int(st.pid); groupNice(t, child) != 0 || threadNice(t, child) != own {
+		t.Errorf("the program's autogroup nice %d, thread nice %d; want 0 and %d", groupNice(t, child), threadNice(t, child), own)
 	}
 
 	w := subscribed(t, p.sock)
@@ -64,6 +41,48 @@ func TestDetachedSupervisorYieldsUntilAttached(t *testing.T) {
 	waitGroup(0, "attached")
 	w.Close()
 	waitGroup(supervisorNice, "detached again")
+}
+
+// startLeader starts `run --detach` of argv as setsid(1) does for the
+// dashboard's spawns (the supervisor leads its session and owns its
+// autogroup), and waits until it serves. It skips the test where the
+// kernel has no autogroups for it.
+func startLeader(t *testing.T, id string, argv ...string) (*proc, wireStatus) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/autogroup"); err != nil {
+		t.Skip("no autogroups in this kernel")
+	}
+	setsid, err := exec.LookPath("setsid")
+	if err != nil {
+		t.Skip("no setsid(1)")
+	}
+	dir := newSockDir(t)
+	// setsid(1) execs run in place (a child of ours is no group leader).
+	p := startProc(t, setsid, append([]string{binPath, "run", "--detach", "--id", id, "--socket-dir", dir, "--"}, argv...)...)
+	p.sock = filepath.Join(dir, id+".sock")
+	st := waitLive(t, p)
+	if _, err := prio.ReadNice(fmt.Sprintf("/proc/%d/autogroup", p.cmd.Process.Pid)); err != nil {
+		t.Skipf("the supervisor has no autogroup (a CPU cgroup schedules it): %v", err)
+	}
+	return p, st
+}
+
+// groupNice is the nice value of pid's autogroup.
+func groupNice(t *testing.T, pid int) int {
+	t.Helper()
+	n, err := prio.ReadNice(fmt.Sprintf("/proc/%d/autogroup", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitNice waits until pid's autogroup is at nice want.
+func waitNice(t *testing.T, pid, want int, what string) {
+	t.Helper()
+	if !poll(waitTimeout, func() bool { return groupNice(t, pid) == want }) {
+		t.Fatalf("%s autogroup is at nice %d, want %d", what, groupNice(t, pid), want)
+	}
 }
 
 // threadNices returns the nice value of each thread of pid, from
@@ -97,32 +116,11 @@ func threadNice(t *testing.T, pid int) int { return threadNices(t, pid)[0] }
 // autogroup at floodNice while no terminal is attached, at 0 while one is,
 // and at 0 again once the flood stops.
 func TestDetachedFloodYields(t *testing.T) {
-	if _, err := os.Stat("/proc/self/autogroup"); err != nil {
-		t.Skip("no autogroups in this kernel")
-	}
-	setsid, err := exec.LookPath("setsid")
-	if err != nil {
-		t.Skip("no setsid(1)")
-	}
-	dir := newSockDir(t)
 	stop := filepath.Join(t.TempDir(), "stop")
-	p := startProc(t, setsid, binPath, "run", "--detach", "--id", "fl", "--socket-dir", dir, "--",
-		"sh", "-c", `while [ ! -e "$1" ]; do yes flood | head -c 4000000; done; exec sleep 60`, "sh", stop)
-	p.sock = filepath.Join(dir, "fl.sock")
-	st := waitLive(t, p)
-	if _, err := prio.ReadNice(fmt.Sprintf("/proc/%d/autogroup", p.cmd.Process.Pid)); err != nil {
-		t.Skipf("the supervisor has no autogroup (a CPU cgroup schedules it): %v", err)
-	}
-	prog := int(st.pid)
+	p, st := startLeader(t, "fl", "sh", "-c", `while [ ! -e "$1" ]; do yes flood | head -c 4000000; done; exec sleep 60`, "sh", stop)
 	waitGroup := func(want int, why string) {
 		t.Helper()
-		var got int
-		if !poll(waitTimeout, func() bool {
-			got, err = prio.ReadNice(fmt.Sprintf("/proc/%d/autogroup", prog))
-			return err == nil && got == want
-		}) {
-			t.Fatalf("%s: the program's autogroup is at nice %d (%v), want %d", why, got, err, want)
-		}
+		waitNice(t, int(st.pid), want, "the program's, "+why)
 	}
 	waitGroup(floodNice, "flooding, detached")
 	w := subscribed(t, p.sock)

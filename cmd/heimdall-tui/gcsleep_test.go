@@ -151,3 +151,35 @@ func runtimeHeld() uint64 {
 	runtime.ReadMemStats(&m)
 	return held(&m)
 }
+
+// A flood sets gcFloodPercent, awake or asleep, keeps the collector from
+// sleeping while it lasts, and gives back the percentage it found.
+func TestIdleGCFlood(t *testing.T) {
+	if userGOGC {
+		t.Skip("GOGC is set: flood leaves it alone")
+	}
+	p0, l0 := gcSettings()
+	if l0 != math.MaxInt64 {
+		t.Skipf("GOMEMLIMIT is set (%d)", l0)
+	}
+	g := newIdleGC(time.Millisecond, nil)
+	defer g.stop()
+	waitSettings(t, "quiet", func(p int, l int64) bool { return p == -1 })
+	g.flood(true)
+	if p, l := gcSettings(); p != gcFloodPercent || l != l0 {
+		t.Fatalf("flooding: GOGC %d, limit %d; want %d, %d", p, l, gcFloodPercent, l0)
+	}
+	time.Sleep(20 * time.Millisecond) // 20 quiet periods: it must not sleep
+	if p, _ := gcSettings(); p != gcFloodPercent {
+		t.Fatalf("fell asleep in a flood: GOGC %d", p)
+	}
+	g.flood(false)
+	if p, _ := gcSettings(); p != p0 && p != -1 {
+		t.Fatalf("after the flood: GOGC %d, want %d (or asleep again)", p, p0)
+	}
+	waitSettings(t, "quiet after the flood", func(p int, l int64) bool { return p == -1 })
+	g.stop()
+	if p, l := gcSettings(); p != p0 || l != l0 {
+		t.Fatalf("stopped: GOGC %d, limit %d; want %d, %d", p, l, p0, l0)
+	}
+}

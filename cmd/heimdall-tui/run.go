@@ -148,6 +148,7 @@ func (a *app) run(o runOptions) error {
 		}
 		cfg.Env = append(cfg.Env, env...)
 	}
+	var gc *idleGC
 	if o.dashboard || o.detach {
 		// Garbage made while the session worked (serving a client,
 		// a burst of output) goes back to the kernel once it is quiet,
@@ -155,7 +156,7 @@ func (a *app) run(o runOptions) error {
 		// sleeps (gcsleep.go).
 		// A failure of dropCodePages leaves the pages mapped: memory,
 		// nothing else.
-		gc := newIdleGC(gcQuiet, func() { dropCodePages() })
+		gc = newIdleGC(gcQuiet, func() { dropCodePages() })
 		defer gc.stop()
 		cfg.OnScreen = func(uint64) { gc.activity() }
 	}
@@ -163,8 +164,11 @@ func (a *app) run(o runOptions) error {
 	cfg.OnConversation = rk.conversation
 	bg := newBackground(o.detach)
 	cfg.OnTerminals = bg.terminals
-	if bg.group != nil { // only a supervisor that owns its group changes its program's
-		cfg.OnFlood = bg.flood
+	cfg.OnFlood = func(on bool) {
+		if gc != nil {
+			gc.flood(on) // a flood's garbage is collected less often
+		}
+		bg.flood(on) // and its program may yield (background.go)
 	}
 	// Before the program starts, so that nothing it orphans escapes to
 	// init (which in a container may never reap it).
