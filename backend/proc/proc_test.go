@@ -317,3 +317,42 @@ func TestCtty(t *testing.T) {
 		t.Skip("stdin is a terminal here")
 	}
 }
+
+// Options.Exited runs once the child has exited and before it is reaped:
+// its pid still names it (a zombie), and Done waits for Exited to return.
+func TestExitedBeforeReap(t *testing.T) {
+	pids := make(chan int, 1)
+	seen := make(chan string, 2)
+	release := make(chan struct{})
+	p, _ := started(t, Options{Exited: func() {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(<-pids) + "/stat")
+		if err != nil {
+			seen <- err.Error()
+		} else { // the state is the field after "(comm) "
+			seen <- "state " + string(b[strings.LastIndexByte(string(b), ')')+2])
+		}
+		<-release
+	}}, "echo ready; exec sleep 30")
+	pids <- p.PID()
+	syscall.Kill(p.PID(), syscall.SIGTERM)
+	select {
+	case s := <-seen:
+		if s != "state Z" {
+			t.Errorf("in Exited the child's /proc/PID/stat: %s; want state Z (exited, not reaped)", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Exited not called after the child's exit")
+	}
+	select {
+	case <-p.Done():
+		t.Fatal("Done closed while Exited runs")
+	default:
+	}
+	close(release)
+	if code := waitDone(t, p, 10*time.Second); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	if len(seen) != 0 {
+		t.Errorf("Exited called twice: %s", <-seen)
+	}
+}
