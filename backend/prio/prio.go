@@ -10,7 +10,12 @@
 // (setsid) — and applies thread nice values only within a group. A
 // supervisor started by the dashboard leads a session of its own, and its
 // program another, so the group's nice value (/proc/self/autogroup) is what
-// counts against the dashboard, and it affects that one process only.
+// counts against the dashboard. It applies to every process in the group:
+// the session's leader and whatever it started that stayed in its session,
+// including what outlives the leader (a daemon, an orphan that ignored the
+// hang-up), for as long as any of them runs. So the owner of a group it
+// lowered for another process gives it back (End) before it reaps that
+// process.
 //
 // Thread nice values are left alone on purpose: an unprivileged process
 // cannot take a raised one back (RLIMIT_NICE is 0 by default), and a niced
@@ -51,8 +56,11 @@ type Group struct {
 	onErr func(error)
 
 	mu      sync.Mutex
-	want    int  // the nice value asked for last
-	running bool // a goroutine is writing want
+	idle    sync.Cond // signalled when running turns false (on mu)
+	want    int       // the nice value asked for last
+	has     int       // the nice value last read or written
+	running bool      // a goroutine is writing want
+	ended   bool      // End was called: nothing more is written
 }
 
 // Own returns the calling process's autogroup if the process leads its
@@ -74,7 +82,10 @@ func Own(onErr func(error)) *Group {
 // Of returns the autogroup of process pid (a supervisor's program, which
 // it started in a session of its own) under the same conditions as Own:
 // nil unless pid leads its session and the kernel puts it in an autogroup.
-// Once the process has exited, Set fails (onErr is told).
+// The group is named by pid, which names the process only until it is
+// reaped: its parent calls Of before it waits for it, and End once it has
+// exited and before it is reaped (a zombie's group can still be written),
+// after which nothing is written to a pid that may be another process's.
 func Of(pid int, onErr func(error)) *Group {
 	if sid, err := unix.Getsid(pid); err != nil || sid != pid {
 		return nil
@@ -83,27 +94,59 @@ func Of(pid int, onErr func(error)) *Group {
 }
 
 func open(path string, onErr func(error)) *Group {
-	if _, err := ReadNice(path); err != nil {
+	nice, err := ReadNice(path)
+	if err != nil {
 		return nil
 	}
-	return &Group{path: path, onErr: onErr, want: -1}
+	g := &Group{path: path, onErr: onErr, want: -1, has: nice}
+	g.idle.L = &g.mu
+	return g
 }
 
 // Set asks for the group's nice value to become nice (0..19). It returns at
 // once: the value is written on a goroutine, which waits and tries again
 // while the kernel refuses for now (see retryEvery) and exits once the last
 // value asked for is written (or given up on), so a group nobody changes
-// holds no goroutine or timer.
+// holds no goroutine or timer. After End it does nothing.
 func (g *Group) Set(nice int) {
 	if g == nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.ended {
+		return
+	}
 	g.want = min(max(nice, 0), 19)
 	if !g.running {
 		g.running = true
 		go g.apply()
+	}
+}
+
+// End sets the group's nice value to nice, unless it is there already,
+// and returns once it is written or given up on (onErr is told): it waits
+// while the kernel refuses for now, as Set does, up to retries×retryEvery
+// (~11 s; it takes that long only if other processes change autogroups
+// ~10 times a second meanwhile, machine-wide). After End, Set does
+// nothing. Call it before the process is reaped (see Of).
+func (g *Group) End(nice int) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ended {
+		return
+	}
+	g.ended = true
+	g.want = min(max(nice, 0), 19)
+	if !g.running && g.has != g.want {
+		g.running = true
+		go g.apply()
+	}
+	for g.running {
+		g.idle.Wait()
 	}
 }
 
@@ -124,8 +167,12 @@ func (g *Group) apply() {
 			g.onErr(fmt.Errorf("autogroup nice %d: %w", want, err))
 		}
 		g.mu.Lock()
+		if err == nil {
+			g.has = want
+		}
 		if g.want == want {
 			g.running = false
+			g.idle.Broadcast()
 			return
 		}
 		try = -1 // a new value: its own retries
