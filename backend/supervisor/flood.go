@@ -17,7 +17,9 @@ const (
 // floodMeter tells Config.OnFlood when the program starts and stops
 // flooding its terminal (see floodBytes). It counts the output the reader
 // publishes; while a flood lasts a timer checks each floodWindow whether
-// it goes on, and none is armed otherwise.
+// it goes on, and none is armed otherwise. Its calls of fn are made under
+// its own lock, in order, and under no lock of the session's: output is
+// called after publish unlocks the session.
 type floodMeter struct {
 	fn func(bool) // Config.OnFlood: called under mu, in order
 

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -47,5 +48,40 @@ func TestFloodMeter(t *testing.T) {
 	m.check(at(base + 3200*time.Millisecond))
 	if len(calls) != 2 {
 		t.Fatalf("a check after the end: %v", calls)
+	}
+}
+
+// OnFlood runs with no lock of the session's held: while it waits, the
+// session's state can be read (STATUS, SCREEN and Size take the lock).
+func TestOnFloodUnlocked(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s := startSession(t, Config{
+		Argv: []string{"sh", "-c", "head -c 4000000 /dev/zero; exec sleep 30"},
+		OnFlood: func(on bool) {
+			if on {
+				once.Do(func() {
+					close(entered)
+					<-release
+				})
+			}
+		},
+	})
+	defer close(release)
+	select {
+	case <-entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no flood")
+	}
+	sized := make(chan struct{})
+	go func() {
+		s.Size()
+		s.Status()
+		close(sized)
+	}()
+	select {
+	case <-sized:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Size and Status wait for OnFlood to return: it runs under the session's lock")
 	}
 }

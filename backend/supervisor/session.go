@@ -101,9 +101,11 @@ type Config struct {
 	// OnFlood, if set, is called with true when the program starts
 	// flooding its terminal (more than 512 KiB of output within a
 	// second: faster than anybody reads) and with false when a second
-	// passes with less; never after the program has exited. It must not
-	// block. run uses it to let a detached flood yield the CPU
-	// (cmd/heimdall-tui/background.go).
+	// passes with less; never after the program has exited. Calls are
+	// made in order, with no lock of the session's held (on the pty
+	// reader, or a timer's goroutine); it must return quickly, as the
+	// reader waits for it. run uses it to let a detached flood yield the
+	// CPU (cmd/heimdall-tui/background.go).
 	OnFlood func(flooding bool)
 }
 
@@ -509,9 +511,6 @@ func (s *Session) publish(chunk []byte) {
 	s.ring.Write(chunk)
 	s.lastOut = now
 	s.cls.Output(now, len(chunk))
-	if s.flood != nil {
-		s.flood.output(now, len(chunk))
-	}
 	for sub := range s.subs {
 		sub.push(chunk)
 	}
@@ -522,6 +521,11 @@ func (s *Session) publish(chunk []byte) {
 	s.scr.enqueue(chunk)
 	ls := s.listeners
 	s.mu.Unlock()
+	if s.flood != nil {
+		// Unlocked: OnFlood may wait (for the locks of what it
+		// changes), and the session's readers must not wait with it.
+		s.flood.output(now, len(chunk))
+	}
 	for _, l := range ls {
 		l.fn(chunk)
 	}
