@@ -22,12 +22,27 @@ const (
 // called after publish unlocks the session.
 type floodMeter struct {
 	fn func(bool) // Config.OnFlood: called under mu, in order
+	// afterFunc arms the window's timer: time.AfterFunc, or a test's
+	// (which then calls check itself, with made-up times).
+	afterFunc func(time.Duration, func()) floodTimer
 
 	mu    sync.Mutex
 	start time.Time // the window's start
 	bytes int       // output in the window
 	on    bool
-	timer *time.Timer
+	timer floodTimer
+}
+
+// floodTimer is what the meter uses of a *time.Timer.
+type floodTimer interface {
+	Reset(time.Duration) bool
+	Stop() bool
+}
+
+func newFloodMeter(fn func(bool)) *floodMeter {
+	return &floodMeter{fn: fn, afterFunc: func(d time.Duration, f func()) floodTimer {
+		return time.AfterFunc(d, f)
+	}}
 }
 
 // output counts n bytes written by the program at now.
@@ -44,7 +59,7 @@ func (m *floodMeter) output(now time.Time, n int) {
 	m.on = true
 	m.start, m.bytes = now, 0
 	if m.timer == nil {
-		m.timer = time.AfterFunc(floodWindow, func() { m.check(time.Now()) })
+		m.timer = m.afterFunc(floodWindow, func() { m.check(time.Now()) })
 	} else {
 		m.timer.Reset(floodWindow)
 	}

@@ -7,47 +7,66 @@ import (
 	"time"
 )
 
+// fakeTimer stands in for the flood meter's window timer: it records how
+// it is armed and never fires (the test calls check with made-up times).
+type fakeTimer struct{ armed, stops int }
+
+func (f *fakeTimer) Reset(time.Duration) bool { f.armed++; return true }
+func (f *fakeTimer) Stop() bool               { f.stops++; return true }
+
+// testMeter is a flood meter recording fn's calls, on a fakeTimer.
+func testMeter() (m *floodMeter, calls *[]bool, timer *fakeTimer) {
+	calls, timer = new([]bool), new(fakeTimer)
+	m = &floodMeter{
+		fn: func(on bool) { *calls = append(*calls, on) },
+		afterFunc: func(time.Duration, func()) floodTimer {
+			timer.armed++
+			return timer
+		},
+	}
+	return m, calls, timer
+}
+
 // A flood starts when a window holds floodBytes of output and ends at the
-// first window with less; output below the rate never counts as one.
+// first window with less; output below the rate never counts as one. The
+// window's timer is armed only while a flood lasts.
 func TestFloodMeter(t *testing.T) {
-	var calls []bool
-	m := &floodMeter{fn: func(on bool) { calls = append(calls, on) }}
-	defer m.stop()
-	t0 := time.Now()
+	m, c, timer := testMeter()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 
 	// An agent streaming: 8 KiB every 50 ms (160 KiB/s) for 5 s.
 	for i := range 100 {
 		m.output(at(time.Duration(i)*50*time.Millisecond), 8<<10)
 	}
-	if len(calls) != 0 {
-		t.Fatalf("160 KiB/s counted as a flood: %v", calls)
+	if len(*c) != 0 || timer.armed != 0 {
+		t.Fatalf("160 KiB/s counted as a flood: %v (timer armed %d times)", *c, timer.armed)
 	}
 	// A flood: 64 KiB every 10 ms.
 	base := 6 * time.Second
 	for i := range 20 {
 		m.output(at(base+time.Duration(i)*10*time.Millisecond), 64<<10)
 	}
-	if !slices.Equal(calls, []bool{true}) {
-		t.Fatalf("after 1.25 MiB in 0.2 s: %v", calls)
+	if !slices.Equal(*c, []bool{true}) || timer.armed != 1 {
+		t.Fatalf("after 1.25 MiB in 0.2 s: %v (timer armed %d times)", *c, timer.armed)
 	}
 	// It goes on through the next window...
 	for i := 20; i < 100; i++ {
 		m.output(at(base+time.Duration(i)*10*time.Millisecond), 64<<10)
 	}
 	m.check(at(base + 1200*time.Millisecond))
-	if !slices.Equal(calls, []bool{true}) {
-		t.Fatalf("a flood that goes on ended: %v", calls)
+	if !slices.Equal(*c, []bool{true}) || timer.armed != 2 {
+		t.Fatalf("a flood that goes on ended: %v (timer armed %d times, want 2)", *c, timer.armed)
 	}
-	// ...and ends with a quiet window.
+	// ...and ends with a quiet window, the timer left unarmed.
 	m.output(at(base+1500*time.Millisecond), 100)
 	m.check(at(base + 2200*time.Millisecond))
-	if !slices.Equal(calls, []bool{true, false}) {
-		t.Fatalf("after a quiet second: %v", calls)
+	if !slices.Equal(*c, []bool{true, false}) || timer.armed != 2 {
+		t.Fatalf("after a quiet second: %v (timer armed %d times, want 2)", *c, timer.armed)
 	}
 	m.check(at(base + 3200*time.Millisecond))
-	if len(calls) != 2 {
-		t.Fatalf("a check after the end: %v", calls)
+	if len(*c) != 2 {
+		t.Fatalf("a check after the end: %v", *c)
 	}
 }
 

@@ -226,7 +226,7 @@ func Start(cfg Config) (*Session, error) {
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
 	s.scr.YieldTo(s.unread)
 	if cfg.OnFlood != nil {
-		s.flood = &floodMeter{fn: cfg.OnFlood}
+		s.flood = newFloodMeter(cfg.OnFlood)
 	}
 	s.log.Info("session started", "pid", p.PID(), "argv", cfg.Argv, "dir", cfg.Dir)
 	s.scr.Start()
