@@ -26,11 +26,12 @@ type floodMeter struct {
 	// (which then calls check itself, with made-up times).
 	afterFunc func(time.Duration, func()) floodTimer
 
-	mu    sync.Mutex
-	start time.Time // the window's start
-	bytes int       // output in the window
-	on    bool
-	timer floodTimer
+	mu      sync.Mutex
+	start   time.Time // the window's start
+	bytes   int       // output in the window
+	on      bool
+	stopped bool // stop was called: fn is not called again
+	timer   floodTimer
 }
 
 // floodTimer is what the meter uses of a *time.Timer.
@@ -49,6 +50,9 @@ func newFloodMeter(fn func(bool)) *floodMeter {
 func (m *floodMeter) output(now time.Time, n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.stopped {
+		return
+	}
 	if now.Sub(m.start) >= floodWindow && !m.on {
 		m.start, m.bytes = now, 0
 	}
@@ -84,13 +88,21 @@ func (m *floodMeter) check(now time.Time) {
 	m.fn(false)
 }
 
-// stop ends the meter (the program has exited): no more calls.
+// stop ends the meter (the program has exited): a flood still on ends
+// (fn(false)), so that what followed it (a lower priority, the collector's
+// percentage) goes back, and fn is not called again.
 func (m *floodMeter) stop() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.stopped {
+		return
+	}
+	m.stopped = true
 	if m.timer != nil {
 		m.timer.Stop()
 	}
-	m.on = false
-	m.fn = func(bool) {}
+	if m.on {
+		m.on = false
+		m.fn(false)
+	}
 }

@@ -1,7 +1,10 @@
 package supervisor
 
 import (
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +70,73 @@ func TestFloodMeter(t *testing.T) {
 	m.check(at(base + 3200*time.Millisecond))
 	if len(*c) != 2 {
 		t.Fatalf("a check after the end: %v", *c)
+	}
+}
+
+// A flood still on when the program exits ends with it (stop calls
+// fn(false)), and nothing is called after stop.
+func TestFloodMeterStopEndsFlood(t *testing.T) {
+	m, c, timer := testMeter()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	m.output(t0, floodBytes)
+	if !slices.Equal(*c, []bool{true}) {
+		t.Fatalf("after floodBytes at once: %v", *c)
+	}
+	m.stop()
+	if !slices.Equal(*c, []bool{true, false}) || timer.stops != 1 {
+		t.Fatalf("stopped in a flood: calls %v, timer stopped %d times; want [true false], 1", *c, timer.stops)
+	}
+	m.output(t0.Add(2*time.Second), 2*floodBytes) // the reader drains after the exit
+	m.check(t0.Add(3 * time.Second))
+	m.stop()
+	if len(*c) != 2 {
+		t.Fatalf("calls after stop: %v", *c)
+	}
+
+	// Stopped outside a flood, it calls nothing.
+	m, c, _ = testMeter()
+	m.output(t0, 100)
+	m.stop()
+	if len(*c) != 0 {
+		t.Fatalf("stopped outside a flood: %v", *c)
+	}
+}
+
+// A program that exits while it floods its terminal: OnFlood(false) comes
+// before OnExiting, and OnExiting runs while the program's pid still names
+// it (exited, not yet reaped); nothing is called after.
+func TestFloodEndsBeforeExiting(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
+	add := func(s string) {
+		mu.Lock()
+		calls = append(calls, s)
+		mu.Unlock()
+	}
+	pids := make(chan int, 1)
+	// 4 MB at once, and exit: a flood a pty delivers in well under the
+	// meter's one-second window.
+	s := startSession(t, Config{
+		Argv:    []string{"sh", "-c", "read x; head -c 4000000 /dev/zero; exit 0"},
+		OnFlood: func(on bool) { add(fmt.Sprint("flood ", on)) },
+		OnExiting: func() {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", <-pids))
+			if err != nil {
+				add("exiting: " + err.Error())
+				return
+			}
+			// The state is the field after "(comm) ".
+			add("exiting, state " + string(b[strings.LastIndexByte(string(b), ')')+2]))
+		},
+	})
+	pids <- s.PID()
+	s.Write([]byte("go\r"))
+	waitDone(t, s, 20*time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"flood true", "flood false", "exiting, state Z"}
+	if !slices.Equal(calls, want) {
+		t.Fatalf("calls %q, want %q", calls, want)
 	}
 }
 

@@ -101,12 +101,20 @@ type Config struct {
 	// OnFlood, if set, is called with true when the program starts
 	// flooding its terminal (more than 512 KiB of output within a
 	// second: faster than anybody reads) and with false when a second
-	// passes with less; never after the program has exited. Calls are
-	// made in order, with no lock of the session's held (on the pty
-	// reader, or a timer's goroutine); it must return quickly, as the
-	// reader waits for it. run uses it to let a detached flood yield the
-	// CPU (cmd/heimdall-tui/background.go).
+	// passes with less, or when the program exits while it floods
+	// (before OnExiting); never after that. Calls are made in order, with
+	// no lock of the session's held (on the pty reader, a timer's
+	// goroutine, or the one that waits for the program); it must return
+	// quickly, as the reader waits for it. run uses it to let a detached
+	// flood yield the CPU (cmd/heimdall-tui/background.go).
 	OnFlood func(flooding bool)
+	// OnExiting, if set, is called once the program has exited and before
+	// it is reaped: until it returns the program's pid still names it (a
+	// zombie) and cannot be another process's, so it may still act on the
+	// program by pid — run gives its autogroup back its priority there,
+	// as the group outlives the program in whatever it left running. The
+	// session's exit (Done, the exit's state and frames) waits for it.
+	OnExiting func()
 }
 
 func (c *Config) fill() {
@@ -199,8 +207,22 @@ func Start(cfg Config) (*Session, error) {
 		"TERM=xterm-256color", cfg.SessionEnvVar+"="+cfg.ID)
 	cmd.Env = append(cmd.Env, cfg.Env...)
 	log := cfg.Logger.With("session", cfg.ID)
+	var flood *floodMeter
+	if cfg.OnFlood != nil {
+		flood = newFloodMeter(cfg.OnFlood)
+	}
+	// Once the program has exited, before it is reaped: a flood still on
+	// ends, then OnExiting.
+	exiting := func() {
+		if flood != nil {
+			flood.stop()
+		}
+		if cfg.OnExiting != nil {
+			cfg.OnExiting()
+		}
+	}
 	pm, p, err := startInPty(cmd, &pty.Winsize{Cols: cfg.Cols, Rows: cfg.Rows}, proc.Options{
-		Ctty: true, Grace: cfg.KillGrace, ChildOnly: cfg.KillChildOnly, Logger: log})
+		Ctty: true, Grace: cfg.KillGrace, ChildOnly: cfg.KillChildOnly, Logger: log, Exited: exiting})
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %q: %w", cfg.Argv[0], err)
 	}
@@ -225,9 +247,7 @@ func Start(cfg Config) (*Session, error) {
 	s.cls = classify.NewLayered(inner)
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
 	s.scr.YieldTo(s.unread)
-	if cfg.OnFlood != nil {
-		s.flood = newFloodMeter(cfg.OnFlood)
-	}
+	s.flood = flood
 	s.log.Info("session started", "pid", p.PID(), "argv", cfg.Argv, "dir", cfg.Dir)
 	s.scr.Start()
 	go s.readLoop()
@@ -536,10 +556,7 @@ func (s *Session) publish(chunk []byte) {
 // the exit and closes done.
 func (s *Session) waitLoop() {
 	code := s.proc.Wait()
-	s.reaped.Store(true)
-	if s.flood != nil {
-		s.flood.stop()
-	}
+	s.reaped.Store(true) // the flood meter was stopped before the reap (Start)
 	// Wake a reader blocked in read; from now on it sets its own deadlines.
 	s.pty.rd.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-s.readerDone
