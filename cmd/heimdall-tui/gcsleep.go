@@ -158,13 +158,18 @@ func (g *idleGC) sleep() {
 	g.asleep = true
 }
 
-// stop ends it, with the collector's settings as it found them.
+// stop ends it, with the collector's settings as it found them (a flood
+// still on ends too).
 func (g *idleGC) stop() {
 	g.t.Stop()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.asleep {
 		g.wake()
+	}
+	if g.flooding {
+		debug.SetGCPercent(g.before)
+		g.flooding = false
 	}
 }
 

@@ -169,7 +169,7 @@ func TestIdleGCFlood(t *testing.T) {
 	if p, l := gcSettings(); p != gcFloodPercent || l != l0 {
 		t.Fatalf("flooding: GOGC %d, limit %d; want %d, %d", p, l, gcFloodPercent, l0)
 	}
-	time.Sleep(20 * time.Millisecond) // 20 quiet periods: it must not sleep
+	g.sleep() // its quiet period over, as the timer would call it
 	if p, _ := gcSettings(); p != gcFloodPercent {
 		t.Fatalf("fell asleep in a flood: GOGC %d", p)
 	}
@@ -181,5 +181,23 @@ func TestIdleGCFlood(t *testing.T) {
 	g.stop()
 	if p, l := gcSettings(); p != p0 || l != l0 {
 		t.Fatalf("stopped: GOGC %d, limit %d; want %d, %d", p, l, p0, l0)
+	}
+}
+
+// Stopped in a flood (the supervisor's program exited while it flooded),
+// it gives back the percentage the flood found.
+func TestIdleGCStopInFlood(t *testing.T) {
+	if userGOGC {
+		t.Skip("GOGC is set: flood leaves it alone")
+	}
+	p0, l0 := gcSettings()
+	g := newIdleGC(time.Hour, nil)
+	g.flood(true)
+	if p, _ := gcSettings(); p != gcFloodPercent {
+		t.Fatalf("flooding: GOGC %d, want %d", p, gcFloodPercent)
+	}
+	g.stop()
+	if p, l := gcSettings(); p != p0 || l != l0 {
+		t.Fatalf("stopped in a flood: GOGC %d, limit %d; want %d, %d", p, l, p0, l0)
 	}
 }
