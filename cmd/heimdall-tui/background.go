@@ -34,8 +34,11 @@ const supervisorNice = 19
 // (heimdall-loadcheck -only busy). Output nobody can read at that rate is
 // the one thing that yields: an agent streaming a reply, a build, tests,
 // anything that computes without flooding its terminal keep the user's
-// priority, and a flood gets it back within a second of slowing down or at
-// once when a terminal attaches.
+// priority. A flood gets it back within a second of slowing down, when a
+// terminal attaches, and when the program exits (background.exiting: the
+// group outlives the program in whatever it left running) — each as soon
+// as the kernel takes the change, which it allows one autogroup a tenth
+// of a second, machine-wide (prio.Group.Set retries).
 const floodNice = 19
 
 // supervisorProcs is how many Ps (threads running Go code at once) a
@@ -64,7 +67,11 @@ const supervisorProcs = 1
 // except while it floods its terminal with no terminal attached (floodNice).
 // A foreground run (its terminal is attached from the start) and a
 // detached one that shares its session with a shell keep their priority,
-// and so do their programs.
+// and so do their programs. Only an interactive terminal (ATTACH) counts
+// as attached: a session the dashboard shows in a pane, or a client
+// watching its output, still yields while it floods, as the dashboard the
+// user types into is what must stay responsive (a niced flood still runs
+// as fast as the CPU others leave it).
 type background struct {
 	detached bool
 	group    *prio.Group                 // nil: left alone
@@ -73,7 +80,10 @@ type background struct {
 	mu       sync.Mutex
 	started  bool
 	attached int
-	prog     *prio.Group // the program's (set by start; nil: left alone)
+	// The program's group (set by start; nil: left alone), until the
+	// program exits (exiting).
+	prog     niceGroup
+	exited   bool // exiting was called: prog is nil for good
 	flooding bool
 	// What group and prog were last set to (-1: not yet; a new
 	// autogroup is at 0): each is set only when its value changes, as
@@ -102,11 +112,46 @@ func (b *background) start(pid int, logger *slog.Logger) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.group != nil {
-		b.prog = prio.Of(pid, b.warn)
+	// pid is still the program's here: the program is reaped only after
+	// exiting, which takes this lock, and once exiting has run the
+	// group is left alone.
+	if b.group != nil && !b.exited {
+		if g := prio.Of(pid, b.warn); g != nil {
+			b.prog = g
+		}
 	}
 	b.started = true
 	b.apply()
+}
+
+// niceGroup is what background uses of the program's *prio.Group.
+type niceGroup interface {
+	Set(nice int)
+	End(nice int)
+}
+
+// exiting is Config.OnExiting: the program has exited and is not reaped
+// yet (a flood it left on has ended first, Config.OnFlood). Its autogroup
+// outlives it in whatever it left running (a daemon, an orphan that
+// ignored the hang-up), so it gets the user's priority back now, while
+// the pid still names the program, and is never written again (the pid
+// may be another process's once reaped). End waits while the kernel
+// refuses the change (one autogroup a tenth of a second, machine-wide) for
+// up to ~11 s, which delays the session's exit only when the group is not
+// at 0 already; if it still fails (logged as a priority warning), what
+// the program left running stays at floodNice until it exits. Every way
+// a supervisor ends but one goes through here, as it waits for its
+// program (a KILL frame, SIGTERM, the program's own exit); a supervisor
+// killed by SIGKILL runs none of it, and its program's group keeps the
+// value it had.
+func (b *background) exiting() {
+	b.mu.Lock()
+	prog := b.prog
+	b.prog, b.exited = nil, true
+	b.mu.Unlock()
+	if prog != nil {
+		prog.End(0)
+	}
 }
 
 // warn logs a priority that could not be set.

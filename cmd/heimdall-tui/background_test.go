@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,4 +136,84 @@ func TestDetachedFloodYields(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGroup(0, "the flood over")
+}
+
+// A program that exits while it floods its terminal with no terminal
+// attached gives its autogroup the user's priority back before it is
+// reaped: what it left running (here an orphan that ignores the hang-up,
+// in the program's session and so its group) does not stay at floodNice
+// for the rest of its life.
+func TestFloodEndsWithTheProgram(t *testing.T) {
+	tmp := t.TempDir()
+	hold, orphanPid, stop := filepath.Join(tmp, "hold"), filepath.Join(tmp, "orphan"), filepath.Join(tmp, "stop")
+	if err := os.WriteFile(hold, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(hold) }) // the orphan exits (init reaps it)
+	p, st := startLeader(t, "fe", "sh", "-c", `(trap "" HUP; while [ -e "$1" ]; do sleep 0.05; done) </dev/null >/dev/null 2>&1 &
+echo $! >"$2"; until [ -e "$3" ]; do yes flood | head -c 4000000; done; exit 0`, "sh", hold, orphanPid, stop)
+	waitNice(t, int(st.pid), floodNice, "the program's, flooding, detached")
+	b, err := os.ReadFile(orphanPid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := groupNice(t, orphan); n != floodNice {
+		t.Fatalf("the orphan-to-be's autogroup is at nice %d, want the program's %d", n, floodNice)
+	}
+	if err := os.WriteFile(stop, nil, 0o600); err != nil { // the program exits mid-flood
+		t.Fatal(err)
+	}
+	if code := p.wait(); code != 0 { // the supervisor, once it reaped the program
+		t.Fatalf("supervisor exited %d\n%s", code, p)
+	}
+	if n := groupNice(t, orphan); n != 0 {
+		t.Fatalf("after the program exited mid-flood, what it left running is at nice %d, want 0", n)
+	}
+}
+
+// recordedGroup records what background asks of the program's group.
+type recordedGroup struct{ calls []string }
+
+func (g *recordedGroup) Set(nice int) { g.calls = append(g.calls, fmt.Sprint("Set ", nice)) }
+func (g *recordedGroup) End(nice int) { g.calls = append(g.calls, fmt.Sprint("End ", nice)) }
+
+// Once the program has exited (exiting), background gives its group back
+// and never writes it again, whatever comes after: a terminal detaching
+// while the flood flag is still set, a late flood report. Its pid may be
+// another process's by then.
+func TestBackgroundLeavesExitedProgramAlone(t *testing.T) {
+	logger := slog.New(slog.DiscardHandler)
+	// Flooding while attached, then the program exits; the attached
+	// client, told of the exit, disconnects.
+	g := &recordedGroup{}
+	b := newBackground(false) // owns no group: start leaves prog to the test
+	b.prog = g
+	b.start(1, logger)
+	b.terminals(1)
+	b.flood(true)
+	b.exiting()
+	b.terminals(0)
+	b.flood(false)
+	b.flood(true)
+	if want := []string{"End 0"}; !slices.Equal(g.calls, want) {
+		t.Errorf("flooding while attached, exited, detached: %q; want %q", g.calls, want)
+	}
+
+	// Flooding detached; the flood ends as the program exits.
+	g = &recordedGroup{}
+	b = newBackground(false)
+	b.prog = g
+	b.start(1, logger)
+	b.flood(true)
+	b.flood(false) // the flood meter's stop
+	b.exiting()
+	b.terminals(1)
+	b.terminals(0)
+	if want := []string{fmt.Sprint("Set ", floodNice), "Set 0", "End 0"}; !slices.Equal(g.calls, want) {
+		t.Errorf("flooding detached, exited: %q; want %q", g.calls, want)
+	}
 }

@@ -170,6 +170,7 @@ func (a *app) run(o runOptions) error {
 		}
 		bg.flood(on) // and its program may yield (background.go)
 	}
+	cfg.OnExiting = bg.exiting // the program's priority back before it is reaped
 	// Before the program starts, so that nothing it orphans escapes to
 	// init (which in a container may never reap it).
 	reapErr := supervisor.EnableSubreaper(nil)
