@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -255,5 +256,46 @@ func TestWatchScreenBacklogBounded(t *testing.T) {
 	}
 	if paints == 0 {
 		t.Fatal("no PAINT once the client read")
+	}
+}
+
+// A PAINT's pieces are consecutive frames: on a subscribed connection
+// whose program floods, no OUTPUT (nor a reply) comes between them.
+func TestWatchScreenPiecesConsecutive(t *testing.T) {
+	const cols, rows = 240, 80
+	// A 24-bit colour of its own for every cell (a repaint of ~3 pieces),
+	// written again and again with a counter in the corner.
+	var fill strings.Builder
+	fill.WriteString("\x1b[H")
+	for i := range cols * rows {
+		fmt.Fprintf(&fill, "\x1b[38;2;%d;%d;%dm#", i%256, i/256%256, i%7)
+	}
+	path := shortDir(t) + "/fill"
+	if err := os.WriteFile(path, []byte(fill.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServed(t, Config{Argv: []string{"sh", "-c", `i=0; while :; do cat "$0"; printf '\033[H%d' $i; i=$((i+1)); done`, path},
+		Cols: cols, Rows: rows})
+	waitFor(t, "the screen to fill", 30*time.Second, func() bool {
+		l := srv.sess.Screen().Lines()
+		return len(l) == rows && strings.HasSuffix(l[rows-1], "##")
+	})
+	c := dial(t, srv.sock)
+	subscribeSync(t, c)
+	for range 20 {
+		if err := c.Send(frame.WatchScreen, nil); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			f := nextFrame(t, c, 10*time.Second)
+			if f.Type == frame.Output {
+				continue
+			}
+			// readPaint fails on anything but PAINT before the last piece.
+			if _, pieces := readPaint(t, c, f); pieces < 2 {
+				t.Fatalf("a PAINT of a %dx%d screen of 24-bit colours in %d piece", cols, rows, pieces)
+			}
+			break
+		}
 	}
 }
