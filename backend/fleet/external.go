@@ -422,8 +422,10 @@ func (x *followed) read() {
 		if fr.Type == frame.Paint {
 			p, done, err := pr.add(fr.Payload)
 			if err != nil {
-				x.log.Debug("bad PAINT", "err", err)
-			} else if done {
+				x.log.Warn("bad PAINT: disconnecting from the session", "sock", x.sock, "err", err)
+				break
+			}
+			if done {
 				x.painted(p)
 			}
 			continue

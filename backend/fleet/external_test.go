@@ -402,6 +402,17 @@ func TestFollowOlderServer(t *testing.T) {
 // serveOlder answers as a server without SUBSCRIBE_SCREEN: STATUS, SCREEN
 // (if screen) and SUBSCRIBE with a replay; anything else is ignored.
 func serveOlder(c net.Conn, screen bool) {
+	serveFake(c, screen, func(fr frame.Frame) {
+		if fr.Type == frame.Subscribe {
+			frame.Write(c, frame.Output, []byte("replayed-text"))
+		}
+	})
+}
+
+// serveFake serves c as a supervisor of an 80x24 session: it answers
+// STATUS (alive) and, if screen, SCREEN, and hands every other frame to
+// other, until c ends.
+func serveFake(c net.Conn, screen bool, other func(frame.Frame)) {
 	defer c.Close()
 	c.Write([]byte{0}) // binary mode
 	r := frame.NewReader(c)
@@ -410,18 +421,15 @@ func serveOlder(c net.Conn, screen bool) {
 		if err != nil {
 			return
 		}
-		switch fr.Type {
-		case frame.Status:
+		switch {
+		case fr.Type == frame.Status:
 			b, _ := frame.StatusInfo{Alive: true}.MarshalBinary()
 			frame.Write(c, frame.StatusResp, b)
-		case frame.Screen:
-			if !screen {
-				continue
-			}
+		case fr.Type == frame.Screen && screen:
 			b, _ := frame.ScreenInfo{Cols: 80, Rows: 24}.MarshalBinary()
 			frame.Write(c, frame.ScreenResp, b)
-		case frame.Subscribe:
-			frame.Write(c, frame.Output, []byte("replayed-text"))
+		default:
+			other(fr)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 	"time"
@@ -45,24 +46,50 @@ func (p painting) draw(dst *vt.Snapshot) *vt.Snapshot {
 	return dst
 }
 
-// paintReader joins a PAINT's pieces.
-type paintReader struct{ buf []byte }
+// maxPaint bounds the repaint a paintReader joins from PAINT pieces:
+// thousands of times a full 120x35 agent screen's (7.4 KB), more than a
+// 250x80 screen whose every cell has a 1.6 KB hyperlink of its own. A
+// supervisor that sends more is broken; its connection is closed.
+const maxPaint = 32 << 20
+
+// paintReader joins a PAINT's pieces, at most max bytes of them (maxPaint
+// if 0).
+type paintReader struct {
+	buf     []byte
+	joining bool              // pieces marked More came: buf holds them
+	h       frame.PaintHeader // the first piece's
+	max     int
+}
 
 // add takes a PAINT frame (whose payload the caller gives up) and returns
-// the complete painting once its last piece has come.
+// the complete painting once its last piece has come. An error (a payload
+// shorter than the header, a piece of another screen than the one before,
+// a repaint longer than the bound) is the server's: the connection is no
+// longer to be trusted.
 func (r *paintReader) add(payload []byte) (painting, bool, error) {
 	h, piece, err := frame.ParsePaint(payload)
+	switch {
+	case err != nil:
+	case r.joining && (h.Cols != r.h.Cols || h.Rows != r.h.Rows || h.Seq != r.h.Seq):
+		err = fmt.Errorf("a PAINT piece of %dx%d screen %d after pieces of %dx%d screen %d",
+			h.Cols, h.Rows, h.Seq, r.h.Cols, r.h.Rows, r.h.Seq)
+	case len(r.buf)+len(piece) > cmp.Or(r.max, maxPaint):
+		err = fmt.Errorf("a PAINT of more than %d bytes", cmp.Or(r.max, maxPaint))
+	}
 	if err != nil {
-		r.buf = nil
+		r.buf, r.joining = nil, false
 		return painting{}, false, err
 	}
 	if h.More {
+		if !r.joining {
+			r.joining, r.h = true, h
+		}
 		r.buf = append(r.buf, piece...)
 		return painting{}, false, nil
 	}
-	if r.buf != nil {
+	if r.joining {
 		piece = append(r.buf, piece...)
-		r.buf = nil
+		r.buf, r.joining = nil, false
 	}
 	return painting{h: h, b: piece}, true, nil
 }
