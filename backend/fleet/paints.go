@@ -2,9 +2,9 @@ package fleet
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
@@ -98,36 +98,22 @@ func (r *paintReader) add(payload []byte) (painting, bool, error) {
 // server knows the extension: a STATUS sent after it is answered after the
 // PAINT by one that does, first by one that does not (it ignored
 // WATCH_SCREEN, and a is as it was). The first PAINT is returned.
-func watchScreen(a *frame.Client) (painting, bool, error) {
-	if err := a.Send(frame.WatchScreen, nil); err != nil {
-		return painting{}, false, err
-	}
-	if err := a.Send(frame.Status, nil); err != nil {
-		return painting{}, false, err
-	}
-	a.Conn().SetReadDeadline(time.Now().Add(dialTimeout))
-	defer a.Conn().SetReadDeadline(time.Time{})
+func watchScreen(a *frame.Client) (p painting, known bool, err error) {
 	var pr paintReader
-	for {
-		fr, err := a.Next() // its payload is ours: the painting keeps it
-		if err != nil {
-			return painting{}, false, err
-		}
+	err = exchange(a, []frame.Type{frame.WatchScreen}, func(fr frame.Frame, _ bool) (bool, error) {
 		switch fr.Type {
-		case frame.StatusResp:
-			return painting{}, false, nil
 		case frame.Paint:
-			p, done, err := pr.add(fr.Payload)
-			if err != nil {
-				return painting{}, false, err
-			}
+			pt, done, err := pr.add(fr.Payload) // its payload is ours: the painting keeps it
 			if done {
-				return p, true, nil
+				p, known = pt, true
 			}
+			return done, err
 		case frame.Exit:
-			return painting{}, false, fmt.Errorf("watch screen: the session ended")
+			return true, errors.New("watch screen: the session ended")
 		}
-	}
+		return false, nil
+	})
+	return p, known, err
 }
 
 // ask asks for the next PAINT unless one is asked for already: the
