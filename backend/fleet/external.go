@@ -413,8 +413,9 @@ func (x *followed) start() { go x.read() }
 
 // read takes a's PAINTs (or pushes its OUTPUT to the local emulator)
 // until EXIT (the session is then Dead) or until the connection ends
-// without one (the session vanished, or Hangup disconnected it: Done
-// closes without Exited). Exited is reported, and Done closed, once the
+// without one (the session vanished, Hangup disconnected it, or a bad
+// PAINT showed its server broken and read disconnected it: Done closes
+// without Exited, and the fleet drops the session). Exited is reported, and Done closed, once the
 // final screen is in (the supervisor sends it before EXIT).
 func (x *followed) read() {
 	if x.feed != nil {
