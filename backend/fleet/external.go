@@ -273,25 +273,45 @@ func dialFollowed(sock string, r Reporter) (*followed, error) {
 // scrollback replay, instead. The repaint's first frame, read here, goes
 // to feed (pushed reports it).
 func subscribeScreen(a *frame.Client, feed *supervisor.Feeder) (pushed bool, err error) {
-	if err := a.SubscribeScreen(); err != nil {
-		return false, err
+	err = exchange(a, []frame.Type{frame.SubscribeScreen}, func(fr frame.Frame, _ bool) (bool, error) {
+		switch fr.Type {
+		case frame.StatusResp:
+			return true, a.Subscribe()
+		case frame.Output:
+			feed.Push(fr.Payload) // its payload is ours: feed keeps it
+			pushed = true
+			return true, nil
+		}
+		return true, fmt.Errorf("subscribe: unexpected %v first", fr.Type)
+	})
+	return pushed, err
+}
+
+// exchange sends frames of types ts (empty payloads), then STATUS, and
+// hands what comes back to each, frame by frame (first: the first frame;
+// it is STATUS_RESP when the server ignored ts, as one that does not know
+// an extension does), until each is done or has had the STATUS_RESP, all
+// within dialTimeout.
+func exchange(c *frame.Client, ts []frame.Type, each func(fr frame.Frame, first bool) (done bool, err error)) error {
+	for _, t := range ts {
+		if err := c.Send(t, nil); err != nil {
+			return err
+		}
 	}
-	if err := a.Send(frame.Status, nil); err != nil {
-		return false, err
+	if err := c.Send(frame.Status, nil); err != nil {
+		return err
 	}
-	a.Conn().SetReadDeadline(time.Now().Add(dialTimeout))
-	defer a.Conn().SetReadDeadline(time.Time{})
-	fr, err := a.Next() // its payload is ours: feed keeps it
-	switch {
-	case err != nil:
-		return false, err
-	case fr.Type == frame.StatusResp:
-		return false, a.Subscribe()
-	case fr.Type == frame.Output:
-		feed.Push(fr.Payload)
-		return true, nil
+	c.Conn().SetReadDeadline(time.Now().Add(dialTimeout))
+	defer c.Conn().SetReadDeadline(time.Time{})
+	for first := true; ; first = false {
+		fr, err := c.Next()
+		if err != nil {
+			return err
+		}
+		if done, err := each(fr, first); done || err != nil || fr.Type == frame.StatusResp {
+			return err
+		}
 	}
-	return false, fmt.Errorf("subscribe: unexpected %v first", fr.Type)
 }
 
 // procInfo reads a process's argv and working directory, when readable.
@@ -393,8 +413,9 @@ func (x *followed) start() { go x.read() }
 
 // read takes a's PAINTs (or pushes its OUTPUT to the local emulator)
 // until EXIT (the session is then Dead) or until the connection ends
-// without one (the session vanished, or Hangup disconnected it: Done
-// closes without Exited). Exited is reported, and Done closed, once the
+// without one (the session vanished, Hangup disconnected it, or a bad
+// PAINT showed its server broken and read disconnected it: Done closes
+// without Exited, and the fleet drops the session). Exited is reported, and Done closed, once the
 // final screen is in (the supervisor sends it before EXIT).
 func (x *followed) read() {
 	if x.feed != nil {
@@ -422,8 +443,10 @@ func (x *followed) read() {
 		if fr.Type == frame.Paint {
 			p, done, err := pr.add(fr.Payload)
 			if err != nil {
-				x.log.Debug("bad PAINT", "err", err)
-			} else if done {
+				x.log.Warn("bad PAINT: disconnecting from the session", "sock", x.sock, "err", err)
+				break
+			}
+			if done {
 				x.painted(p)
 			}
 			continue

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -402,6 +403,17 @@ func TestFollowOlderServer(t *testing.T) {
 // serveOlder answers as a server without SUBSCRIBE_SCREEN: STATUS, SCREEN
 // (if screen) and SUBSCRIBE with a replay; anything else is ignored.
 func serveOlder(c net.Conn, screen bool) {
+	serveFake(c, screen, func(fr frame.Frame) {
+		if fr.Type == frame.Subscribe {
+			frame.Write(c, frame.Output, []byte("replayed-text"))
+		}
+	})
+}
+
+// serveFake serves c as a supervisor of an 80x24 session: it answers
+// STATUS (alive) and, if screen, SCREEN, and hands every other frame to
+// other, until c ends.
+func serveFake(c net.Conn, screen bool, other func(frame.Frame)) {
 	defer c.Close()
 	c.Write([]byte{0}) // binary mode
 	r := frame.NewReader(c)
@@ -410,40 +422,54 @@ func serveOlder(c net.Conn, screen bool) {
 		if err != nil {
 			return
 		}
-		switch fr.Type {
-		case frame.Status:
+		switch {
+		case fr.Type == frame.Status:
 			b, _ := frame.StatusInfo{Alive: true}.MarshalBinary()
 			frame.Write(c, frame.StatusResp, b)
-		case frame.Screen:
-			if !screen {
-				continue
-			}
+		case fr.Type == frame.Screen && screen:
 			b, _ := frame.ScreenInfo{Cols: 80, Rows: 24}.MarshalBinary()
 			frame.Write(c, frame.ScreenResp, b)
-		case frame.Subscribe:
-			frame.Write(c, frame.Output, []byte("replayed-text"))
+		default:
+			other(fr)
 		}
 	}
 }
 
 // A session the dashboard does not show costs it at most a PAINT per
 // status refresh, however fast its program writes: its screen is pulled,
-// not its output followed. Once shown (Screen), it is the session's own.
+// not its output followed. Through a relay: no OUTPUT reaches the
+// dashboard, which never subscribes; it asks for a PAINT only once it has
+// the last, gets no PAINT it did not ask for, and reports the screen
+// changed only with a PAINT. Once shown (Screen), it is the session's own.
 func TestUnshownFloodIsNotFollowed(t *testing.T) {
-	dir := shortDir(t)
+	dir, real := shortDir(t), shortDir(t)
+	g := newGate(t)
+	x := startExternal(t, real, "flood", "sh", "-c", g.Wait()+`; i=0; while :; do echo line$i; i=$((i+1)); done`)
 	f := newFleet(t, dir)
 	r := record(t, f)
-	g := newGate(t)
-	x := startExternal(t, dir, "flood", "sh", "-c", g.Wait()+`; i=0; while :; do echo line$i; i=$((i+1)); done`)
+	rl := startRelay(t, supervisor.SocketPath(dir, "flood"), supervisor.SocketPath(real, "flood"), 0)
 	r.Wait(t, session.Added, "flood", 0)
 	g.Open(t)
 	waitFor(t, "the flood", 10*time.Second, func() bool { return strings.Contains(x.sess.Screen().Text(), "line") })
-	before := r.Count(session.Dirty, "flood")
-	const span = 2 * time.Second
-	time.Sleep(span)
-	// A refresh every refreshEvery, each bringing one PAINT, and slack.
-	if n, most := r.Count(session.Dirty, "flood")-before, int(span/refreshEvery)+4; n > most {
-		t.Fatalf("%d screen changes reported in %v for a session nobody shows, want at most %d", n, span, most)
+	// Pulled on across refreshes (the first PAINT came before the flood),
+	// or followed.
+	waitFor(t, "PAINTs of the flood", 10*time.Second, func() bool {
+		rl.mu.Lock()
+		defer rl.mu.Unlock()
+		return rl.paints >= 4 || rl.down[frame.Output] > 0
+	})
+	dirty := r.Count(session.Dirty, "flood") // each after its PAINT
+	rl.mu.Lock()
+	out, subs, asks, paints, early := rl.down[frame.Output], rl.up[frame.Subscribe]+rl.up[frame.SubscribeScreen], rl.up[frame.WatchScreen], rl.paints, rl.early
+	rl.mu.Unlock()
+	if out != 0 || subs != 0 {
+		t.Errorf("%d OUTPUT frames relayed to the dashboard, %d SUBSCRIBEs from it, for a session nobody shows", out, subs)
+	}
+	if early != 0 || paints > asks {
+		t.Errorf("%d PAINTs for %d WATCH_SCREENs, %d of those sent while one waited", paints, asks, early)
+	}
+	if dirty > paints {
+		t.Errorf("%d screen changes reported for %d PAINTs", dirty, paints)
 	}
 	if got := f.Screen("flood"); got == nil || !strings.Contains(got.Text(), "line") {
 		t.Fatalf("the screen: %v", got)
@@ -456,7 +482,7 @@ func TestUnshownFloodIsNotFollowed(t *testing.T) {
 func TestFollowServerWithoutWatchScreen(t *testing.T) {
 	dir, real := shortDir(t), shortDir(t)
 	x := startExternal(t, real, "old", "sh", "-c", `printf 'ready\n'; read a; printf 'got:%s\n' "$a"; exit 4`)
-	serveSocket(t, supervisor.SocketPath(dir, "old"), func(c net.Conn) { dropWatchScreen(t, c, supervisor.SocketPath(real, "old")) })
+	startRelay(t, supervisor.SocketPath(dir, "old"), supervisor.SocketPath(real, "old"), frame.WatchScreen)
 	f := newFleet(t, dir)
 	r := record(t, f)
 	waitFor(t, "ready on the screen", 10*time.Second, func() bool { return screenHas(f, "old", "ready") })
@@ -492,30 +518,97 @@ func serveSocket(t *testing.T, path string, serve func(net.Conn)) {
 	}()
 }
 
-// dropWatchScreen relays c to the server at sock, dropping the client's
-// WATCH_SCREEN frames: the server then looks like a release without them.
-func dropWatchScreen(t *testing.T, c net.Conn, sock string) {
+// relay stands between the dashboard and a supervisor: each connection
+// to its socket is relayed to one of its own to the supervisor's, frame
+// by frame, and what passes is counted. Its goroutines may outlive the
+// test, so they never touch it: a supervisor it could not reach is noted,
+// and logged when the test ends (a dashboard may dial it after the
+// session ended; one that mattered fails the test by what it missed).
+type relay struct {
+	sock string     // the supervisor's
+	drop frame.Type // the client's frames of this type are not passed on (0: none)
+
+	mu     sync.Mutex
+	errs   []error
+	up     map[frame.Type]int // the client's frames passed on
+	down   map[frame.Type]int // the server's frames
+	paints int                // complete PAINTs (their last pieces)
+	early  int                // WATCH_SCREENs sent while one waited for its PAINT
+}
+
+// startRelay relays the socket at path to the supervisor's at sock (see
+// relay), dropping the client's frames of type drop (0: none).
+func startRelay(t *testing.T, path, sock string, drop frame.Type) *relay {
+	r := &relay{sock: sock, drop: drop, up: map[frame.Type]int{}, down: map[frame.Type]int{}}
+	serveSocket(t, path, r.serve)
+	t.Cleanup(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, err := range r.errs {
+			t.Logf("relay: %v", err)
+		}
+	})
+	return r
+}
+
+// serve relays c until either side ends.
+func (r *relay) serve(c net.Conn) {
 	defer c.Close()
-	up, err := net.Dial("unix", sock)
+	up, err := net.Dial("unix", r.sock)
 	if err != nil {
-		t.Errorf("relay: %v", err)
+		r.mu.Lock()
+		r.errs = append(r.errs, err)
+		r.mu.Unlock()
 		return
 	}
 	defer up.Close()
+	waiting := false // a WATCH_SCREEN on c waits for its PAINT (r.mu)
 	go func() {
-		io.Copy(c, up)
-		c.Close()
+		defer c.Close()
+		var mode [1]byte
+		if _, err := io.ReadFull(up, mode[:]); err != nil {
+			return
+		}
+		if _, err := c.Write(mode[:]); err != nil {
+			return
+		}
+		r.pass(up, c, func(f frame.Frame) bool {
+			r.down[f.Type]++
+			if h, _, err := frame.ParsePaint(f.Payload); f.Type == frame.Paint && err == nil && !h.More {
+				r.paints++
+				waiting = false
+			}
+			return true
+		})
 	}()
-	r := frame.NewReader(c)
+	r.pass(c, up, func(f frame.Frame) bool {
+		if r.drop != 0 && f.Type == r.drop {
+			return false
+		}
+		r.up[f.Type]++
+		if f.Type == frame.WatchScreen {
+			if waiting {
+				r.early++
+			}
+			waiting = true
+		}
+		return true
+	})
+}
+
+// pass relays frames from src to dst until either ends. note counts each
+// (under r.mu) before dst can see it, and says whether to pass it on.
+func (r *relay) pass(src io.Reader, dst io.Writer, note func(frame.Frame) bool) {
+	fr := frame.NewReader(src)
 	for {
-		fr, err := r.Next()
+		f, err := fr.Next()
 		if err != nil {
 			return
 		}
-		if fr.Type == frame.WatchScreen {
-			continue
-		}
-		if err := frame.Write(up, fr.Type, fr.Payload); err != nil {
+		r.mu.Lock()
+		ok := note(f)
+		r.mu.Unlock()
+		if ok && frame.Write(dst, f.Type, f.Payload) != nil {
 			return
 		}
 	}

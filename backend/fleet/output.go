@@ -3,7 +3,6 @@ package fleet
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
@@ -74,31 +73,15 @@ func (f *Fleet) Output(id string, interactive bool) (*Output, error) {
 // gets SUBSCRIBE, and the repaint is empty (its scrollback replay comes
 // from Next). EXIT in the repaint (the session has just ended) ends it.
 func subscribeOutput(c *frame.Client, interactive bool) (*Output, error) {
-	if err := c.SubscribeScreen(); err != nil {
-		return nil, err
-	}
+	ts := []frame.Type{frame.SubscribeScreen}
 	if interactive {
-		if err := c.Send(frame.Attach, nil); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.Send(frame.Screen, nil); err != nil {
-		return nil, err
-	}
-	if err := c.Send(frame.Status, nil); err != nil {
-		return nil, err
+		ts = append(ts, frame.Attach)
 	}
 	o := &Output{c: c}
-	c.Conn().SetReadDeadline(time.Now().Add(dialTimeout))
-	defer c.Conn().SetReadDeadline(time.Time{})
-	for first := true; ; first = false {
-		fr, err := c.Next()
-		if err != nil {
-			return nil, err
-		}
+	err := exchange(c, append(ts, frame.Screen), func(fr frame.Frame, first bool) (bool, error) {
 		if first && fr.Type != frame.Output {
 			if err := c.Subscribe(); err != nil {
-				return nil, err
+				return true, err
 			}
 		}
 		switch fr.Type {
@@ -109,14 +92,17 @@ func subscribeOutput(c *frame.Client, interactive bool) (*Output, error) {
 			if err := si.UnmarshalBinary(fr.Payload); err == nil {
 				o.cols, o.rows = si.Cols, si.Rows
 			}
-		case frame.StatusResp:
-			return o, nil
 		case frame.Exit:
 			code, _ := frame.ParseExit(fr.Payload)
 			o.exit = &ExitError{Code: int(code)}
-			return o, nil
+			return true, nil
 		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return o, nil
 }
 
 // Repaint returns the bytes that draw the session's screen as the stream

@@ -1,9 +1,10 @@
 package fleet
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
@@ -45,24 +46,50 @@ func (p painting) draw(dst *vt.Snapshot) *vt.Snapshot {
 	return dst
 }
 
-// paintReader joins a PAINT's pieces.
-type paintReader struct{ buf []byte }
+// maxPaint bounds the repaint a paintReader joins from PAINT pieces:
+// thousands of times a full 120x35 agent screen's (7.4 KB), more than a
+// 250x80 screen whose every cell has a 1.6 KB hyperlink of its own. A
+// supervisor that sends more is broken; its connection is closed.
+const maxPaint = 32 << 20
+
+// paintReader joins a PAINT's pieces, at most max bytes of them (maxPaint
+// if 0).
+type paintReader struct {
+	buf     []byte
+	joining bool              // pieces marked More came: buf holds them
+	h       frame.PaintHeader // the first piece's
+	max     int
+}
 
 // add takes a PAINT frame (whose payload the caller gives up) and returns
-// the complete painting once its last piece has come.
+// the complete painting once its last piece has come. An error (a payload
+// shorter than the header, a piece of another screen than the one before,
+// a repaint longer than the bound) is the server's: the connection is no
+// longer to be trusted.
 func (r *paintReader) add(payload []byte) (painting, bool, error) {
 	h, piece, err := frame.ParsePaint(payload)
+	switch {
+	case err != nil:
+	case r.joining && (h.Cols != r.h.Cols || h.Rows != r.h.Rows || h.Seq != r.h.Seq):
+		err = fmt.Errorf("a PAINT piece of %dx%d screen %d after pieces of %dx%d screen %d",
+			h.Cols, h.Rows, h.Seq, r.h.Cols, r.h.Rows, r.h.Seq)
+	case len(r.buf)+len(piece) > cmp.Or(r.max, maxPaint):
+		err = fmt.Errorf("a PAINT of more than %d bytes", cmp.Or(r.max, maxPaint))
+	}
 	if err != nil {
-		r.buf = nil
+		r.buf, r.joining = nil, false
 		return painting{}, false, err
 	}
 	if h.More {
+		if !r.joining {
+			r.joining, r.h = true, h
+		}
 		r.buf = append(r.buf, piece...)
 		return painting{}, false, nil
 	}
-	if r.buf != nil {
+	if r.joining {
 		piece = append(r.buf, piece...)
-		r.buf = nil
+		r.buf, r.joining = nil, false
 	}
 	return painting{h: h, b: piece}, true, nil
 }
@@ -71,36 +98,22 @@ func (r *paintReader) add(payload []byte) (painting, bool, error) {
 // server knows the extension: a STATUS sent after it is answered after the
 // PAINT by one that does, first by one that does not (it ignored
 // WATCH_SCREEN, and a is as it was). The first PAINT is returned.
-func watchScreen(a *frame.Client) (painting, bool, error) {
-	if err := a.Send(frame.WatchScreen, nil); err != nil {
-		return painting{}, false, err
-	}
-	if err := a.Send(frame.Status, nil); err != nil {
-		return painting{}, false, err
-	}
-	a.Conn().SetReadDeadline(time.Now().Add(dialTimeout))
-	defer a.Conn().SetReadDeadline(time.Time{})
+func watchScreen(a *frame.Client) (p painting, known bool, err error) {
 	var pr paintReader
-	for {
-		fr, err := a.Next() // its payload is ours: the painting keeps it
-		if err != nil {
-			return painting{}, false, err
-		}
+	err = exchange(a, []frame.Type{frame.WatchScreen}, func(fr frame.Frame, _ bool) (bool, error) {
 		switch fr.Type {
-		case frame.StatusResp:
-			return painting{}, false, nil
 		case frame.Paint:
-			p, done, err := pr.add(fr.Payload)
-			if err != nil {
-				return painting{}, false, err
-			}
+			pt, done, err := pr.add(fr.Payload) // its payload is ours: the painting keeps it
 			if done {
-				return p, true, nil
+				p, known = pt, true
 			}
+			return done, err
 		case frame.Exit:
-			return painting{}, false, fmt.Errorf("watch screen: the session ended")
+			return true, errors.New("watch screen: the session ended")
 		}
-	}
+		return false, nil
+	})
+	return p, known, err
 }
 
 // ask asks for the next PAINT unless one is asked for already: the

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"iter"
 	"net"
 	"slices"
 	"sync"
@@ -250,10 +251,32 @@ func (q *outq) control(t frame.Type, payload []byte) {
 // never modifies it).
 func (q *outq) controlOwned(t frame.Type, payload []byte) {
 	hdr := frame.Header(t, len(payload))
+	q.controlSegs(hdr[:], payload)
+}
+
+// controlSegs queues frames that must not be dropped, given as segments
+// (headers and payloads, or pieces of them) the queue may keep, all at
+// once: no other frame comes between them.
+func (q *outq) controlSegs(segs ...[]byte) {
 	q.mu.Lock()
-	q.appendLocked(hdr[:], payload)
+	q.appendLocked(segs...)
 	q.mu.Unlock()
 	q.signal()
+}
+
+// pieces yields b in order in pieces of at most maxChunk bytes, each with
+// whether another follows; an empty b is one empty piece. A repaint longer
+// than a pty chunk goes out so (SUBSCRIBE_SCREEN's OUTPUT, PAINT).
+func pieces(b []byte) iter.Seq2[[]byte, bool] {
+	return func(yield func([]byte, bool) bool) {
+		for {
+			n := min(len(b), maxChunk)
+			if !yield(b[:n], n < len(b)) || n == len(b) {
+				return
+			}
+			b = b[n:]
+		}
+	}
 }
 
 // queued returns the bytes waiting to be written.

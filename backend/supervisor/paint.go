@@ -98,16 +98,21 @@ func (w *screenWatch) try() {
 }
 
 // queuePaint queues p as PAINT frames of at most maxChunk bytes of repaint
-// each, all but the last marked More.
+// each, all but the last marked More, all at once: nothing comes between
+// them (PROTOCOL.md). The pieces are p.Bytes itself, which the queue keeps;
+// their headers share one buffer.
 func queuePaint(q *outq, p vt.Painting) {
+	const hlen = frame.HeaderSize + frame.PaintHeaderLen
+	n := max(1, (len(p.Bytes)+maxChunk-1)/maxChunk)
+	hdrs := make([]byte, 0, n*hlen) // never grown: segs point into it
+	segs := make([][]byte, 0, 2*n)
 	h := frame.PaintHeader{Cols: uint16(p.Cols), Rows: uint16(p.Rows), Seq: p.Seq}
-	b := p.Bytes
-	for {
-		n := min(len(b), maxChunk)
-		h.More = n < len(b)
-		q.controlOwned(frame.Paint, frame.AppendPaint(make([]byte, 0, frame.PaintHeaderLen+n), h, b[:n]))
-		if b = b[n:]; len(b) == 0 {
-			return
-		}
+	for piece, more := range pieces(p.Bytes) {
+		h.More = more
+		fh := frame.Header(frame.Paint, frame.PaintHeaderLen+len(piece))
+		at := len(hdrs)
+		hdrs = frame.AppendPaint(append(hdrs, fh[:]...), h, nil)
+		segs = append(segs, hdrs[at:], piece)
 	}
+	q.controlSegs(segs...)
 }

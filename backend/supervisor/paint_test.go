@@ -2,7 +2,9 @@ package supervisor
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,6 +64,18 @@ func expectPaint(t *testing.T, c *frame.Client) *vt.Snapshot {
 	return s
 }
 
+// nextPaint reads up to the next PAINT, skipping OUTPUT, and returns what
+// it draws and in how many pieces it came.
+func nextPaint(t *testing.T, c *frame.Client) (*vt.Snapshot, int) {
+	t.Helper()
+	for {
+		f := nextFrame(t, c, 10*time.Second)
+		if f.Type != frame.Output {
+			return readPaint(t, c, f)
+		}
+	}
+}
+
 // expectNoPaint sends STATUS and checks that its reply is the next frame.
 func expectNoPaint(t *testing.T, c *frame.Client, why string) {
 	t.Helper()
@@ -73,6 +87,39 @@ func expectNoPaint(t *testing.T, c *frame.Client, why string) {
 	}
 }
 
+// watchersCalled registers a screen watcher with sess (call it before the
+// changes to wait for) and returns wait: wait(seq) returns once the
+// session's screen watchers, a WATCH_SCREEN's among them, have been
+// called for a screen at least as new as seq and have all returned.
+func watchersCalled(t *testing.T, sess *Session) (wait func(seq uint64)) {
+	var saw atomic.Uint64
+	woke := make(chan struct{}, 1)
+	// The feeder calls the watchers between writes to the emulator: the
+	// Seq they see is the screen they are called for.
+	t.Cleanup(sess.WatchScreen(func() {
+		saw.Store(sess.scr.emu.Seq())
+		select {
+		case woke <- struct{}{}:
+		default:
+		}
+	}))
+	return func(seq uint64) {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for saw.Load() < seq {
+			select {
+			case <-woke:
+			case <-timeout:
+				t.Fatalf("the screen watchers were not called for screen %d (last %d)", seq, saw.Load())
+			}
+		}
+		// They are called in one loop under wmu: it has ended once
+		// wmu is free.
+		sess.scr.wmu.Lock()
+		sess.scr.wmu.Unlock()
+	}
+}
+
 // A WATCH_SCREEN client gets a PAINT per WATCH_SCREEN: at once when the
 // screen differs from the last one sent, at its next change otherwise,
 // never unasked; it gets no output; at the end, the final screen and EXIT.
@@ -81,10 +128,18 @@ func TestWatchScreenPaintsWhenAsked(t *testing.T) {
 	srv := startServed(t, Config{Argv: []string{"sh", "-c",
 		`printf '\033]0;paint\007one\r\n'; read a; printf 'two %s\r\n' "$a"; read b; printf 'three\r\n'; read c; printf 'four\r\n'; exit 3`},
 		Cols: cols, Rows: rows})
-	screenHas := func(s string) {
+	// screenHas waits for s on the session's screen and returns the Seq
+	// of a screen that shows it.
+	screenHas := func(s string) (seq uint64) {
 		t.Helper()
-		waitFor(t, s, 10*time.Second, func() bool { return strings.Contains(srv.sess.Screen().Text(), s) })
+		waitFor(t, s, 10*time.Second, func() bool {
+			sn := srv.sess.Screen()
+			seq = sn.Seq
+			return strings.Contains(sn.Text(), s)
+		})
+		return seq
 	}
+	observed := watchersCalled(t, srv.sess)
 	screenHas("one")
 	c := dial(t, srv.sock)
 	if err := c.Send(frame.WatchScreen, nil); err != nil {
@@ -98,12 +153,17 @@ func TestWatchScreenPaintsWhenAsked(t *testing.T) {
 		t.Fatalf("PAINT draws %q, the session shows %q", got, want)
 	}
 
-	// Not asked: the change sends nothing, and no OUTPUT comes.
+	// Not asked: the change sends nothing, and no OUTPUT comes (SUBSCRIBE
+	// and SUBSCRIBE_SCREEN are ignored after WATCH_SCREEN).
+	for _, ty := range []frame.Type{frame.Subscribe, frame.SubscribeScreen} {
+		if err := c.Send(ty, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := c.Input([]byte("x\n")); err != nil {
 		t.Fatal(err)
 	}
-	screenHas("two x")
-	time.Sleep(50 * time.Millisecond) // past the feeder's observe of it
+	observed(screenHas("two x"))
 	expectNoPaint(t, c, "a change not asked for")
 
 	// Asked after the change: at once.
@@ -134,8 +194,7 @@ func TestWatchScreenPaintsWhenAsked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	screenHas("three")
-	time.Sleep(50 * time.Millisecond)
+	observed(screenHas("three"))
 	expectNoPaint(t, c, "one PAINT per WATCH_SCREEN")
 
 	// The end: the final screen, asked for or not, then EXIT.
@@ -196,15 +255,8 @@ func TestWatchScreenOnSubscriber(t *testing.T) {
 	if err := c.Send(frame.WatchScreen, nil); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		f := nextFrame(t, c, 10*time.Second)
-		if f.Type == frame.Output {
-			continue
-		}
-		if s, _ := readPaint(t, c, f); !strings.Contains(s.Text(), "ready") {
-			t.Fatalf("PAINT %q", s.Text())
-		}
-		break
+	if s, _ := nextPaint(t, c); !strings.Contains(s.Text(), "ready") {
+		t.Fatalf("PAINT %q", s.Text())
 	}
 	c.Input([]byte("\n"))
 	if _, code := readUntilExit(t, c, 10*time.Second); code != 0 {
@@ -218,42 +270,127 @@ func TestWatchScreenOnSubscriber(t *testing.T) {
 func TestWatchScreenBacklogBounded(t *testing.T) {
 	// A screen full of colours, hyperlinks and wide characters, scrolling.
 	srv := startServed(t, Config{Argv: flood(newGate(t), 40, ""), Cols: 120, Rows: 40})
+	observed := watchersCalled(t, srv.sess)
 	c := dial(t, srv.sock)
-	for range 3000 {
+	ask := func() {
+		t.Helper()
 		if err := c.Send(frame.WatchScreen, nil); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(200 * time.Microsecond)
 	}
-	time.Sleep(100 * time.Millisecond)
-	most := 0
-	srv.srv.mu.Lock()
-	for sc := range srv.srv.conns {
-		if q := sc.outq(); q != nil {
-			most = max(most, q.queued())
+	ask()
+	var (
+		w *screenWatch
+		q *outq
+	)
+	waitFor(t, "the connection's screen watch", 10*time.Second, func() bool {
+		srv.srv.mu.Lock()
+		defer srv.srv.mu.Unlock()
+		for sc := range srv.srv.conns {
+			if w, q = sc.paints.Load(), sc.outq(); w != nil && q != nil {
+				return true
+			}
+		}
+		return false
+	})
+	// The most queued for the client, after each of its frames was taken:
+	// the queue grows only then and when the screen changes.
+	most, limit := 0, paintBacklog+64<<10
+	sample := func() {
+		t.Helper()
+		if most = max(most, q.queued()); most > limit {
+			t.Fatalf("%d bytes queued for a client that does not read, want at most %d", most, limit)
 		}
 	}
-	srv.srv.mu.Unlock()
-	if limit := paintBacklog + 64<<10; most > limit {
-		t.Fatalf("%d bytes queued for a client that does not read, want at most %d", most, limit)
+	// Ask, each time once the last WATCH_SCREEN was taken, until one is
+	// held back: the client's socket and then its queue fill. One that
+	// waits with the queue over paintBacklog is held back if it still
+	// waits once the watchers have seen the screen change.
+	for {
+		w.mu.Lock()
+		last := w.seq
+		w.mu.Unlock()
+		ask()
+		waiting := false
+		waitFor(t, "the WATCH_SCREEN taken", 10*time.Second, func() bool {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			waiting = w.asked
+			return waiting || w.seq != last
+		})
+		sample()
+		if waiting && q.queued() > paintBacklog {
+			observed(srv.sess.scr.emu.Seq() + 1)
+			w.mu.Lock()
+			held := w.asked
+			w.mu.Unlock()
+			if sample(); held {
+				break
+			}
+		}
 	}
-	if testing.Verbose() {
-		t.Logf("%d bytes queued at most", most)
-	}
-	if err := c.Send(frame.WatchScreen, nil); err != nil {
-		t.Fatal(err)
+	// Held back: more asks and more changes of the screen queue nothing
+	// but the reply to the STATUS after them.
+	for range 10 {
+		ask()
 	}
 	if err := c.Send(frame.Status, nil); err != nil {
 		t.Fatal(err)
 	}
-	paints := 0
+	observed(srv.sess.scr.emu.Seq() + 1)
+	waitFor(t, "STATUS_RESP queued", 10*time.Second, func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		for _, s := range q.pending {
+			if len(s) == frame.HeaderSize && s[0] == byte(frame.StatusResp) {
+				return true
+			}
+		}
+		return false
+	})
+	sample()
+	if testing.Verbose() {
+		t.Logf("%d bytes queued at most", most)
+	}
+	// Reading: the PAINTs queued, the reply, then the PAINT held back.
 	for f := nextFrame(t, c, 10*time.Second); f.Type != frame.StatusResp; f = nextFrame(t, c, 10*time.Second) {
 		if f.Type != frame.Paint {
 			t.Fatalf("got %v", f.Type)
 		}
-		paints++
 	}
-	if paints == 0 {
-		t.Fatal("no PAINT once the client read")
+	expectPaint(t, c)
+}
+
+// A PAINT's pieces are consecutive frames: on a subscribed connection
+// whose program floods, no OUTPUT (nor a reply) comes between them.
+func TestWatchScreenPiecesConsecutive(t *testing.T) {
+	const cols, rows = 240, 80
+	// A 24-bit colour of its own for every cell (a repaint of ~3 pieces),
+	// written again and again with a counter in the corner.
+	var fill strings.Builder
+	fill.WriteString("\x1b[H")
+	for i := range cols * rows {
+		fmt.Fprintf(&fill, "\x1b[38;2;%d;%d;%dm#", i%256, i/256%256, i%7)
+	}
+	path := shortDir(t) + "/fill"
+	if err := os.WriteFile(path, []byte(fill.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServed(t, Config{Argv: []string{"sh", "-c", `i=0; while :; do cat "$0"; printf '\033[H%d' $i; i=$((i+1)); done`, path},
+		Cols: cols, Rows: rows})
+	waitFor(t, "the screen to fill", 30*time.Second, func() bool {
+		l := srv.sess.Screen().Lines()
+		return len(l) == rows && strings.HasSuffix(l[rows-1], "##")
+	})
+	c := dial(t, srv.sock)
+	subscribeSync(t, c)
+	for range 20 {
+		if err := c.Send(frame.WatchScreen, nil); err != nil {
+			t.Fatal(err)
+		}
+		// readPaint fails on anything but PAINT before the last piece.
+		if _, pieces := nextPaint(t, c); pieces < 2 {
+			t.Fatalf("a PAINT of a %dx%d screen of 24-bit colours in %d piece", cols, rows, pieces)
+		}
 	}
 }

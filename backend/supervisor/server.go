@@ -424,11 +424,9 @@ func screenOutput(q *outq, painted chan struct{}) func([]byte) {
 			q.output(chunk)
 			return
 		}
-		for len(chunk) > maxChunk {
-			q.output(chunk[:maxChunk])
-			chunk = chunk[maxChunk:]
+		for piece := range pieces(chunk) {
+			q.output(piece)
 		}
-		q.output(chunk)
 		first = false
 		close(painted)
 	}

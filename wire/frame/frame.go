@@ -70,7 +70,7 @@ const (
 	ScreenResp      Type = 0xC0 // JSON ScreenInfo
 	StateEvent      Type = 0xC6 // JSON StateInfo
 	TerminalState   Type = 0xC7 // [TerminalTaken, or why the server has no (more) terminal u8]
-	Paint           Type = 0xC8 // [cols u16 BE][rows u16 BE][more u8][repaint bytes]: the screen, see PaintHeader
+	Paint           Type = 0xC8 // [cols u16 BE][rows u16 BE][flags u8: 0x01 more][seq u64 BE][repaint bytes]: the screen, see PaintHeader
 )
 
 // TERMINAL_STATE payloads: the first reply to TERMINAL is TerminalTaken or

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -935,4 +936,34 @@ func TestPaintPayload(t *testing.T) {
 	if _, _, err := ParsePaint(make([]byte, PaintHeaderLen-1)); err == nil {
 		t.Fatal("a payload shorter than the header parsed")
 	}
+}
+
+// ParsePaint takes any payload of at least PaintHeaderLen bytes and refuses
+// shorter ones; re-encoding what it returns gives the payload back, with
+// the flags it does not know cleared.
+func FuzzParsePaint(f *testing.F) {
+	f.Add(AppendPaint(nil, PaintHeader{Cols: 80, Rows: 24, More: true, Seq: 7}, []byte("\x1bchi")))
+	f.Add(AppendPaint(nil, PaintHeader{Cols: 0xffff, Rows: 0xffff, Seq: math.MaxUint64}, nil))
+	f.Add(bytes.Repeat([]byte{0xff}, PaintHeaderLen+3)) // unknown flags
+	f.Add(make([]byte, PaintHeaderLen-1))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		h, rest, err := ParsePaint(in)
+		if len(in) < PaintHeaderLen {
+			if err == nil {
+				t.Fatalf("accepted %d bytes", len(in))
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rest) != len(in)-PaintHeaderLen || len(rest) > 0 && &rest[0] != &in[PaintHeaderLen] {
+			t.Fatal("the repaint is not the rest of the payload")
+		}
+		want := bytes.Clone(in)
+		want[4] &= 1
+		if got := AppendPaint(nil, h, rest); !bytes.Equal(got, want) {
+			t.Fatalf("re-encoded % x, want % x", got, want)
+		}
+	})
 }
