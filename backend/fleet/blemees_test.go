@@ -153,6 +153,9 @@ func serveDaemon(t *testing.T, sock string) *blemeesd.Daemon {
 // taking it over leaves it watched, refusing to drive it with the reason;
 // the fleet closing closes the sessions it still owns.
 func TestBlemeesOpen(t *testing.T) {
+	// Made before the daemon, so it is removed after the daemon and the
+	// fake claude writing into it have stopped (cleanups run last first).
+	claudeLog := filepath.Join(t.TempDir(), "claude.log")
 	_, sock, dir := standaloneDaemon(t)
 	f := openFleet(t)
 	r := sessiontest.Record(t, f)
@@ -190,7 +193,7 @@ func TestBlemeesOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Wait(t, session.Exited, id, 0)
-	t.Setenv("FAKE_CLAUDE_LOG", filepath.Join(t.TempDir(), "claude.log"))
+	t.Setenv("FAKE_CLAUDE_LOG", claudeLog)
 	if err := f.Restart(id); err != nil {
 		t.Fatal(err)
 	}

@@ -69,6 +69,9 @@ func waitTranscript(t *testing.T, f *fleet.Fleet, id, want string) {
 // transcript, the state back to Idle, usage reported after the turn;
 // attach refused with the reason; interrupt; Kill closes it (Dead).
 func TestHeadlessMember(t *testing.T) {
+	// Made before the fleet and the manager, so it is removed after the
+	// fake claude writing into it has stopped (cleanups run last first).
+	claudeLog := filepath.Join(t.TempDir(), "claude.log")
 	turns := make(chan headless.Usage, 8)
 	f, _, h, home := newHeadless(t, func(id string, u headless.Usage) { turns <- u })
 	r := sessiontest.Record(t, f)
@@ -115,7 +118,7 @@ func TestHeadlessMember(t *testing.T) {
 
 	// Restart resumes the conversation: claude started again with
 	// --resume and the session's id, under the same fleet ID.
-	t.Setenv("FAKE_CLAUDE_LOG", filepath.Join(t.TempDir(), "claude.log"))
+	t.Setenv("FAKE_CLAUDE_LOG", claudeLog)
 	if err := f.Restart(id); err != nil {
 		t.Fatal(err)
 	}
