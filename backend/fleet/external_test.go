@@ -369,6 +369,10 @@ func TestEndedWhileAway(t *testing.T) {
 		return err == nil && rec.Ended != nil
 	})
 	g := openFleet(t, o)
+	// The supervisor may still be finishing (its record is written before
+	// EXIT goes out): g may have found it live, and learns of the end from
+	// EXIT or, if the supervisor went first, from the record.
+	waitFor(t, "the session's end", 10*time.Second, func() bool { return !mustInfo(t, g, id).Alive })
 	in := mustInfo(t, g, id)
 	if in.Alive || in.State != session.Dead || in.ExitCode != 3 || !in.Owned || !in.Caps.Has(session.CapScreen|session.CapRestart) {
 		t.Fatalf("ended session %+v", in)
@@ -381,6 +385,41 @@ func TestEndedWhileAway(t *testing.T) {
 	}
 	if _, err := os.Stat(supervisor.RecordPath(dir, id)); !os.IsNotExist(err) {
 		t.Fatalf("record left after Remove: %v", err)
+	}
+}
+
+// A followed session whose supervisor recorded its end and went away
+// before EXIT reached the dashboard (one that connected while the
+// supervisor was finishing) is listed from the record as Dead, with its
+// exit code and last screen, not removed.
+func TestVanishedAfterRecordedEnd(t *testing.T) {
+	dir := shortDir(t)
+	end := make(chan struct{})
+	serveSocket(t, supervisor.SocketPath(dir, "gone"), func(c net.Conn) {
+		go func() { <-end; c.Close() }()
+		serveOlder(c, true)
+	})
+	f := newFleet(t, dir)
+	r := record(t, f)
+	r.Wait(t, session.Added, "gone", 0)
+	if in := mustInfo(t, f, "gone"); !in.Alive {
+		t.Fatalf("the live session: %+v", in)
+	}
+	now := time.Now()
+	if err := supervisor.WriteRecord(dir, supervisor.Record{ID: "gone", Argv: []string{"sh"}, Started: now.Add(-time.Minute),
+		Ended: &now, ExitCode: 3, Cols: 80, Rows: 24, Screen: "last-words"}); err != nil {
+		t.Fatal(err)
+	}
+	close(end)
+	r.Wait(t, session.Exited, "gone", 0)
+	if in := mustInfo(t, f, "gone"); in.Alive || in.State != session.Dead || in.ExitCode != 3 {
+		t.Fatalf("after its end: %+v", in)
+	}
+	if !screenHas(f, "gone", "last-words") {
+		t.Fatalf("its last screen is not shown:\n%s", f.Screen("gone").Text())
+	}
+	if n := r.Count(session.Removed, "gone"); n != 0 {
+		t.Fatalf("removed %d times", n)
 	}
 }
 

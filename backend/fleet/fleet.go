@@ -302,17 +302,54 @@ func (f *Fleet) register(e *entry, m Member, prev *entry) error {
 
 // watchDone waits for e's member to end. One that ends without having
 // reported Exited has vanished (its server went away without EXIT): it is
-// removed, unless the fleet is closing (Hangup disconnected it).
+// removed, unless the fleet is closing (Hangup disconnected it) or it is a
+// pty session whose supervisor recorded its end first. That one is listed
+// from its record as Dead (as adoptEnded lists a session that ended while
+// no dashboard followed it): a dashboard that connects while a supervisor
+// is finishing (its program gone, the record written, no subscriber left
+// to wait for) can lose the connection before EXIT reaches it.
 func (f *Fleet) watchDone(e *entry) {
 	<-e.m.Done()
+	rec, ended := f.recordedEnd(e)
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.closed || e.exited || !f.listedLocked(e) {
+		f.mu.Unlock()
 		return
+	}
+	if ended {
+		f.mu.Unlock()
+		ne := &entry{id: e.id, adopted: e.adopted}
+		if f.register(ne, f.endedMember(rec, f.reporter(ne)), e) == nil {
+			f.log.Info("session ended as its connection did", "id", e.id, "code", rec.ExitCode)
+			return
+		}
+		f.mu.Lock()
+		if f.closed || !f.listedLocked(e) {
+			f.mu.Unlock()
+			return
+		}
 	}
 	delete(f.sessions, e.id)
 	f.log.Info("session vanished", "id", e.id)
 	f.publish(session.Removed, e.id, nil)
+	f.mu.Unlock()
+}
+
+// recordedEnd is the record of e's end, if e is a pty session whose
+// supervisor wrote one for the program it ran (the same pid, when e knew
+// it).
+func (f *Fleet) recordedEnd(e *entry) (supervisor.Record, bool) {
+	if e.kind != session.KindPty {
+		return supervisor.Record{}, false
+	}
+	rec, err := supervisor.ReadRecord(f.dir, e.id)
+	if err != nil || rec.Ended == nil {
+		return supervisor.Record{}, false
+	}
+	if pid := e.m.Info().PID; pid != 0 && rec.PID != pid {
+		return supervisor.Record{}, false
+	}
+	return rec, true
 }
 
 // Next blocks until at least one event is pending (or ctx ends) and returns
