@@ -85,10 +85,20 @@ func TestPtyCorpus(t *testing.T) {
 				shown := c.Replay(c.cols, c.style)
 				last := shown[len(shown)-1]
 				want := strings.TrimRight(strings.Join(last.Lines, "\n"), "\n")
-				waitFor(t, "the classifier to see the last frame", 10*time.Second, func() bool {
+				// Bounded generously: once, in a full -race CI run, two cases
+				// running side by side waited 10 s here (without saying what
+				// they saw; now the failure does).
+				for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 					sn := s.Screen()
-					return sn.Title == last.Title && sn.Text() == want && seen.Load() >= sn.Seq
-				})
+					if sn.Title == last.Title && sn.Text() == want && seen.Load() >= sn.Seq {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("timed out after 20s waiting for the classifier to see the last frame: "+
+							"title %q (want %q), seen seq %d of %d, screen (want it %v):\n%s",
+							sn.Title, last.Title, seen.Load(), sn.Seq, sn.Text() == want, sn.Text())
+					}
+				}
 				// The classifier saw the last screen no later than now: ask for
 				// the state once the debounce has settled, at a fixed offset from
 				// here, so a slow machine cannot age a Streaming verdict.
