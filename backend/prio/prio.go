@@ -114,9 +114,14 @@ func (g *Group) Set(nice int) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.ended {
-		return
+	if !g.ended {
+		g.askLocked(nice)
 	}
+}
+
+// askLocked makes nice (clamped to 0..19) the value asked for and starts
+// the writer unless it runs already (g.mu held).
+func (g *Group) askLocked(nice int) {
 	g.want = min(max(nice, 0), 19)
 	if !g.running {
 		g.running = true
@@ -140,10 +145,8 @@ func (g *Group) End(nice int) {
 		return
 	}
 	g.ended = true
-	g.want = min(max(nice, 0), 19)
-	if !g.running && g.has != g.want {
-		g.running = true
-		go g.apply()
+	if g.running || g.has != min(max(nice, 0), 19) {
+		g.askLocked(nice)
 	}
 	for g.running {
 		g.idle.Wait()
