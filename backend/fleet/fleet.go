@@ -310,29 +310,29 @@ func (f *Fleet) register(e *entry, m Member, prev *entry) error {
 // to wait for) can lose the connection before EXIT reaches it.
 func (f *Fleet) watchDone(e *entry) {
 	<-e.m.Done()
-	rec, ended := f.recordedEnd(e)
 	f.mu.Lock()
-	if f.closed || e.exited || !f.listedLocked(e) {
-		f.mu.Unlock()
+	gone := f.closed || e.exited || !f.listedLocked(e)
+	f.mu.Unlock()
+	if gone {
 		return
 	}
-	if ended {
-		f.mu.Unlock()
+	if rec, ok := f.recordedEnd(e); ok {
 		ne := &entry{id: e.id, adopted: e.adopted}
+		// It fails only if the fleet closed or e was replaced meanwhile:
+		// nothing is left to do then either.
 		if f.register(ne, f.endedMember(rec, f.reporter(ne)), e) == nil {
 			f.log.Info("session ended as its connection did", "id", e.id, "code", rec.ExitCode)
-			return
 		}
-		f.mu.Lock()
-		if f.closed || !f.listedLocked(e) {
-			f.mu.Unlock()
-			return
-		}
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed || !f.listedLocked(e) {
+		return
 	}
 	delete(f.sessions, e.id)
 	f.log.Info("session vanished", "id", e.id)
 	f.publish(session.Removed, e.id, nil)
-	f.mu.Unlock()
 }
 
 // recordedEnd is the record of e's end, if e is a pty session whose
