@@ -142,8 +142,12 @@ type Config struct {
 // Addr (`--web` overrides it; "" = not at all). A non-loopback Addr needs
 // a token: Token, else one generated and printed at start.
 type Web struct {
-	Addr        string   `toml:"addr"`
-	Token       string   `toml:"token"`
+	Addr  string `toml:"addr"`
+	Token string `toml:"token"` // "" = the one kept in StateDir()/web-token, made on first use
+	// NoToken serves loopback without a token: every local user and
+	// process may then use the sessions (refused off loopback).
+	NoToken     bool     `toml:"no_token"`
+	Hosts       []string `toml:"hosts"`        // names a request's Host may give besides loopback ones
 	Origins     []string `toml:"origins"`      // browser origins allowed besides the page's own host
 	UploadLimit int64    `toml:"upload_limit"` // bytes; 0 = the server's default (32 MiB)
 }
@@ -182,6 +186,20 @@ func Default() Config {
 		Classifier:       DefaultClassifier,
 		IdleThreshold:    DefaultIdleThreshold,
 	}
+}
+
+// StateDir returns where heimdall keeps what must outlive a reboot but is
+// not configuration (logs, the web token): $XDG_STATE_HOME/heimdall, else
+// ~/.local/state/heimdall, else a directory of this uid's under the
+// system's temp dir.
+func StateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "heimdall")
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		return filepath.Join(home, ".local", "state", "heimdall")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("heimdall-state-%d", os.Getuid()))
 }
 
 // DefaultPath returns the default config file location:

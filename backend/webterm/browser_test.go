@@ -95,7 +95,7 @@ func TestBrowser(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "testdata/browser.js", hs.URL, chromium, upload, shot)
+	cmd := exec.CommandContext(ctx, node, "testdata/browser.js", hs.URL, testToken, chromium, upload, shot)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(pw, "node_modules"))
 	// node is told to stop (Playwright then closes the browser), and
 	// killed if it does not.

@@ -1,13 +1,17 @@
 package webterm
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -108,20 +112,26 @@ func (c *client) send(typ websocket.MessageType, data []byte) {
 	c.q = append(c.q, msg{typ, data})
 	c.queued += len(data)
 	queued := c.queued
+	total := c.s.queued.Add(int64(len(data)))
 	c.mu.Unlock()
-	if queued > 2*c.s.opts.QueueLimit {
-		c.s.log.Info("web client too slow: disconnected", "session", c.ss.id, "queued", queued)
-		c.drop(websocket.StatusTryAgainLater, "client too slow")
+	switch {
+	case queued > 2*c.s.opts.QueueLimit:
+	case total > 2*c.s.opts.QueueBudget && queued > len(data):
+		// Over the server's budget, the clients that are behind go.
+	default:
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
 		return
 	}
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
+	c.s.log.Info("web client too slow: disconnected", "session", c.ss.id, "queued", queued, "all clients", total)
+	c.drop(websocket.StatusTryAgainLater, "client too slow")
 }
 
 // sendOutput queues the session's output for the client once its queue
-// is under QueueLimit: the output pump waits for a client that reads
+// is under QueueLimit and, while all clients together have more than
+// QueueBudget queued, empty: the output pump waits for a client that reads
 // slower than the session writes (the session's supervisor holds, and at
 // worst drops, what this follower cannot take: the pty never waits), and
 // drops a client whose queue does not go under the limit within
@@ -132,7 +142,7 @@ func (c *client) sendOutput(data []byte) bool {
 		c.mu.Lock()
 		queued := c.queued
 		c.mu.Unlock()
-		if queued <= c.s.opts.QueueLimit {
+		if queued <= c.s.opts.QueueLimit && (queued == 0 || c.s.queued.Load() <= c.s.opts.QueueBudget) {
 			break
 		}
 		if timeout == nil {
@@ -203,6 +213,7 @@ func (c *client) writeLoop() {
 			c.q[0] = msg{}
 			c.q = c.q[1:]
 			c.queued -= len(m.data)
+			c.s.queued.Add(-int64(len(m.data)))
 			c.mu.Unlock()
 			select {
 			case c.drained <- struct{}{}:
@@ -224,7 +235,11 @@ func (c *client) writeLoop() {
 // drop disconnects the client with code and reason (once).
 func (c *client) drop(code websocket.StatusCode, reason string) {
 	c.dropOnce.Do(func() {
-		c.cancel()
+		c.mu.Lock()
+		c.cancel() // under c.mu: send queues nothing after
+		c.s.queued.Add(-int64(c.queued))
+		c.q, c.queued = nil, 0
+		c.mu.Unlock()
 		go c.conn.Close(code, reason)
 	})
 }
@@ -326,9 +341,21 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
 		return
 	}
+	if s.active >= s.opts.MaxClients {
+		s.mu.Unlock()
+		s.log.Info("web socket refused: too many", "remote", r.RemoteAddr, "max", s.opts.MaxClients)
+		http.Error(w, fmt.Sprintf("too many terminals open (at most %d): close one", s.opts.MaxClients), http.StatusServiceUnavailable)
+		return
+	}
+	s.active++
 	s.conns.Add(1)
 	s.mu.Unlock()
-	defer s.conns.Done()
+	defer func() {
+		s.mu.Lock()
+		s.active--
+		s.mu.Unlock()
+		s.conns.Done()
+	}()
 
 	// A YOLO toggle replacing the session's program: join the new one.
 	s.mu.Lock()
@@ -434,18 +461,32 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.log.Info("web viewer left", "id", id, "remote", r.RemoteAddr)
 }
 
-// readLoop handles the client's messages until it goes.
+// readLoop handles the client's messages until it goes. Each message is
+// read as it arrives: an upload streams to its file and input to the
+// session in pieces, so what a client sends costs the server a copy
+// buffer, whatever its size (the read limit still bounds a message).
 func (s *Server) readLoop(c *client) {
+	buf := make([]byte, inputPiece)
 	for {
 		// Not c.ctx (see writeLoop): drop's Close ends the read.
-		typ, data, err := c.conn.Read(context.Background())
+		typ, r, err := c.conn.Reader(context.Background())
 		if err != nil {
 			return
 		}
 		if typ == websocket.MessageText {
-			s.handleText(c, data)
+			data, err := io.ReadAll(io.LimitReader(r, textLimit+1))
+			if err == nil && len(data) > textLimit {
+				s.log.Info("web message ignored: too long", "id", c.ss.id, "bytes", ">"+strconv.Itoa(textLimit))
+			} else if err == nil {
+				s.handleText(c, data)
+			}
 		} else {
-			s.handleBinary(c, data)
+			err = s.handleBinary(c, r, buf)
+		}
+		// What a handler left unread (an ignored frame's rest) is skipped:
+		// the next message starts after it.
+		if _, derr := io.Copy(io.Discard, r); err != nil || derr != nil {
+			return
 		}
 	}
 }
@@ -553,34 +594,87 @@ func (s *Server) handleText(c *client, data []byte) {
 	}
 }
 
-// handleBinary handles a binary frame: resize, upload or input.
-func (s *Server) handleBinary(c *client, data []byte) {
-	fr, err := wsterm.ParseBinary(data)
+// inputPiece is the most input read before it is sent on to the session.
+const inputPiece = 32 << 10
+
+// handleBinary handles a binary frame, read from r: resize, upload or
+// input, told apart as wsterm.ParseBinary does. An error is the
+// connection's read failing.
+func (s *Server) handleBinary(c *client, r io.Reader, buf []byte) error {
+	n, err := readHead(r, buf[:3])
 	if err != nil {
-		s.log.Info("web frame ignored", "id", c.ss.id, "err", err)
-		c.sendJSON(wsterm.UploadFailed("", "malformed upload frame"))
-		return
+		return err
 	}
-	switch fr.Kind {
-	case wsterm.Resize:
+	switch {
+	case n == 3 && buf[0] == wsterm.MarkerUpload:
+		name := make([]byte, binary.BigEndian.Uint16(buf[1:3]))
+		k, err := readHead(r, name)
+		if err != nil {
+			return err
+		}
+		if k < len(name) {
+			s.log.Info("web frame ignored", "id", c.ss.id, "err", fmt.Errorf("%w: name of %d bytes in a frame of %d", wsterm.ErrUpload, len(name), 3+k))
+			c.sendJSON(wsterm.UploadFailed("", "malformed upload frame"))
+			return nil
+		}
+		s.upload(c, name, r)
+		return nil
+	case n == 3 && buf[0] == wsterm.MarkerResize:
+		k, err := readHead(r, buf[3:5])
+		if err != nil {
+			return err
+		}
+		if n += k; n < 5 {
+			break // too short for a resize: keystrokes
+		}
+		fr, _ := wsterm.ParseBinary(buf[:5])
 		if fr.Rows == 0 || fr.Cols == 0 || fr.Rows > maxSide || fr.Cols > maxSide {
 			s.log.Info("web resize ignored", "id", c.ss.id, "rows", fr.Rows, "cols", fr.Cols)
-			return
+			return nil
 		}
 		s.mu.Lock()
 		c.rows, c.cols = fr.Rows, fr.Cols
 		s.mu.Unlock()
 		s.applySize(c.ss)
 		s.broadcastStatus(c.ss)
-	case wsterm.Upload:
-		s.upload(c, fr.Name, fr.Data)
-	case wsterm.Input:
-		if len(fr.Data) == 0 {
-			return
+		return nil
+	}
+	return s.input(c, r, buf, n)
+}
+
+// readHead reads len(b) bytes of a message, or as many as it has: only a
+// failing read is an error.
+func readHead(r io.Reader, b []byte) (int, error) {
+	n, err := io.ReadFull(r, b)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = nil
+	}
+	return n, err
+}
+
+// input sends the session an input frame whose first n bytes are in buf,
+// and the rest of it from r, a piece at a time.
+func (s *Server) input(c *client, r io.Reader, buf []byte, n int) error {
+	for {
+		k, err := io.ReadFull(r, buf[n:])
+		n += k
+		if n > 0 {
+			s.send(c, buf[:n])
+			n = 0
 		}
-		if err := s.opts.Fleet.Send(c.ss.id, session.Input{Data: fr.Data}); err != nil {
-			s.log.Debug("web input not delivered", "id", c.ss.id, "err", err)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil
 		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// send types data into c's session.
+func (s *Server) send(c *client, data []byte) {
+	if err := s.opts.Fleet.Send(c.ss.id, session.Input{Data: bytes.Clone(data)}); err != nil {
+		s.log.Debug("web input not delivered", "id", c.ss.id, "err", err)
 	}
 }
 

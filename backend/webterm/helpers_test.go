@@ -104,6 +104,9 @@ func testServer(t *testing.T, opts Options) (*Server, *httptest.Server) {
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
+	if opts.Token == "" && !opts.NoToken {
+		opts.Token = testToken
+	}
 	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -144,9 +147,41 @@ func dial(t *testing.T, hs *httptest.Server, path string, h http.Header) *viewer
 	return v
 }
 
+// testToken is testServer's token; dial and get pass it unless the
+// request says how it authenticates (an Authorization or Cookie header).
+const testToken = "test-token-0123456789abcdef"
+
+// authed adds testToken to h unless h authenticates otherwise.
+func authed(h http.Header) http.Header {
+	if h == nil {
+		h = http.Header{}
+	}
+	if h.Values("Authorization") == nil && h.Values("Cookie") == nil {
+		h = h.Clone()
+		h.Set("Authorization", "Bearer "+testToken)
+	}
+	return h
+}
+
+// get GETs hs's path with testToken.
+func get(t *testing.T, hs *httptest.Server, path string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("GET", hs.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = authed(nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 func tryDial(t *testing.T, hs *httptest.Server, path string, h http.Header) (*viewer, *http.Response, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
+	h = authed(h)
 	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http")+path, &websocket.DialOptions{HTTPHeader: h})
 	if err != nil {
 		return nil, resp, err

@@ -26,15 +26,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"os"
+	"path"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
@@ -57,10 +63,11 @@ type Fleet interface {
 // or Close.
 var ErrServerClosed = http.ErrServerClosed
 
-// ErrTokenRequired is returned by Serve for a listener on an address other
-// than loopback when Options.Token is empty: anyone who can reach it could
+// ErrTokenRequired is returned by New when Options.Token is empty and
+// Options.NoToken is not set, and by Serve for a listener on an address
+// other than loopback when NoToken is set: anyone who can reach it could
 // type into the sessions.
-var ErrTokenRequired = errors.New("webterm: a token is required to serve on a non-loopback address")
+var ErrTokenRequired = errors.New("webterm: a token is required")
 
 // DefaultAddr is where `heimdall-tui web` listens by default.
 const DefaultAddr = "127.0.0.1:1977"
@@ -73,10 +80,22 @@ const DefaultUploadLimit = 32 << 20
 type Options struct {
 	Fleet Fleet  // required
 	Addr  string // ListenAndServe's address ("" = DefaultAddr)
-	// Token, if set, is required of every request: as ?token= (the server
-	// then sets it as a cookie, so the page's own requests carry it) or
-	// the cookie. Serve refuses a non-loopback listener without one.
+	// Token is required of every request (New refuses an empty one unless
+	// NoToken): as ?token= (a page's first request: the server answers
+	// with an HttpOnly, SameSite=Strict cookie and a redirect to the same
+	// URL without it), as "Authorization: Bearer TOKEN" (other clients), or
+	// as that cookie.
 	Token string
+	// NoToken serves without a token. Serve refuses it off loopback; on
+	// loopback it lets every local user and every local process (any
+	// uid) use the sessions. The Host check still holds.
+	NoToken bool
+	// Hosts are the names a request's Host may give besides the defaults:
+	// "localhost" and "*.localhost", loopback IPs, and, once a listener
+	// off loopback is served, any IP literal (a DNS rebinding attack
+	// needs a name). Patterns use path.Match syntax ("*.example.com"); a
+	// port in Host is not compared.
+	Hosts []string
 	// Origins are the browser origins allowed besides the page's own host
 	// (a WebSocket whose Origin names another host is refused): host
 	// patterns ("example.com", "*.example.com:8443") or, with "://",
@@ -96,6 +115,15 @@ type Options struct {
 	// queue stays over it for WriteTimeout, or reaches twice it, is
 	// disconnected (0 = 8 MiB).
 	QueueLimit int
+	// QueueBudget is how many bytes may wait for all clients together: over
+	// it, output waits for every client that has any queued (a client that
+	// keeps up still gets its session's output), and over twice it a
+	// client that is behind is disconnected (0 = 64 MiB).
+	QueueBudget int64
+	// MaxClients caps the WebSockets open at once; one more is refused
+	// (503) with the reason (0 = 64). Each holds a connection to its
+	// session's supervisor.
+	MaxClients int
 	// WriteTimeout bounds one message's write to a client, and the wait
 	// for a full queue to drain (0 = 10 s).
 	WriteTimeout time.Duration
@@ -112,11 +140,17 @@ type Server struct {
 	presets []fleet.Preset
 	hs      *http.Server
 	mux     *http.ServeMux
+	// public is set once a listener off loopback is served: IP literals
+	// other than loopback ones are then good names for it.
+	public atomic.Bool
+	// queued is what waits in every client's queue together.
+	queued atomic.Int64
 
 	mu       sync.Mutex
 	sessions map[string]*sess // by session id: viewers, name, YOLO mode
 	clients  map[*client]bool // every open WebSocket
 	conns    sync.WaitGroup   // WebSocket handlers running
+	active   int              // of them
 	closed   bool
 	starting map[string]*sync.Mutex // session ids being started from here
 }
@@ -135,10 +169,20 @@ func New(opts Options) (*Server, error) {
 	if opts.QueueLimit <= 0 {
 		opts.QueueLimit = 8 << 20
 	}
+	if opts.QueueBudget <= 0 {
+		opts.QueueBudget = 64 << 20
+	}
+	if opts.MaxClients <= 0 {
+		opts.MaxClients = 64
+	}
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 10 * time.Second
 	}
+	if opts.Token == "" && !opts.NoToken {
+		return nil, ErrTokenRequired
+	}
 	opts.Origins = slices.Clone(opts.Origins)
+	opts.Hosts = slices.Clone(opts.Hosts)
 	opts.Custom = slices.Clone(opts.Custom)
 	log := opts.Logger
 	if log == nil {
@@ -157,6 +201,7 @@ func New(opts Options) (*Server, error) {
 	s.hs = &http.Server{Addr: opts.Addr, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	s.hs.RegisterOnShutdown(s.closeClients)
+	s.public.Store(!Loopback(opts.Addr))
 	return s, nil
 }
 
@@ -182,34 +227,91 @@ func Loopback(addr string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
-// Handler returns the server's handler: the token check, then the page
-// (GET /, /static/), the session list (GET /api/sessions) and the
-// terminals (GET /ws/{id}?assistant=KEY).
+// Handler returns the server's handler: the Host check and the token
+// check, then the page (GET /, /static/), the session list (GET
+// /api/sessions) and the terminals (GET /ws/{id}?assistant=KEY).
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.authorize) }
 
-// tokenCookie carries the token after the first request with ?token=.
-const tokenCookie = "heimdall_web_token"
+// tokenCookie is the cookie that carries the token after a page's first
+// request, named for the port the browser used: browsers send a host's
+// cookies to every port of it, so a server of another user on another
+// port of localhost must not be sent this one's.
+func tokenCookie(r *http.Request) string {
+	_, port, err := net.SplitHostPort(r.Host)
+	if err != nil || port == "" {
+		port = "80"
+	}
+	return "heimdall_web_" + port
+}
 
+// authorize refuses a request for a Host the server does not answer to
+// (DNS rebinding: a foreign page whose name now resolves here) and one
+// without the token, before any handler runs. Neither the token nor the
+// query is ever logged.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Token != "" {
-		q := r.URL.Query().Get("token")
-		given := q
-		if given == "" {
-			if c, err := r.Cookie(tokenCookie); err == nil {
-				given = c.Value
-			}
-		}
-		if subtle.ConstantTimeCompare([]byte(given), []byte(s.opts.Token)) != 1 {
-			s.log.Info("web request refused: no valid token", "remote", r.RemoteAddr, "path", r.URL.Path)
-			http.Error(w, "a valid token is required (?token=…)", http.StatusUnauthorized)
-			return
-		}
-		if q != "" {
-			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		}
+	if !s.hostOK(r.Host) {
+		s.log.Info("web request refused: host not served", "remote", r.RemoteAddr, "host", r.Host, "path", r.URL.Path)
+		http.Error(w, "this server does not answer to host "+strconv.Quote(r.Host)+" (config [web] hosts adds names)", http.StatusForbidden)
+		return
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if s.opts.Token == "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	q := r.URL.Query()
+	given, from := q.Get("token"), "query"
+	if given == "" {
+		given, from = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), "header"
+	}
+	if given == "" {
+		if c, err := r.Cookie(tokenCookie(r)); err == nil {
+			given, from = c.Value, "cookie"
+		}
+	}
+	if subtle.ConstantTimeCompare([]byte(given), []byte(s.opts.Token)) != 1 {
+		s.log.Info("web request refused: no valid token", "remote", r.RemoteAddr, "path", r.URL.Path)
+		http.Error(w, "a valid token is required: open the URL `heimdall-tui web` printed", http.StatusUnauthorized)
+		return
+	}
+	if from == "query" && r.Method == http.MethodGet && !isUpgrade(r) {
+		// A page's first request: the token becomes a cookie and leaves
+		// the address bar (and the history) at once.
+		http.SetCookie(w, &http.Cookie{Name: tokenCookie(r), Value: given, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q.Del("token")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// isUpgrade reports a WebSocket handshake.
+func isUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+// hostOK reports whether the server answers to host (a Host header:
+// name or IP, maybe with a port).
+func (s *Server) hostOK(host string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.ToLower(strings.TrimSuffix(name, "."))
+	if ip, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
+		return ip.IsLoopback() || s.public.Load()
+	}
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return true // browsers resolve these to loopback themselves
+	}
+	for _, p := range s.opts.Hosts {
+		if ok, _ := path.Match(strings.ToLower(p), name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // ListenAndServe listens on Options.Addr and serves.
@@ -222,12 +324,15 @@ func (s *Server) ListenAndServe() error {
 }
 
 // Serve serves on l until Shutdown or Close (then ErrServerClosed). A
-// listener on a non-loopback address without a token is refused
+// listener on a non-loopback address with NoToken is refused
 // (ErrTokenRequired) and closed.
 func (s *Server) Serve(l net.Listener) error {
-	if s.opts.Token == "" && !Loopback(l.Addr().String()) {
-		l.Close()
-		return fmt.Errorf("%w (%s)", ErrTokenRequired, l.Addr())
+	if !Loopback(l.Addr().String()) {
+		if s.opts.Token == "" {
+			l.Close()
+			return fmt.Errorf("%w to serve on %s (not loopback)", ErrTokenRequired, l.Addr())
+		}
+		s.public.Store(true)
 	}
 	return s.hs.Serve(l)
 }
@@ -422,4 +527,67 @@ func (s *Server) assistant(key string, presets []fleet.Preset) assistantInfo {
 // isNetClosed reports errors of a connection closed under a reader.
 func isNetClosed(err error) bool {
 	return errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "use of closed network connection")
+}
+
+// LoadToken returns the token kept in the file at path, creating the file
+// (and its directory, 0700) with a new token the first time. The file is
+// the user's alone: one that other users may read, or that another user
+// owns, is refused with how to fix it. Two processes starting at once get
+// the same token (the file appears whole, by link, or not at all).
+func LoadToken(path string) (string, error) {
+	for range 2 {
+		b, err := readPrivate(path)
+		if err == nil {
+			tok := strings.TrimSpace(string(b))
+			if len(tok) < 16 || strings.ContainsFunc(tok, func(r rune) bool { return r <= ' ' || r > '~' }) {
+				return "", fmt.Errorf("web token file %s: not a token (remove it to have a new one made)", path)
+			}
+			return tok, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return "", fmt.Errorf("web token: %w", err)
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(path), ".web-token-*")
+		if err != nil {
+			return "", fmt.Errorf("web token: %w", err)
+		}
+		_, werr := tmp.WriteString(NewToken() + "\n")
+		if cerr := tmp.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Link(tmp.Name(), path) // fails if another process made it first: read theirs
+			if errors.Is(werr, fs.ErrExist) {
+				werr = nil
+			}
+		}
+		os.Remove(tmp.Name())
+		if werr != nil {
+			return "", fmt.Errorf("web token: %w", werr)
+		}
+	}
+	return "", fmt.Errorf("web token file %s: cannot be read back", path)
+}
+
+// readPrivate reads a file only this user may read.
+func readPrivate(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return nil, fmt.Errorf("web token file %s belongs to uid %d, not you: remove it", path, st.Uid)
+	}
+	if fi.Mode().Perm()&0o077 != 0 || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("web token file %s may be read by others (mode %v): chmod 600 %s, or remove it for a new token", path, fi.Mode(), path)
+	}
+	return io.ReadAll(io.LimitReader(f, 4096))
 }

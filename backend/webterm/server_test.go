@@ -1,7 +1,9 @@
 package webterm
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,8 +12,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -262,10 +267,7 @@ func TestTextMessages(t *testing.T) {
 	for _, v := range []*viewer{a, b} {
 		v.status(func(st wsterm.Status) bool { return st.SessionName == "my-feature_2" })
 	}
-	resp, err := http.Get(hs.URL + "/api/sessions")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := get(t, hs, "/api/sessions")
 	var list ListJSON
 	json.NewDecoder(resp.Body).Decode(&list)
 	resp.Body.Close()
@@ -445,39 +447,109 @@ func TestUnknownAssistant(t *testing.T) {
 	}
 }
 
-// With a token, every request needs it (?token=, then the cookie).
+// routes are a request of each kind the server answers.
+var routes = []string{"/", "/api/sessions", "/static/app.js", "/static/vendor/xterm.css", "/nothing", "/ws/route-0001?assistant=custom"}
+
+// rawGet sends GET path to hs with header h exactly (Host from h's "Host"
+// too): a WebSocket handshake's headers for /ws/ paths.
+func rawGet(t *testing.T, hs *httptest.Server, path string, h http.Header) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("GET", hs.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(path, "/ws/") {
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Sec-WebSocket-Version", "13")
+		req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	if host := h.Get("Host"); host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req) // no redirects followed, no cookie jar
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// Every request needs the token, on every route, HTTP and WebSocket: as
+// ?token= (a page's first request gets it as a cookie named for the port,
+// HttpOnly and SameSite=Strict, and a redirect that drops it from the
+// URL), as a bearer header, or as that cookie.
 func TestToken(t *testing.T) {
-	_, hs := testServer(t, Options{Token: "s3cret"})
-	get := func(path string, cookies ...*http.Cookie) *http.Response {
-		req, _ := http.NewRequest("GET", hs.URL+path, nil)
-		for _, c := range cookies {
-			req.AddCookie(c)
+	f := newFleet(t)
+	_, hs := testServer(t, Options{Fleet: f, Token: "s3cret-s3cret-s3cret"})
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(hs.URL, "http://"))
+	for _, p := range routes {
+		for _, h := range []http.Header{{}, {"Authorization": {"Bearer wrong"}}, {"Cookie": {"heimdall_web_" + port + "=wrong"}},
+			{"Cookie": {"heimdall_web_1=s3cret-s3cret-s3cret"}}} {
+			if r := rawGet(t, hs, p, h); r.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("%s with %v: %d", p, h, r.StatusCode)
+			}
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp
-	}
-	for _, p := range []string{"/", "/api/sessions", "/static/app.js", "/?token=wrong"} {
-		if r := get(p); r.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("%s without the token: %d", p, r.StatusCode)
+		if r := rawGet(t, hs, p+"?token=wrong", nil); r.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("%s?token=wrong: %d", p, r.StatusCode)
 		}
 	}
-	r := get("/?token=s3cret")
-	if r.StatusCode != http.StatusOK || len(r.Cookies()) != 1 || !r.Cookies()[0].HttpOnly {
-		t.Fatalf("with the token: %d %v", r.StatusCode, r.Cookies())
+	if len(f.Sessions()) != 0 {
+		t.Fatalf("a refused request started %v", f.Sessions())
 	}
-	if r := get("/api/sessions", r.Cookies()[0]); r.StatusCode != http.StatusOK {
-		t.Fatalf("with the cookie: %d", r.StatusCode)
+	r := rawGet(t, hs, "/?token=s3cret-s3cret-s3cret&x=1", nil)
+	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "/?x=1" || len(r.Cookies()) != 1 {
+		t.Fatalf("with the token: %d %q %v", r.StatusCode, r.Header.Get("Location"), r.Cookies())
 	}
-	if _, resp, err := tryDial(t, hs, "/ws/tok-0001?assistant=custom", nil); err == nil || resp.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("ws without the token: %v", err)
+	c := r.Cookies()[0]
+	if c.Name != "heimdall_web_"+port || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Value != "s3cret-s3cret-s3cret" {
+		t.Fatalf("cookie %+v", c)
 	}
-	v := dial(t, hs, "/ws/tok-0001?assistant=custom", http.Header{"Cookie": {tokenCookie + "=s3cret"}})
+	for _, h := range []http.Header{{"Cookie": {c.Name + "=" + c.Value}}, {"Authorization": {"Bearer s3cret-s3cret-s3cret"}}} {
+		if r := rawGet(t, hs, "/api/sessions", h); r.StatusCode != http.StatusOK {
+			t.Fatalf("with %v: %d", h, r.StatusCode)
+		}
+	}
+	v := dial(t, hs, "/ws/tok-0001?assistant=custom", http.Header{"Cookie": {c.Name + "=" + c.Value}})
 	v.status(nil)
+	w := dial(t, hs, "/ws/tok-0001?token=s3cret-s3cret-s3cret", http.Header{"Authorization": {""}})
+	w.status(nil)
+}
+
+// A DNS rebinding page (its name now resolving to loopback: a foreign
+// Host, and an Origin that matches it) is refused on every route before
+// any handler runs, token or not; the server's own names are served.
+func TestHostRebinding(t *testing.T) {
+	for _, opts := range []Options{{}, {NoToken: true}, {Hosts: []string{"*.corp.example"}}} {
+		f := newFleet(t)
+		opts.Fleet = f
+		_, hs := testServer(t, opts)
+		_, port, _ := net.SplitHostPort(strings.TrimPrefix(hs.URL, "http://"))
+		for _, p := range routes {
+			for _, host := range []string{"rebind.evil.example:" + port, "evil.example", "192.168.1.20:" + port, "localhost.evil.example"} {
+				h := http.Header{"Host": {host}, "Origin": {"http://" + host}}
+				if r := rawGet(t, hs, p, h); r.StatusCode != http.StatusForbidden {
+					t.Fatalf("%v: %s with Host %s: %d", opts.Hosts, p, host, r.StatusCode)
+				}
+			}
+		}
+		if len(f.Sessions()) != 0 {
+			t.Fatalf("a rebinding request started %v", f.Sessions())
+		}
+		hosts := []string{"localhost:" + port, "LOCALHOST", "app.localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port}
+		if opts.Hosts != nil {
+			hosts = append(hosts, "dev.corp.example:"+port)
+		}
+		for _, host := range hosts {
+			if r := rawGet(t, hs, "/api/sessions", authed(http.Header{"Host": {host}})); r.StatusCode != http.StatusOK {
+				t.Fatalf("%v: Host %s: %d", opts.Hosts, host, r.StatusCode)
+			}
+		}
+	}
 }
 
 // fakeListener has a non-loopback address, bound nowhere.
@@ -485,8 +557,13 @@ type fakeListener struct{ net.Listener }
 
 func (fakeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.ParseIP("192.0.2.7"), Port: 1977} }
 
-func TestTokenRequiredOffLoopback(t *testing.T) {
-	s, err := New(Options{Fleet: newFleet(t)})
+// New needs a token unless told NoToken; Serve refuses NoToken off
+// loopback; once off loopback, IP literals are names of the server.
+func TestTokenRequired(t *testing.T) {
+	if _, err := New(Options{Fleet: newFleet(t)}); !errors.Is(err, ErrTokenRequired) {
+		t.Fatalf("New without a token: %v", err)
+	}
+	s, err := New(Options{Fleet: newFleet(t), NoToken: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,6 +574,16 @@ func TestTokenRequiredOffLoopback(t *testing.T) {
 	if err := s.Serve(fakeListener{l}); !errors.Is(err, ErrTokenRequired) {
 		t.Fatalf("serve off loopback without a token: %v", err)
 	}
+	if s.hostOK("192.168.1.20") || !s.hostOK("127.0.0.2:80") {
+		t.Fatal("a loopback server's IP names")
+	}
+	pub, err := New(Options{Fleet: newFleet(t), Token: "t", Addr: "0.0.0.0:1977", Hosts: []string{"box"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pub.hostOK("192.168.1.20:1977") || !pub.hostOK("[fe80::1]:1") || !pub.hostOK("BOX:1977") || pub.hostOK("evil.example") {
+		t.Fatal("a public server's names")
+	}
 	for addr, want := range map[string]bool{"127.0.0.1:1977": true, "[::1]:80": true, "localhost:1": true, "127.8.9.1:2": true,
 		":1977": false, "0.0.0.0:1977": false, "192.168.1.2:1977": false, "[::]:1": false, "example.com:1": false, "nonsense": false} {
 		if Loopback(addr) != want {
@@ -505,6 +592,32 @@ func TestTokenRequiredOffLoopback(t *testing.T) {
 	}
 	if len(NewToken()) != 32 || NewToken() == NewToken() {
 		t.Fatal("tokens")
+	}
+}
+
+// LoadToken makes a token file of the user's alone once, gives the same
+// token after, and refuses a file others may read.
+func TestLoadToken(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "state", "web-token")
+	tok, err := LoadToken(p)
+	if err != nil || len(tok) != 32 {
+		t.Fatalf("%q %v", tok, err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%v %v", fi, err)
+	}
+	if again, err := LoadToken(p); again != tok || err != nil {
+		t.Fatalf("again: %q %v", again, err)
+	}
+	os.Chmod(p, 0o640)
+	if _, err := LoadToken(p); err == nil {
+		t.Fatal("a file others may read was used")
+	}
+	os.WriteFile(p, []byte("short\n"), 0o600)
+	os.Chmod(p, 0o600)
+	if _, err := LoadToken(p); err == nil {
+		t.Fatal("a short token was used")
 	}
 }
 
@@ -518,7 +631,7 @@ func TestSlowClientDropped(t *testing.T) {
 	// The slow one reads nothing at all: its reader is not started.
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	slow, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http")+"/ws/"+id, nil)
+	slow, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http")+"/ws/"+id, &websocket.DialOptions{HTTPHeader: authed(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,6 +650,158 @@ func TestSlowClientDropped(t *testing.T) {
 			}
 			break
 		}
+	}
+}
+
+// Many clients that do not read cannot hold more than the server's
+// budget together, though each stays under its own limit; the client that
+// reads gets its output all along.
+func TestSlowClientsBudget(t *testing.T) {
+	const budget = 1 << 20
+	s, hs := testServer(t, Options{QueueBudget: budget, WriteTimeout: 2 * time.Second})
+	id := "budget-0001"
+	fast := dial(t, hs, "/ws/"+id+"?assistant=custom", nil)
+	fast.status(nil)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	const slowOnes = 8
+	for i := range slowOnes {
+		slow, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http")+"/ws/"+id, &websocket.DialOptions{HTTPHeader: authed(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer slow.CloseNow()
+		fast.status(func(st wsterm.Status) bool { return st.Viewers == i+2 })
+	}
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if q := s.queued.Load(); q > peak.Load() {
+				peak.Store(q)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	fast.input("head -c 30000000 /dev/zero | tr '\\0' x; echo; echo flood-done\r")
+	fast.untilOutput("flood-done")
+	fast.status(func(st wsterm.Status) bool { return st.Viewers == 1 }) // every slow one dropped
+	close(stop)
+	<-sampled
+	// Over the budget a client behind gets no more output, and one more
+	// message (a status, a chunk) may land before it is dropped.
+	if p := peak.Load(); p > 2*budget+slowOnes*(64<<10) {
+		t.Fatalf("%d bytes queued at the peak, budget %d", p, budget)
+	}
+	proctest.WaitFor(t, "the dropped clients' queues given back", wait, func() bool { return s.queued.Load() == 0 })
+}
+
+// At most MaxClients terminals at once: one more is refused, with why.
+func TestMaxClients(t *testing.T) {
+	_, hs := testServer(t, Options{MaxClients: 2})
+	a := dial(t, hs, "/ws/max-0001?assistant=custom", nil)
+	a.status(nil)
+	b := dial(t, hs, "/ws/max-0001", nil)
+	b.status(nil)
+	if _, resp, err := tryDial(t, hs, "/ws/max-0001", nil); err == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a third: %v %v", resp, err)
+	}
+	b.c.Close(websocket.StatusNormalClosure, "")
+	proctest.WaitFor(t, "a place again", wait, func() bool {
+		v, _, err := tryDial(t, hs, "/ws/max-0001", nil)
+		if err == nil {
+			v.c.CloseNow()
+		}
+		return err == nil
+	})
+}
+
+// Uploads are read as they arrive: several large ones at once hold a
+// copy buffer each, not their data; one cut off leaves no file.
+func TestUploadsStream(t *testing.T) {
+	dir := t.TempDir()
+	const size, n = 16 << 20, 6
+	s, hs := testServer(t, Options{Dir: dir, UploadLimit: size})
+	id := "stream-0001"
+	v := dial(t, hs, "/ws/"+id+"?assistant=custom", nil)
+	v.status(nil)
+	allocs := func() uint64 {
+		sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	var ws []*viewer
+	for range n {
+		ws = append(ws, dial(t, hs, "/ws/"+id, nil))
+	}
+	piece := bytes.Repeat([]byte("u"), 64<<10)
+	before := allocs()
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), wait)
+			defer cancel()
+			mw, err := w.c.Writer(ctx, websocket.MessageBinary)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			head, _ := wsterm.AppendUpload(nil, fmt.Sprintf("big-%d.bin", i), nil)
+			mw.Write(head)
+			for sent := 0; sent < size; sent += len(piece) {
+				if _, err := mw.Write(piece); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			mw.Close()
+			if j := w.untilJSON(wsterm.TypeFileUpload, nil); j["success"] != true {
+				t.Errorf("upload %d: %v", i, j)
+			}
+		})
+	}
+	wg.Wait()
+	allocated := allocs() - before
+	for i := range n {
+		if fi, err := os.Stat(filepath.Join(dir, UploadDir, fmt.Sprintf("big-%d.bin", i))); err != nil || fi.Size() != size {
+			t.Fatalf("upload %d: %v %v", i, fi, err)
+		}
+	}
+	// What the process allocated (the test's clients too) while the
+	// uploads went: a message read whole would be its size at least.
+	if allocated > size {
+		t.Fatalf("%d MiB allocated during %d uploads of %d MiB", allocated>>20, n, size>>20)
+	}
+	// Cut off mid-upload: nothing left behind, hidden or not.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	cut := dial(t, hs, "/ws/"+id, nil)
+	mw, err := cut.c.Writer(ctx, websocket.MessageBinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := wsterm.AppendUpload(nil, "cut.bin", nil)
+	mw.Write(head)
+	mw.Write(piece)
+	cut.c.CloseNow()
+	proctest.WaitFor(t, "the cut upload's viewer gone", wait, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.active == n+1
+	})
+	ents, _ := os.ReadDir(filepath.Join(dir, UploadDir))
+	if len(ents) != n {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("after a cut upload: %v", names)
 	}
 }
 
@@ -608,17 +873,14 @@ func TestPage(t *testing.T) {
 	_, hs := testServer(t, Options{})
 	for path, want := range map[string]string{"/": "<title>heimdall-tui</title>", "/static/app.js": "DecompressionStream",
 		"/static/vendor/xterm.js": "Terminal", "/static/vendor/addon-fit.js": "FitAddon", "/static/vendor/xterm.css": ".xterm"} {
-		resp, err := http.Get(hs.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, hs, path)
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 || !strings.Contains(string(b), want) {
 			t.Fatalf("%s: %d, %d bytes", path, resp.StatusCode, len(b))
 		}
 	}
-	if resp, _ := http.Get(hs.URL + "/nothing"); resp.StatusCode != http.StatusNotFound {
+	if resp := get(t, hs, "/nothing"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("/nothing: %d", resp.StatusCode)
 	}
 }

@@ -3,6 +3,7 @@ package webterm
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -56,35 +57,36 @@ func SanitizeName(name string) string {
 	return name
 }
 
-// upload saves a client's file in <session dir>/.swe-swe/uploads under its
-// sanitised name (name-2.ext, name-3.ext… if taken: an upload never
-// overwrites), answers file_upload, and types the file's absolute path (escaped: typedPath)
-// into the session so its agent sees where it is. The directory is opened
-// as an os.Root: a symlink planted in the workspace cannot lead the write
-// outside it.
-func (s *Server) upload(c *client, rawName, data []byte) {
+// upload saves a client's file, read from data as it arrives (nothing
+// beyond a copy buffer is held), in <session dir>/.swe-swe/uploads under
+// its sanitised name (name-2.ext, name-3.ext… if taken: an upload never
+// overwrites), answers file_upload, and types the file's absolute path
+// (escaped: typedPath) into the session so its agent sees where it is.
+// The directory is opened as an os.Root: a symlink planted in the
+// workspace cannot lead the write outside it.
+func (s *Server) upload(c *client, rawName []byte, data io.Reader) {
 	shown := SanitizeName(string(rawName))
 	fail := func(format string, args ...any) {
 		reason := fmt.Sprintf(format, args...)
 		s.log.Info("web upload failed", "id", c.ss.id, "name", string(rawName), "err", reason)
 		c.sendJSON(wsterm.UploadFailed(shown, reason))
 	}
-	if int64(len(data)) > s.opts.UploadLimit {
-		fail("file too large: %d bytes (at most %d)", len(data), s.opts.UploadLimit)
-		return
-	}
 	in, ok := s.lookup(c.ss.id)
 	if !ok || in.Dir == "" {
 		fail("the session's working directory is unknown")
 		return
 	}
-	name, err := saveUpload(in.Dir, shown, data)
+	name, n, err := saveUpload(in.Dir, shown, data, s.opts.UploadLimit)
+	if errors.Is(err, errTooLarge) {
+		fail("file too large: more than %d bytes", s.opts.UploadLimit)
+		return
+	}
 	if err != nil {
 		fail("Failed to save file: %v", err)
 		return
 	}
 	abs := filepath.Join(in.Dir, UploadDir, name)
-	s.log.Info("web upload saved", "id", c.ss.id, "path", abs, "bytes", len(data))
+	s.log.Info("web upload saved", "id", c.ss.id, "path", abs, "bytes", n)
 	c.sendJSON(wsterm.UploadOK(name))
 	if err := s.opts.Fleet.Send(c.ss.id, session.Input{Data: []byte(typedPath(abs))}); err != nil {
 		s.log.Info("web upload: path not typed", "id", c.ss.id, "err", err)
@@ -107,40 +109,54 @@ func typedPath(path string) string {
 	return b.String()
 }
 
-// saveUpload writes data to dir/UploadDir/name, or the first free
-// name-N.ext, creating the directories, and returns the name used.
-func saveUpload(dir, name string, data []byte) (string, error) {
+// errTooLarge is saveUpload's error for data over its limit.
+var errTooLarge = errors.New("upload too large")
+
+// saveUpload writes data (at most limit bytes, else errTooLarge) to
+// dir/UploadDir/name, or the first free name-N.ext, creating the
+// directories, and returns the name used and the size. The data goes to
+// a hidden temporary file first, linked under its name only once whole:
+// a failed or cut-off upload leaves nothing behind.
+func saveUpload(dir, name string, data io.Reader, limit int64) (string, int64, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer root.Close()
 	if err := root.MkdirAll(UploadDir, 0o755); err != nil {
-		return "", err
+		return "", 0, err
+	}
+	tmp := path.Join(UploadDir, ".upload-"+NewToken()+".part")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", 0, err
+	}
+	defer root.Remove(tmp)
+	n, werr := io.Copy(f, io.LimitReader(data, limit+1))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	switch {
+	case werr != nil:
+		return "", n, werr
+	case n > limit:
+		return "", n, errTooLarge
 	}
 	ext := path.Ext(name)
 	base := strings.TrimSuffix(name, ext)
-	for n := 1; n <= 1000; n++ {
+	for i := 1; i <= 1000; i++ {
 		try := name
-		if n > 1 {
-			try = base + "-" + strconv.Itoa(n) + ext
+		if i > 1 {
+			try = base + "-" + strconv.Itoa(i) + ext
 		}
-		f, err := root.OpenFile(path.Join(UploadDir, try), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := root.Link(tmp, path.Join(UploadDir, try))
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", err
+			return "", n, err
 		}
-		_, werr := f.Write(data)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			root.Remove(path.Join(UploadDir, try))
-			return "", werr
-		}
-		return try, nil
+		return try, n, nil
 	}
-	return "", fmt.Errorf("%s: no free name", name)
+	return "", n, fmt.Errorf("%s: no free name", name)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/notify"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
@@ -38,13 +39,7 @@ type dashboardOptions struct {
 // or ~/.local/state/heimdall/dashboard.log (never the terminal, which the UI
 // owns).
 func defaultLogPath() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "heimdall", "dashboard.log")
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		return filepath.Join(home, ".local", "state", "heimdall", "dashboard.log")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("heimdall-dashboard-%d.log", os.Getuid()))
+	return filepath.Join(config.StateDir(), "dashboard.log")
 }
 
 // dashboard runs the Bubble Tea dashboard over a fleet on the socket dir.

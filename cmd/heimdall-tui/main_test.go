@@ -44,6 +44,8 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	os.Setenv("XDG_CONFIG_HOME", cfgHome)
+	// The state dir (logs, the web token) too.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state"))
 	// A dashboard's supervisors outlive it (tmux killed at a test's end):
 	// orphaned, they come to us rather than to an init that may not reap
 	// them, and we reap them.

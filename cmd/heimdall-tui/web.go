@@ -9,6 +9,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -32,8 +34,11 @@ func newWebCmd(a *app) *cobra.Command {
 		Long: "web serves every pty session of the socket dir to browsers over the WebSocket terminal\n" +
 			"protocol (/ws/{id}?assistant=KEY joins a session or starts one), and a page at / that lists\n" +
 			"them and opens terminals. Sessions started here are the dashboard's too, and keep running\n" +
-			"when web stops. Binding an address other than loopback requires a token: config [web]\n" +
-			"token, else one is generated and printed once; browsers pass it as ?token=.",
+			"when web stops. Every request needs a token (config [web] token, else the one kept in\n" +
+			"$XDG_STATE_HOME/heimdall/web-token, made on first use): open the URL printed, which\n" +
+			"carries it once; the page keeps it as a cookie. Requests naming a host other than\n" +
+			"loopback's (or config [web] hosts) are refused. [web] no_token = true drops the token\n" +
+			"on loopback, letting every local user in.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("addr") && a.cfg.Web.Addr != "" {
@@ -86,13 +91,20 @@ type runningWeb struct {
 	stopOnce sync.Once
 }
 
-// startWeb listens on addr and serves f's sessions in the background. A
-// non-loopback addr gets cfg.Token, else a generated token. The URL to open
-// (with ?token= when one is needed) is printed once on out.
+// startWeb listens on addr and serves f's sessions in the background,
+// with the token webToken gives. The URL to open (carrying the token) is
+// printed once on out, never logged.
 func startWeb(addr string, cfg config.Web, custom []string, f webterm.Fleet, logger *slog.Logger, out io.Writer) (*runningWeb, error) {
-	token := webToken(addr, cfg.Token)
-	srv, err := webterm.New(webterm.Options{Fleet: f, Addr: addr, Token: token, Origins: cfg.Origins,
-		UploadLimit: cfg.UploadLimit, Custom: custom, Logger: logger})
+	token, err := webToken(addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	hosts := slices.Clone(cfg.Hosts)
+	if h, err := os.Hostname(); err == nil && !webterm.Loopback(addr) {
+		hosts = append(hosts, h) // the name webURL prints for an unspecified address
+	}
+	srv, err := webterm.New(webterm.Options{Fleet: f, Addr: addr, Token: token, NoToken: token == "", Hosts: hosts,
+		Origins: cfg.Origins, UploadLimit: cfg.UploadLimit, Custom: custom, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -125,17 +137,23 @@ func (w *runningWeb) stop(logger *slog.Logger) {
 	})
 }
 
-// webToken is the token a server on addr requires: none on loopback
-// unless configured, the configured one, else a new one.
-func webToken(addr, configured string) string {
+// webToken is the token a server on addr requires: the configured one,
+// none when no_token is set (loopback only), else the one kept in the
+// state dir (made on first use).
+func webToken(addr string, cfg config.Web) (string, error) {
 	switch {
-	case configured != "":
-		return configured
-	case webterm.Loopback(addr):
-		return ""
+	case cfg.Token != "":
+		return cfg.Token, nil
+	case cfg.NoToken && webterm.Loopback(addr):
+		return "", nil
+	case cfg.NoToken:
+		return "", fmt.Errorf("web: [web] no_token is for loopback only; %s is not loopback", addr)
 	}
-	return webterm.NewToken()
+	return webterm.LoadToken(webTokenPath())
 }
+
+// webTokenPath is where the web token is kept.
+func webTokenPath() string { return filepath.Join(config.StateDir(), "web-token") }
 
 // webURL is the page's URL for a server listening on addr (an unspecified
 // host shows as this machine's name).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/wire/wsterm"
 )
 
@@ -27,11 +28,14 @@ type wsTerm struct {
 	text []string
 }
 
-func dialTerm(t *testing.T, base, path string) *wsTerm {
+// dialTerm opens base+path with the web token (as a client other than a
+// browser passes it).
+func dialTerm(t *testing.T, base, token, path string) *wsTerm {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+path, nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+path,
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
 	if err != nil {
 		t.Fatalf("dial %s: %v", path, err)
 	}
@@ -86,24 +90,33 @@ func (w *wsTerm) input(s string) {
 	}
 }
 
-var webURLRe = regexp.MustCompile(`open (http://\S+)`)
+var webURLRe = regexp.MustCompile(`open (http://\S+)/\?token=(\S+)`)
 
 // startWebCmd runs `heimdall-tui --socket-dir DIR --config CFG web ARGS` and
-// returns it and the URL it printed.
-func startWebCmd(t *testing.T, dir, cfg string, args ...string) (*proc, string) {
+// returns it, the URL it printed without the token, and the token.
+func startWebCmd(t *testing.T, dir, cfg string, args ...string) (p *proc, base, token string) {
 	t.Helper()
-	p := startProc(t, binPath, append([]string{"--socket-dir", dir, "--config", cfg, "web"}, args...)...)
-	var url string
+	p = startProc(t, binPath, append([]string{"--socket-dir", dir, "--config", cfg, "web"}, args...)...)
 	if !poll(waitTimeout, func() bool {
 		m := webURLRe.FindStringSubmatch(p.stdout.String())
 		if m != nil {
-			url = strings.TrimSuffix(m[1], "/")
+			base, token = m[1], m[2]
 		}
 		return m != nil || p.exited()
-	}) || url == "" {
-		t.Fatalf("web printed no URL\n%s", p)
+	}) || base == "" {
+		t.Fatalf("web printed no URL with a token\n%s", p)
 	}
-	return p, url
+	return p, base, token
+}
+
+// webGet GETs url with the token.
+func webGet(url, token string) (*http.Response, error) {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	return http.DefaultClient.Do(req)
 }
 
 // `heimdall-tui web` serves the sessions of the socket dir, those others
@@ -116,9 +129,16 @@ func TestWebStandalone(t *testing.T) {
 		t.Fatal(err)
 	}
 	startSession(t, dir, "fromcli", "bash", "--norc", "--noprofile")
-	web, base := startWebCmd(t, dir, cfg, "--addr", "127.0.0.1:0", "--shell", "bash --norc --noprofile")
-	if !strings.HasPrefix(base, "http://127.0.0.1:") || strings.Contains(base, "token") {
+	web, base, token := startWebCmd(t, dir, cfg, "--addr", "127.0.0.1:0", "--shell", "bash --norc --noprofile")
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("URL %q", base)
+	}
+	// The token is the one kept in the state dir, and is needed.
+	if b, err := os.ReadFile(webTokenPath()); err != nil || strings.TrimSpace(string(b)) != token {
+		t.Fatalf("token file: %q %v (printed %q)", b, err, token)
+	}
+	if resp, err := http.Get(base + "/api/sessions"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without the token: %v %v", resp, err)
 	}
 	var list struct {
 		Sessions []struct {
@@ -127,7 +147,7 @@ func TestWebStandalone(t *testing.T) {
 		} `json:"sessions"`
 	}
 	if !poll(waitTimeout, func() bool {
-		resp, err := http.Get(base + "/api/sessions")
+		resp, err := webGet(base+"/api/sessions", token)
 		if err != nil {
 			return false
 		}
@@ -138,11 +158,11 @@ func TestWebStandalone(t *testing.T) {
 		t.Fatalf("session list %+v", list)
 	}
 
-	cli := dialTerm(t, base, "/ws/fromcli")
+	cli := dialTerm(t, base, token, "/ws/fromcli")
 	cli.input("echo joined-$((40+2))\r")
 	cli.untilOutput("joined-42")
 
-	w := dialTerm(t, base, "/ws/webnew-1?assistant=custom")
+	w := dialTerm(t, base, token, "/ws/webnew-1?assistant=custom")
 	w.untilText(`"assistant":"Custom"`)
 	w.input("echo started-$((6*7))\r")
 	w.untilOutput("started-42")
@@ -178,7 +198,15 @@ func TestWebInDashboard(t *testing.T) {
 		shellQuote(d.dir), shellQuote(d.log), addr))
 	d.waitDisplay("#{alternate_on}", "1")
 	d.waitFor("no sessions")
-	w := dialTerm(t, "http://"+addr, "/ws/frombrowser?assistant=sh")
+	var token string
+	if !poll(waitTimeout, func() bool {
+		b, err := os.ReadFile(webTokenPath())
+		token = strings.TrimSpace(string(b))
+		return err == nil && token != ""
+	}) {
+		t.Fatal("no web token kept")
+	}
+	w := dialTerm(t, "http://"+addr, token, "/ws/frombrowser?assistant=sh")
 	w.input("echo browser-$((2*21))\r")
 	w.untilOutput("browser-42")
 	d.waitFor("frombrowser")
@@ -190,14 +218,29 @@ func TestWebInDashboard(t *testing.T) {
 }
 
 func TestWebTokenAndURL(t *testing.T) {
-	if webToken("127.0.0.1:1977", "") != "" || webToken("[::1]:1", "") != "" {
-		t.Fatal("loopback got a token")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	kept, err := webToken("127.0.0.1:1977", config.Web{})
+	if err != nil || len(kept) != 32 {
+		t.Fatalf("loopback token %q %v", kept, err)
 	}
-	if tok := webToken("0.0.0.0:1977", ""); len(tok) != 32 {
-		t.Fatalf("token %q", tok)
+	if tok, err := webToken("0.0.0.0:1977", config.Web{}); tok != kept || err != nil {
+		t.Fatalf("token %q %v: not the kept one %q", tok, err, kept)
 	}
-	if webToken(":1977", "mine") != "mine" || webToken("127.0.0.1:1", "mine") != "mine" {
+	if fi, err := os.Stat(webTokenPath()); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v", fi, err)
+	}
+	if tok, _ := webToken(":1977", config.Web{Token: "mine"}); tok != "mine" {
 		t.Fatal("configured token not used")
+	}
+	if tok, err := webToken("[::1]:1", config.Web{NoToken: true}); tok != "" || err != nil {
+		t.Fatalf("no_token on loopback: %q %v", tok, err)
+	}
+	if _, err := webToken("0.0.0.0:1", config.Web{NoToken: true}); err == nil {
+		t.Fatal("no_token off loopback accepted")
+	}
+	os.Chmod(webTokenPath(), 0o644)
+	if _, err := webToken("127.0.0.1:1", config.Web{}); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("a token file others may read: %v", err)
 	}
 	host, _ := os.Hostname()
 	if u := webURL("0.0.0.0:1977", "abc"); u != "http://"+net.JoinHostPort(host, "1977")+"/?token=abc" {

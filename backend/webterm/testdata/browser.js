@@ -6,14 +6,20 @@
 // the chunk marker), reconnect, the 30 s heartbeat, a phone-sized screen,
 // the session list.
 //
-// node browser.js BASE_URL CHROMIUM UPLOAD_FILE SCREENSHOT
+// Every browser context starts from the URL `web` prints (BASE/?token=…):
+// the token becomes a cookie and leaves the address bar; the context's
+// other pages open plain URLs. A context without it is refused.
+//
+// node browser.js BASE_URL TOKEN CHROMIUM UPLOAD_FILE SCREENSHOT
 // Prints one JSON line: {"id": session id, "cols", "rows": the pty's size
 // while both pages showed it, the smaller of each}; exits non-zero with
 // the reason on failure.
 'use strict';
 const { chromium } = require('playwright-core');
 
-const [base, executablePath, uploadFile, screenshot] = process.argv.slice(2);
+const [base, token, executablePath, uploadFile, screenshot] = process.argv.slice(2);
+// withToken is the printed URL, with a fragment to open.
+const withToken = (fragment) => base + '/?token=' + encodeURIComponent(token) + (fragment || '');
 const T = 20000; // every wait's bound
 
 function fail(msg) { throw new Error(msg); }
@@ -43,7 +49,13 @@ async function waitMeta(page, re) {
     const errors = [];
     a.on('pageerror', (e) => errors.push(String(e)));
     a.on('dialog', (d) => d.accept('Alice'));
-    await a.goto(base + '/');
+    // No token: refused, nothing of the page served.
+    const stranger = await browser.newPage();
+    const refused = await stranger.goto(base + '/');
+    if (refused.status() !== 401) fail('a page without the token got ' + refused.status());
+    await stranger.close();
+    await a.goto(withToken());
+    if (a.url() !== base + '/') fail('the token stayed in the address bar: ' + a.url());
     await a.waitForSelector('#assistant option[value="custom"]', { state: 'attached', timeout: T });
     await a.selectOption('#assistant', 'custom');
     await a.click('#new-form button[type=submit]');
@@ -152,7 +164,7 @@ async function waitMeta(page, re) {
       };
     });
     await h.clock.install();
-    await h.goto(base + '/#/s/' + encodeURIComponent(id));
+    await h.goto(withToken('#/s/' + encodeURIComponent(id)));
     await h.waitForFunction(() => document.getElementById('conn').textContent === 'connected', null, { timeout: T, polling: 100 })
       .catch(() => fail('heartbeat page not connected'));
     const pings = () => h.evaluate(() => window.__pings);
@@ -171,7 +183,7 @@ async function waitMeta(page, re) {
     const p = await phone.newPage();
     p.on('pageerror', (e) => errors.push(String(e)));
     p.on('dialog', (d) => d.accept('Carol'));
-    await p.goto(base + '/#/s/' + encodeURIComponent(id));
+    await p.goto(withToken('#/s/' + encodeURIComponent(id)));
     await waitTerm(p, 'back-6');
     const lay = await p.evaluate(() => {
       const r = (id) => document.getElementById(id).getBoundingClientRect();

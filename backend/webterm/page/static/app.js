@@ -7,12 +7,6 @@ const enc = new TextEncoder();
 const HEARTBEAT_MS = 30000;        // ping every 30 s
 const BACKOFF_MIN = 1000, BACKOFF_MAX = 30000;
 
-// A token given as ?token= is now a cookie (the server set it): keep it
-// out of the address bar.
-if (new URLSearchParams(location.search).has('token')) {
-  history.replaceState(null, '', location.pathname + location.hash);
-}
-
 let uploadLimit = 0;
 let assistants = [];
 
