@@ -16,8 +16,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
-	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/notify"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
