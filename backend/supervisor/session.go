@@ -40,6 +40,10 @@ const (
 	DefaultQueueLen      = 1024 // chunks (≤ 4 KiB each from a pty) per subscriber
 	DefaultCols          = 80
 	DefaultRows          = 24
+	// MaxSide bounds a pty's columns and rows: the emulator keeps cells
+	// for every one, and no terminal is larger (the dashboard and the web
+	// page clamp to it). A larger size is refused, at start and in Resize.
+	MaxSide = 1000
 
 	// After the child exited, output is still read until none comes for
 	// drainAfterExit, or until reads took drainMax in all: a background
@@ -186,6 +190,9 @@ func Start(cfg Config) (*Session, error) {
 	cfg.fill()
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("no program given")
+	}
+	if err := checkSize(cfg.Cols, cfg.Rows); err != nil {
+		return nil, err
 	}
 	path, err := exec.LookPath(cfg.Argv[0])
 	if err != nil {
@@ -607,11 +614,22 @@ func (s *Session) tryWrite(p []byte) bool {
 	return ok
 }
 
+// checkSize refuses a size beyond MaxSide.
+func checkSize(cols, rows uint16) error {
+	if cols > MaxSide || rows > MaxSide {
+		return fmt.Errorf("size %dx%d: a terminal has at most %d columns and %d rows", cols, rows, MaxSide, MaxSide)
+	}
+	return nil
+}
+
 // Resize sets the pty's size; the kernel sends SIGWINCH to the foreground
 // process group.
 func (s *Session) Resize(cols, rows uint16) error {
 	if cols == 0 || rows == 0 {
 		return fmt.Errorf("invalid size %dx%d", cols, rows)
+	}
+	if err := checkSize(cols, rows); err != nil {
+		return err
 	}
 	select {
 	case <-s.done:

@@ -20,6 +20,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/wire/wsterm"
 )
 
@@ -28,8 +29,8 @@ const (
 	// textLimit caps a text (JSON) frame; longer ones are ignored.
 	textLimit = 64 << 10
 	// maxSide bounds the rows and columns a client may ask for: the
-	// session's emulators allocate cells for every one.
-	maxSide = 1000
+	// session's supervisor refuses more.
+	maxSide = supervisor.MaxSide
 	// newCols, newRows: a session started here is 80×24 until a client
 	// resizes it.
 	newCols, newRows = 80, 24

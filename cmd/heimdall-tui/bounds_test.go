@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// peakRSS is a process's peak resident set (VmHWM) in KiB.
+func peakRSS(t *testing.T, pid int) int {
+	t.Helper()
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
+}
+
+// supervisorPid is the pid in a session's pid file.
+func supervisorPid(t *testing.T, dir, id string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, id+".pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("pid file %q: %v", b, err)
+	}
+	return pid
+}
+
+// A RESIZE beyond what a terminal can be is refused by the supervisor
+// itself: the pty keeps its size and the supervisor its memory; `run`
+// refuses such a size with the reason.
+func TestResizeBounded(t *testing.T) {
+	dir := newSockDir(t)
+	// Each line read: the screen cleared, the size shown, the cursor to
+	// the bottom right corner and a mark there (every row and column of
+	// the screen in use).
+	startSession(t, dir, "big", "sh", "-c", `while read x; do printf '\033[2J\033[Hsize %s\033[65535;65535Hmark-%s\r\n' "$(stty size)" "$x"; done`)
+	w := subscribed(t, filepath.Join(dir, "big.sock"))
+	for i, side := range []uint16{65535, 5000, 1001} {
+		p := binary.BigEndian.AppendUint16(binary.BigEndian.AppendUint16(nil, side), side)
+		if err := w.send(tResize, p); err != nil {
+			t.Fatal(err)
+		}
+		mark := "mark-" + strconv.Itoa(i)
+		if err := w.send(tInput, []byte(strconv.Itoa(i)+"\r")); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := w.readOutputUntil(mark); err != nil || !strings.Contains(out, "size 24 80") {
+			t.Fatalf("after a resize to %d: %q %v", side, out, err)
+		}
+		if _, err := querySession(filepath.Join(dir, "big.sock")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.send(tResize, []byte{0, 100, 0, 30}); err != nil { // 100 cols, 30 rows
+		t.Fatal(err)
+	}
+	if err := w.send(tInput, []byte("x\r")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := w.readOutputUntil("mark-x"); err != nil || !strings.Contains(out, "size 30 100") {
+		t.Fatalf("after the refused sizes, a good one: %q %v", out, err)
+	}
+	if kb := peakRSS(t, supervisorPid(t, dir, "big")); kb > 64<<10 {
+		t.Fatalf("the supervisor peaked at %d KiB", kb)
+	}
+	r := hmIn(t, dir, "run", "--detach", "--id", "huge", "--cols", "5000", "--", "sh")
+	if r.code == 0 || !strings.Contains(r.stderr, "at most 1000") {
+		t.Fatalf("run --cols 5000: %s", r)
+	}
+}
