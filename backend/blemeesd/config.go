@@ -35,6 +35,13 @@ type Config struct {
 	SlowConsumerS float64 `toml:"slow_consumer_timeout_s"`
 	// QueueSize is the per-connection frame queue (§9.3's 1024).
 	QueueSize int `toml:"queue_size"`
+	// MaxConnections caps the clients served at once (not in §8: without
+	// it enough connections each holding a long line take the daemon, and
+	// every session in it, down).
+	MaxConnections int `toml:"max_connections"`
+	// InputBudgetBytes bounds the unfinished inbound lines of all
+	// connections together.
+	InputBudgetBytes int64 `toml:"input_budget_bytes"`
 	// Housekeeping is set when the config file names
 	// session_retention_days: the start-up removal of old Claude Code
 	// session files is opt-in (§6), whatever the default's value.
@@ -58,6 +65,8 @@ func Default() Config {
 		ShutdownGraceS:           30,
 		SlowConsumerS:            30,
 		QueueSize:                1024,
+		MaxConnections:           64,
+		InputBudgetBytes:         64 << 20,
 	}
 }
 
@@ -117,7 +126,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	ints := []struct {
 		name string
 		dst  *int
-	}{{"BLEMEESD_MAX_LINE", &c.MaxLineBytes}, {"BLEMEESD_RING_BUFFER_SIZE", &c.RingBufferSize}}
+	}{{"BLEMEESD_MAX_LINE", &c.MaxLineBytes}, {"BLEMEESD_RING_BUFFER_SIZE", &c.RingBufferSize}, {"BLEMEESD_MAX_CONNECTIONS", &c.MaxConnections}}
 	for _, s := range ints {
 		if v := getenv(s.name); v != "" {
 			n, err := strconv.Atoi(v)
@@ -156,8 +165,10 @@ func (c *Config) Validate() error {
 	case len(c.SocketPath) >= 108:
 		return fmt.Errorf("socket path %s is too long for a Unix socket (%d bytes, < 108)", c.SocketPath, len(c.SocketPath))
 	case c.MaxLineBytes <= 0, c.RingBufferSize <= 0, c.MaxConcurrentSessions <= 0, c.MaxSessionsPerConnection <= 0,
-		c.StderrRateLines <= 0, c.QueueSize <= 0:
-		return errors.New("max_line_bytes, ring_buffer_size, max_*_sessions, stderr_rate_lines and queue_size must be positive")
+		c.StderrRateLines <= 0, c.QueueSize <= 0, c.MaxConnections <= 0, c.InputBudgetBytes <= 0:
+		return errors.New("max_line_bytes, ring_buffer_size, max_*_sessions, stderr_rate_lines, queue_size, max_connections and input_budget_bytes must be positive")
+	case c.InputBudgetBytes < int64(c.MaxLineBytes):
+		return fmt.Errorf("input_budget_bytes (%d) is less than max_line_bytes (%d): no line that long could be read", c.InputBudgetBytes, c.MaxLineBytes)
 	case c.IdleTimeoutS <= 0, c.StderrRateWindowS <= 0, c.SlowConsumerS <= 0, c.ShutdownGraceS < 0:
 		return errors.New("idle_timeout_s, stderr_rate_window_s and slow_consumer_timeout_s must be positive, shutdown_grace_s ≥ 0")
 	}
@@ -174,6 +185,7 @@ func (c *Config) Status() map[string]any {
 		"max_concurrent_sessions":     c.MaxConcurrentSessions,
 		"max_sessions_per_connection": c.MaxSessionsPerConnection,
 		"max_line_bytes":              c.MaxLineBytes,
+		"max_connections":             c.MaxConnections,
 		"stderr_rate_lines":           c.StderrRateLines,
 		"stderr_rate_window_s":        c.StderrRateWindowS,
 	}

@@ -18,7 +18,7 @@ func TestConfigDefaults(t *testing.T) {
 		SocketPath: "/run/user/1234/blemeesd.sock", ClaudeBin: "claude", LogLevel: "info", LogFile: "",
 		MaxLineBytes: 16777216, IdleTimeoutS: 900, SessionRetentionDays: 7, MaxSessionsPerConnection: 32,
 		MaxConcurrentSessions: 64, StderrRateLines: 50, StderrRateWindowS: 10,
-		RingBufferSize: 1024, ShutdownGraceS: 30, SlowConsumerS: 30, QueueSize: 1024,
+		RingBufferSize: 1024, ShutdownGraceS: 30, SlowConsumerS: 30, QueueSize: 1024, MaxConnections: 64, InputBudgetBytes: 64 << 20,
 	}
 	if c != want {
 		t.Fatalf("defaults\n%+v\nwant\n%+v", c, want)

@@ -62,6 +62,8 @@ func New(cfg Config, log *slog.Logger, claudeVersion *string) *Daemon {
 		ClaudeVersion: claudeVersion,
 		SocketPath:    cfg.SocketPath,
 		MaxLine:       cfg.MaxLineBytes,
+		MaxConns:      cfg.MaxConnections,
+		InputBudget:   cfg.InputBudgetBytes,
 		QueueSize:     cfg.QueueSize,
 		StallTimeout:  secs(cfg.SlowConsumerS),
 		Logger:        log,

@@ -75,12 +75,12 @@ func TestFlagMapping(t *testing.T) {
 	openSession(t, c, "s2", "agent", nil, "strict_mcp_config", false, "disallowed_tools", []string{}, "session_persistence", true)
 	st := e.starts()
 	want1 := []string{"-p", "--verbose", "--session-id", "s1", "--input-format", "stream-json", "--output-format", "stream-json",
-		"--model", "opus", "--system-prompt", "SP", "--append-system-prompt", "ASP", "--tools", "",
-		"--disallowedTools", "Bash", "Edit", "--permission-mode", "plan", "--add-dir", "/a", "/b", "--effort", "high",
-		"--agent", "rev", "--agents", `{"rev":{"description":"d"}}`, "--mcp-config", "m.json", "--strict-mcp-config",
-		"--settings", "s.json", "--setting-sources", "user,project", "--plugin-dir", "p1", "--plugin-dir", "p2",
-		"--betas", "b1", "--exclude-dynamic-system-prompt-sections", "--max-budget-usd", "1.5",
-		"--json-schema", `{"type":"object"}`, "--fallback-model", "haiku", "-n", "nm", "--no-session-persistence",
+		"--model=opus", "--system-prompt=SP", "--append-system-prompt=ASP", "--tools=",
+		"--disallowedTools=Bash", "--disallowedTools=Edit", "--permission-mode=plan", "--add-dir=/a", "--add-dir=/b", "--effort=high",
+		"--agent=rev", `--agents={"rev":{"description":"d"}}`, "--mcp-config=m.json", "--strict-mcp-config",
+		"--settings=s.json", "--setting-sources=user,project", "--plugin-dir=p1", "--plugin-dir=p2",
+		"--betas=b1", "--exclude-dynamic-system-prompt-sections", "--max-budget-usd=1.5",
+		`--json-schema={"type":"object"}`, "--fallback-model=haiku", "--name=nm", "--no-session-persistence",
 		"--include-partial-messages", "--replay-user-messages"}
 	want2 := []string{"-p", "--verbose", "--session-id", "s2", "--input-format", "stream-json", "--output-format", "stream-json"}
 	if len(st) != 2 || !slices.Equal(st[0], want1) || !slices.Equal(st[1], want2) {
@@ -103,14 +103,11 @@ func TestUnsafeFlagsRefused(t *testing.T) {
 			t.Fatalf("%s: %v", f, r)
 		}
 	}
-	for _, v := range []string{"--dangerously-skip-permissions", "--bare", "--from-pr=12", "--continue"} {
-		r := c.Request(open("u2", "model", v), "blemeesd.opened")
+	// However the field is spelled.
+	for _, f := range []string{"dangerouslySkipPermissions", "--dangerously-skip-permissions", "Continue", "from-pr"} {
+		r := c.Request(open("u1", f, true), "blemeesd.opened")
 		if r.Str("code") != "unsafe_flag" {
-			t.Fatalf("value %s: %v", v, r)
-		}
-		r = c.Request(open("u2", "add_dir", []string{"/x", v}), "blemeesd.opened")
-		if r.Str("code") != "unsafe_flag" {
-			t.Fatalf("list value %s: %v", v, r)
+			t.Fatalf("field %s: %v", f, r)
 		}
 	}
 	for _, f := range []string{"input_format", "output_format"} {
@@ -119,10 +116,38 @@ func TestUnsafeFlagsRefused(t *testing.T) {
 			t.Fatalf("%s: %v", f, r)
 		}
 	}
+	if r := c.Request(open("-x"), "blemeesd.opened"); r.Str("code") != "invalid_message" {
+		t.Fatalf("a session id that looks like a flag: %v", r)
+	}
 	// bypassPermissions is allowed.
 	openSession(t, c, "u4", "permission_mode", "bypassPermissions")
 	if n := len(e.starts()); n != 1 {
 		t.Fatalf("claude started %d times, want once (refused opens spawn nothing)", n)
+	}
+}
+
+// A value that looks like a flag reaches claude as data, glued to its own
+// flag: it can never become one (a list value above all, which claude's
+// parser would otherwise end the list at).
+func TestValuesStayData(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	openSession(t, c, "v1", "add_dir", []string{"/a", "--debug-file x"}, "betas", []string{"--output-format", "text"},
+		"model", "--resume", "mcp_config", []string{"--dangerously-skip-permissions", "-c"}, "session_name", "--bare")
+	argv := e.starts()[0]
+	want := []string{"--model=--resume", "--add-dir=/a", "--add-dir=--debug-file x", "--mcp-config=--dangerously-skip-permissions",
+		"--mcp-config=-c", "--betas=--output-format", "--betas=text", "--name=--bare"}
+	var got []string
+	for _, a := range argv[8:] { // after -p, --verbose, --session-id v1, the formats
+		got = append(got, a)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("argv %q\nwant its tail %q", argv, want)
+	}
+	for _, a := range argv {
+		if slices.Contains([]string{"--debug-file", "--resume", "--output-format=text", "--bare", "-c", "--dangerously-skip-permissions"}, a) {
+			t.Fatalf("a value became the flag %q: %q", a, argv)
+		}
 	}
 }
 
@@ -172,7 +197,7 @@ func TestInterrupt(t *testing.T) {
 		sigterm = sigterm || m["event"] == "sigterm"
 	}
 	st := e.starts()
-	if !sigterm || st[1][2] != "--resume" || !slices.Contains(st[1], "opus") {
+	if !sigterm || st[1][2] != "--resume" || !slices.Contains(st[1], "--model=opus") {
 		t.Fatalf("sigterm %v, starts %q", sigterm, st)
 	}
 	c.Until("claude.system", "i1")

@@ -130,7 +130,7 @@ func (h *Headless) Open(spec HeadlessSpec) (string, error) {
 	args := []string{"--include-partial-messages"}
 	for _, a := range [][2]string{{"--model", spec.Model}, {"--permission-mode", spec.PermissionMode}, {"--system-prompt", spec.SystemPrompt}} {
 		if a[1] != "" {
-			args = append(args, a[0], a[1])
+			args = append(args, a[0]+"="+a[1]) // the value glued: never a flag (blemees.OpenRequest.Args)
 		}
 	}
 	h.track(sid)

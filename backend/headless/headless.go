@@ -52,17 +52,30 @@ var (
 	ErrInvalidOption = errors.New("invalid session option")
 )
 
-// UnsafeFlags are the claude flags no session may get, as an argument or
-// as any argument's value (`--from-pr=1` too).
+// UnsafeFlags are the claude flags no session may get, however spelled:
+// with a value glued on (`--from-pr=1`), in another case, or by their short
+// names (unsafeShort).
 var UnsafeFlags = []string{"--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--bare", "--continue", "--from-pr"}
 
+// unsafeShort are the short names of UnsafeFlags.
+var unsafeShort = map[string]string{"-c": "--continue"}
+
 // CheckArgs refuses args carrying an unsafe flag (ErrUnsafeFlag, wrapped).
+// Args are claude's argv as the daemon builds it: a flag's value is glued
+// to it (`--model=x`, see blemees.OpenRequest.Args), so an argument that
+// does not start with "-" is data, and what follows a flag's "=" too.
 func CheckArgs(args []string) error {
 	for _, a := range args {
-		for _, f := range UnsafeFlags {
-			if a == f || strings.HasPrefix(a, f+"=") {
-				return fmt.Errorf("%w: %s", ErrUnsafeFlag, f)
-			}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(a, "=")
+		name = strings.ToLower(name)
+		if long, ok := unsafeShort[name]; ok {
+			name = long
+		}
+		if slices.Contains(UnsafeFlags, name) {
+			return fmt.Errorf("%w: %s", ErrUnsafeFlag, name)
 		}
 	}
 	return nil
@@ -196,7 +209,7 @@ func (m *Manager) Open(spec Spec, a Attach) (*Session, error) {
 	if spec.ID == "" {
 		return nil, fmt.Errorf("%w: empty session id", ErrInvalidOption)
 	}
-	if err := CheckArgs(append([]string{spec.Dir}, spec.Args...)); err != nil {
+	if err := CheckArgs(spec.Args); err != nil {
 		return nil, err
 	}
 	if spec.Dir != "" && !filepath.IsAbs(spec.Dir) {

@@ -56,7 +56,7 @@ func TestParseOpenRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := o.Args(); !reflect.DeepEqual(got, []string{"--tools", "", "--agents", `{"a":1}`}) {
+	if got := o.Args(); !reflect.DeepEqual(got, []string{"--tools=", `--agents={"a":1}`}) {
 		t.Fatalf("args %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // OpenRequest is blemeesd.open (§5.4). Unset fields (absent or null) are
@@ -46,6 +47,30 @@ type OpenRequest struct {
 // refusedUnsafe are open fields naming flags the daemon never passes.
 var refusedUnsafe = []string{"dangerously_skip_permissions", "allow_dangerously_skip_permissions", "bare", "continue", "from_pr"}
 
+// unsafeField is the refused field a key names, however it is spelled
+// (dangerously_skip_permissions, dangerouslySkipPermissions,
+// --dangerously-skip-permissions…), or "".
+func unsafeField(key string) string {
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				return r
+			}
+			if r >= 'A' && r <= 'Z' {
+				return r + 'a' - 'A'
+			}
+			return -1
+		}, s)
+	}
+	k := norm(key)
+	for _, f := range refusedUnsafe {
+		if norm(f) == k {
+			return f
+		}
+	}
+	return ""
+}
+
 // refusedOwned are open fields the daemon owns.
 var refusedOwned = []string{"input_format", "output_format"}
 
@@ -60,8 +85,8 @@ func ParseOpen(line []byte) (*OpenRequest, *Error) {
 	if err := json.Unmarshal(line, &fields); err != nil {
 		return nil, Errorf(CodeInvalidMessage, "open: "+err.Error())
 	}
-	for _, f := range refusedUnsafe {
-		if _, ok := fields[f]; ok {
+	for k := range fields {
+		if f := unsafeField(k); f != "" {
 			return nil, Errorf(CodeUnsafeFlag, fmt.Sprintf("open: %q is refused", f))
 		}
 	}
@@ -77,6 +102,8 @@ func ParseOpen(line []byte) (*OpenRequest, *Error) {
 	switch {
 	case o.SessionID == "":
 		return nil, Errorf(CodeInvalidMessage, "open: session_id is required")
+	case strings.HasPrefix(o.SessionID, "-"):
+		return nil, Errorf(CodeInvalidMessage, "open: session_id may not start with \"-\"")
 	case o.LastSeenSeq != nil && *o.LastSeenSeq < 0:
 		return nil, Errorf(CodeInvalidMessage, "open: last_seen_seq must be ≥ 0")
 	case o.PermissionMode != nil && !slices.Contains(permissionModes, *o.PermissionMode):
@@ -123,17 +150,23 @@ func cliValue(v json.RawMessage) string {
 // order; cwd is the working directory (Dir), not a flag, and the flags the
 // daemon owns (-p, --verbose, formats, --session-id/--resume) are not
 // included. Empty lists produce no flag.
+//
+// Every value is glued to its flag (`--model=opus`; a list as the flag
+// repeated, `--add-dir=/a --add-dir=/b`, which claude's parser gathers as
+// it does `--add-dir /a /b`), so that no value, whatever it starts with,
+// can be read as a flag of its own: a list value "--resume" after
+// `--add-dir /a` would be. For the same reason session_name is --name
+// (the long form of the table's -n).
 func (o *OpenRequest) Args() []string {
 	var a []string
 	str := func(flag string, v *string) {
 		if v != nil {
-			a = append(a, flag, *v)
+			a = append(a, flag+"="+*v)
 		}
 	}
 	list := func(flag string, v []string) {
-		if len(v) > 0 {
-			a = append(a, flag)
-			a = append(a, v...)
+		for _, x := range v {
+			a = append(a, flag+"="+x)
 		}
 	}
 	flag := func(name string, v *bool) {
@@ -151,25 +184,23 @@ func (o *OpenRequest) Args() []string {
 	str("--effort", o.Effort)
 	str("--agent", o.Agent)
 	if o.Agents != nil {
-		a = append(a, "--agents", cliValue(o.Agents))
+		a = append(a, "--agents="+cliValue(o.Agents))
 	}
 	list("--mcp-config", o.MCPConfig)
 	flag("--strict-mcp-config", o.StrictMCPConfig)
 	str("--settings", o.Settings)
 	str("--setting-sources", o.SettingSources)
-	for _, d := range o.PluginDir {
-		a = append(a, "--plugin-dir", d)
-	}
+	list("--plugin-dir", o.PluginDir)
 	list("--betas", o.Betas)
 	flag("--exclude-dynamic-system-prompt-sections", o.ExcludeDynamicSystemPromptSections)
 	if o.MaxBudgetUSD != nil {
-		a = append(a, "--max-budget-usd", strconv.FormatFloat(*o.MaxBudgetUSD, 'f', -1, 64))
+		a = append(a, "--max-budget-usd="+strconv.FormatFloat(*o.MaxBudgetUSD, 'f', -1, 64))
 	}
 	if o.JSONSchema != nil {
-		a = append(a, "--json-schema", cliValue(o.JSONSchema))
+		a = append(a, "--json-schema="+cliValue(o.JSONSchema))
 	}
 	str("--fallback-model", o.FallbackModel)
-	str("-n", o.SessionName)
+	str("--name", o.SessionName)
 	if o.SessionPersistence != nil && !*o.SessionPersistence {
 		a = append(a, "--no-session-persistence")
 	}

@@ -102,15 +102,29 @@ type Server struct {
 	// ClaudeVersion is `claude --version`'s output (nil: unknown).
 	ClaudeVersion *string
 	SocketPath    string
-	MaxLine       int           // longest inbound line (jsonl.DefaultMaxLine)
-	QueueSize     int           // frames queued per connection (1024)
-	StallTimeout  time.Duration // a write blocked this long is a slow consumer (30 s)
-	Logger        *slog.Logger
+	MaxLine       int // longest inbound line (jsonl.DefaultMaxLine)
+	// MaxConns caps the connections served at once: one more gets an
+	// error frame saying so and is closed (0: DefaultMaxConns).
+	MaxConns int
+	// InputBudget bounds what all connections together may hold of the
+	// lines they are sending (0: DefaultInputBudget): the connection whose
+	// line would go over it gets oversize_message and is closed.
+	InputBudget  int64
+	QueueSize    int           // frames queued per connection (1024)
+	StallTimeout time.Duration // a write blocked this long is a slow consumer (30 s)
+	Logger       *slog.Logger
 
 	started time.Time
 	once    sync.Once
 	conns   atomic.Int64
+	budget  *jsonl.Budget
 }
+
+// DefaultMaxConns and DefaultInputBudget are Server's defaults.
+const (
+	DefaultMaxConns    = 64
+	DefaultInputBudget = 64 << 20
+)
 
 // Connections is the number of connections being served.
 func (srv *Server) Connections() int { return int(srv.conns.Load()) }
@@ -124,6 +138,13 @@ func (srv *Server) init() {
 		if srv.QueueSize <= 0 {
 			srv.QueueSize = 1024
 		}
+		if srv.MaxConns <= 0 {
+			srv.MaxConns = DefaultMaxConns
+		}
+		if srv.InputBudget <= 0 {
+			srv.InputBudget = DefaultInputBudget
+		}
+		srv.budget = jsonl.NewBudget(srv.InputBudget)
 		if srv.StallTimeout <= 0 {
 			srv.StallTimeout = 30 * time.Second
 		}
@@ -177,8 +198,16 @@ func (c *conn) PeerPID() int { return c.peerPID }
 // ServeConn serves one connection (unixsock.Handler).
 func (srv *Server) ServeConn(ctx context.Context, nc net.Conn) {
 	srv.init()
-	srv.conns.Add(1)
+	n := srv.conns.Add(1)
 	defer srv.conns.Add(-1)
+	if n > int64(srv.MaxConns) {
+		log := unixsock.ConnLogger(ctx)
+		log.Warn("connection refused: too many", "max", srv.MaxConns)
+		nc.SetWriteDeadline(time.Now().Add(finalFlush))
+		nc.Write(ErrorFrame("", "", 0, CodeInternal, fmt.Sprintf("too many connections: the daemon serves at most %d at once (max_connections)", srv.MaxConns)))
+		nc.Close()
+		return
+	}
 	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), q: make(chan []byte, srv.QueueSize),
 		quit: make(chan struct{}), done: make(chan struct{})}
 	if cred, err := unixsock.PeerCred(nc); err == nil {
@@ -207,12 +236,16 @@ func (srv *Server) ServeConn(ctx context.Context, nc net.Conn) {
 
 func (c *conn) readLoop(shuttingDown *atomic.Bool) {
 	r := jsonl.NewReader(c.nc, c.srv.MaxLine)
+	r.SetBudget(c.srv.budget)
+	defer r.Release()
 	for {
 		line, err := r.ReadLine()
 		if err != nil {
 			switch {
 			case shuttingDown.Load():
 				c.sendFatal("", "", CodeDaemonShutdown, "daemon shutting down")
+			case errors.Is(err, jsonl.ErrBudget):
+				c.sendFatal("", "", CodeOversizeMessage, fmt.Sprintf("frame refused: the daemon holds at most %d bytes of unfinished frames from all connections", c.srv.InputBudget))
 			case errors.Is(err, jsonl.ErrLineTooLong):
 				c.sendFatal("", "", CodeOversizeMessage, fmt.Sprintf("frame longer than %d bytes", c.srv.MaxLine))
 			case err != io.EOF && !errors.Is(err, net.ErrClosed) && !errors.Is(err, os.ErrDeadlineExceeded):

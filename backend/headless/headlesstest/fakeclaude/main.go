@@ -76,6 +76,9 @@ func flagValue(args []string, name string) string {
 		if a == name && i+1 < len(args) {
 			return args[i+1]
 		}
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
 	}
 	return ""
 }
