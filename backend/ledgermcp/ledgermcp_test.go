@@ -93,6 +93,51 @@ func TestBadHeader(t *testing.T) {
 	}
 }
 
+// endless is a reader of one byte forever, counting what was read.
+type endless struct {
+	b    byte
+	read int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.b
+	}
+	e.read += len(p)
+	return len(p), nil
+}
+
+// A header line that never ends, or header lines without end, end the
+// session once past a header's bound: neither is read further nor held.
+func TestEndlessHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		head  string
+		rest  func() (io.Reader, *endless)
+		limit int // what may be read of the endless part: a line's bound and a read buffer
+	}{
+		{"second line", "Content-Length: 2\r\nX-Long: ", func() (io.Reader, *endless) { e := &endless{b: 'a'}; return e, e }, 128 << 10},
+		// The first line may be a JSON message's.
+		{"content-length", "Content-Length: ", func() (io.Reader, *endless) { e := &endless{b: '9'}; return e, e }, maxMessage + 128<<10},
+		{"many lines", "Content-Length: 2\r\n", func() (io.Reader, *endless) { e := &endless{b: '\n'}; return e, e }, 128 << 10},
+	} {
+		rest, e := tc.rest()
+		if tc.name == "many lines" {
+			rest = io.MultiReader(strings.NewReader(strings.Repeat("X-A: 1\r\n", 1000)), rest) // never the blank line
+		}
+		var out strings.Builder
+		srv := New(coord.Open(t.TempDir()), root).MCP(nil)
+		in := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"+tc.head), rest)
+		err := srv.Run(context.Background(), &Transport{Reader: in, Writer: &out})
+		if err == nil || out.String() != `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n" {
+			t.Errorf("%s: %v %q", tc.name, err, out.String())
+		}
+		if e.read > tc.limit {
+			t.Errorf("%s: read %d bytes of it", tc.name, e.read)
+		}
+	}
+}
+
 func TestDecode(t *testing.T) {
 	var a makeClaimArgs
 	for _, tc := range []struct{ in, err string }{

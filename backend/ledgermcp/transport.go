@@ -121,22 +121,41 @@ func (c *conn) answered() {
 	}
 }
 
+// maxHeaderLine and maxHeaders bound a Content-Length header block: its
+// lines are short ("Content-Length: N", "Content-Type: …").
+const (
+	maxHeaderLine = 4 << 10
+	maxHeaders    = 32
+)
+
+// readLine reads a line of at most limit bytes (with its newline); a
+// longer one is an error, read no further than limit.
+func (c *conn) readLine(limit int) ([]byte, error) {
+	line, err := c.r.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		if len(line) > limit {
+			return nil, fmt.Errorf("line longer than %d bytes", limit)
+		}
+		return line, err
+	}
+	buf := append([]byte(nil), line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		if len(buf) > limit {
+			return nil, fmt.Errorf("line longer than %d bytes", limit)
+		}
+		line, err = c.r.ReadSlice('\n')
+		buf = append(buf, line...)
+	}
+	if len(buf) > limit {
+		return nil, fmt.Errorf("line longer than %d bytes", limit)
+	}
+	return buf, err
+}
+
 // next reads one frame: a Content-Length header block and its body, or a
 // line. Blank lines are skipped (returned empty).
 func (c *conn) next() ([]byte, error) {
-	line, err := c.r.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		// A long line: gather it.
-		buf := append([]byte(nil), line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(buf) > maxMessage {
-				return nil, fmt.Errorf("message longer than %d bytes", maxMessage)
-			}
-			line, err = c.r.ReadSlice('\n')
-			buf = append(buf, line...)
-		}
-		line = buf
-	}
+	line, err := c.readLine(maxMessage + 1)
 	if err != nil && !(errors.Is(err, io.EOF) && len(bytes.TrimSpace(line)) > 0) {
 		return nil, err
 	}
@@ -148,9 +167,15 @@ func (c *conn) next() ([]byte, error) {
 		// JSON, or a line that is no header: Read answers a parse error.
 		return append([]byte(nil), trimmed...), nil
 	}
+	if len(trimmed) > maxHeaderLine {
+		return nil, fmt.Errorf("header line longer than %d bytes", maxHeaderLine)
+	}
 	// A header block: Name: value lines up to an empty line.
 	length := -1
-	for {
+	for n := 0; ; n++ {
+		if n == maxHeaders {
+			return nil, fmt.Errorf("more than %d header lines", maxHeaders)
+		}
 		name, value, ok := strings.Cut(string(trimmed), ":")
 		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
 			n, perr := strconv.Atoi(strings.TrimSpace(value))
@@ -161,11 +186,11 @@ func (c *conn) next() ([]byte, error) {
 		} else if !ok {
 			return nil, fmt.Errorf("unexpected input %q", trimmed)
 		}
-		l, err := c.r.ReadString('\n')
+		l, err := c.readLine(maxHeaderLine)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("header: %w", err)
 		}
-		if trimmed = bytes.TrimSpace([]byte(l)); len(trimmed) == 0 {
+		if trimmed = bytes.TrimSpace(l); len(trimmed) == 0 {
 			break
 		}
 	}
