@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -17,6 +18,21 @@ import (
 // client is behind; 16 MiB rides out a full-speed burst on a 2-core machine
 // where the client competes for CPU with the child and the emulator.
 const DefaultQueueBytes = 16 << 20
+
+// DefaultQueueBudget bounds the output all socket subscribers of one
+// session may have pending together: past it, output is dropped for each
+// subscriber that has more than its share of the budget pending (one that
+// keeps up still gets it), so no number of clients that stop reading can
+// take the supervisor's memory: they hold at most twice the budget (each
+// may reach its share past it).
+const DefaultQueueBudget = 64 << 20
+
+// queueBudget is what the outqs sharing it may have pending together.
+type queueBudget struct {
+	limit  int64
+	used   atomic.Int64
+	queues atomic.Int64 // sharing it
+}
 
 // outq is a subscribed connection's outbound stream: a FIFO of pending
 // segments (frame headers and chunks) that whoever delivers to the queue
@@ -60,8 +76,9 @@ type outq struct {
 	wait     func(f func() bool) error
 	blocking bool // try waits: only the writer goroutine calls it
 	limit    int
-	framed   bool // OUTPUT frames (a socket) or raw bytes (a terminal)
-	strict   bool // overflow ends the stream instead of dropping
+	budget   *queueBudget // shared with the server's other subscribers (nil: none)
+	framed   bool         // OUTPUT frames (a socket) or raw bytes (a terminal)
+	strict   bool         // overflow ends the stream instead of dropping
 	// overflowed is called once when a strict queue's bound is exceeded,
 	// on the goroutine that delivered the chunk; it must not block.
 	overflowed func()
@@ -74,12 +91,16 @@ type outq struct {
 	replaying bool // the writer is sending the scrollback: queue everything
 	dropped   uint64
 	overflow  bool // strict: a chunk did not fit
+	released  bool // the connection has ended: nothing is queued any more
 }
 
 // newOutq is a socket's queue; nc must be a non-blocking socket (a
 // net.UnixConn) or everything waits for the writer goroutine.
-func newOutq(nc net.Conn, limit int) *outq {
-	q := &outq{limit: limit, framed: true, wake: make(chan struct{}, 1), replaying: true}
+func newOutq(nc net.Conn, limit int, budget *queueBudget) *outq {
+	q := &outq{limit: limit, budget: budget, framed: true, wake: make(chan struct{}, 1), replaying: true}
+	if budget != nil {
+		budget.queues.Add(1)
+	}
 	if c, ok := rawio.Of(nc); ok {
 		q.try = func(bufs [][]byte) (n int, err error) {
 			// Control, not Write: it does not wait for the writer
@@ -129,12 +150,44 @@ func (q *outq) signal() {
 
 // appendLocked queues segments; q.mu is held.
 func (q *outq) appendLocked(segs ...[]byte) {
+	if q.released {
+		return
+	}
 	for _, s := range segs {
 		if len(s) > 0 {
 			q.pending = append(q.pending, s)
 			q.n += len(s)
+			if q.budget != nil {
+				q.budget.used.Add(int64(len(s)))
+			}
 		}
 	}
+}
+
+// overBudget reports whether n more bytes would take the subscribers over
+// their budget while this one has more than its share pending; q.mu is
+// held.
+func (q *outq) overBudget(n int) bool {
+	b := q.budget
+	if b == nil || b.used.Load()+int64(n) <= b.limit {
+		return false
+	}
+	return int64(q.n+n) > b.limit/max(b.queues.Load(), 1)
+}
+
+// release drops what is pending and gives it back to the budget, once the
+// connection has ended: nothing is queued after.
+func (q *outq) release() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.released {
+		return
+	}
+	if q.budget != nil {
+		q.budget.used.Add(-int64(q.n))
+		q.budget.queues.Add(-1)
+	}
+	q.pending, q.n, q.released = nil, 0, true
 }
 
 // output delivers chunk as an OUTPUT frame. It runs on the pty reader's
@@ -152,8 +205,9 @@ func (q *outq) output(chunk []byte) {
 		return
 	}
 	// A chunk is always taken when nothing is pending (it goes out at
-	// once, or its rest first); behind pending output, within the limit.
-	if len(q.pending) > 0 && q.n+len(chunk) > q.limit {
+	// once, or its rest first); behind pending output, within the limit
+	// and the budget.
+	if len(q.pending) > 0 && (q.n+len(chunk) > q.limit || q.overBudget(len(chunk))) {
 		if q.strict {
 			q.overflow = true
 			q.mu.Unlock()
@@ -211,6 +265,9 @@ func (q *outq) send() error {
 // consumeLocked removes the first n pending bytes; q.mu is held.
 func (q *outq) consumeLocked(n int) {
 	q.n -= n
+	if q.budget != nil {
+		q.budget.used.Add(-int64(n))
+	}
 	k := 0
 	for ; n > 0 && n >= len(q.pending[k]); k++ {
 		n -= len(q.pending[k])

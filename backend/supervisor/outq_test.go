@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"os"
 	"syscall"
@@ -40,7 +41,7 @@ func unixPair(t *testing.T) (net.Conn, net.Conn) {
 // fed by it alone fell behind the reader until it lost output.
 func TestOutqReaderRefillsAfterRoom(t *testing.T) {
 	srv, cli := unixPair(t)
-	q := newOutq(srv, 64<<20)
+	q := newOutq(srv, 64<<20, nil)
 	q.replayDone()
 	chunk := bytes.Repeat([]byte("x"), 32<<10)
 	var sent int
@@ -86,4 +87,53 @@ func (q *outq) pendingBytes() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.n
+}
+
+// Queues sharing a budget: past it, a queue with more than its share
+// pending drops; one that keeps up still takes every chunk; a released
+// queue gives back what it held and its share.
+func TestOutqBudget(t *testing.T) {
+	const limit = 1 << 20
+	b := &queueBudget{limit: limit}
+	srv1, _ := unixPair(t) // never read
+	srv2, _ := unixPair(t) // never read
+	stalled1, stalled2 := newOutq(srv1, 64<<20, b), newOutq(srv2, 64<<20, b)
+	srv3, cli3 := unixPair(t)
+	reader := newOutq(srv3, 64<<20, b)
+	for _, q := range []*outq{stalled1, stalled2, reader} {
+		q.replayDone()
+	}
+	chunk := bytes.Repeat([]byte("x"), 16<<10)
+	frameBuf := make([]byte, frame.HeaderSize+len(chunk))
+	cli3.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for range 4 * limit / len(chunk) {
+		stalled1.output(chunk)
+		stalled2.output(chunk)
+		reader.output(chunk)
+		// The reader keeps up: it reads each frame before the next.
+		if _, err := io.ReadFull(cli3, frameBuf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if stalled1.Dropped() == 0 || stalled2.Dropped() == 0 {
+		t.Fatalf("the stalled queues dropped %d and %d chunks", stalled1.Dropped(), stalled2.Dropped())
+	}
+	// Each queue may reach its share past the budget: at most twice it.
+	if used := b.used.Load(); used > 2*limit {
+		t.Fatalf("%d bytes pending, budget %d", used, limit)
+	}
+	if reader.Dropped() != 0 {
+		t.Fatalf("the queue that keeps up dropped %d chunks", reader.Dropped())
+	}
+	for _, q := range []*outq{stalled1, stalled2, reader} {
+		q.release()
+		q.release() // once
+	}
+	if b.used.Load() != 0 || b.queues.Load() != 0 {
+		t.Fatalf("after release: %d bytes, %d queues", b.used.Load(), b.queues.Load())
+	}
+	stalled1.output(chunk) // after release: nothing queued
+	if b.used.Load() != 0 {
+		t.Fatalf("queued after release: %d", b.used.Load())
+	}
 }

@@ -182,7 +182,7 @@ func TestScreenOutputSplitsTheRepaint(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	q := newOutq(a, 64<<20) // net.Pipe has no raw conn: only the writer writes
+	q := newOutq(a, 64<<20, nil) // net.Pipe has no raw conn: only the writer writes
 	painted := make(chan struct{})
 	out := screenOutput(q, painted)
 	repaint := bytes.Repeat([]byte("0123456789abcdef"), (2*maxChunk+100)/16)

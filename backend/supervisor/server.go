@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -31,9 +32,14 @@ type Server struct {
 	// QueueBytes bounds each subscriber's pending output (default
 	// DefaultQueueBytes); beyond it chunks are dropped for that subscriber.
 	QueueBytes int
+	// QueueBudget bounds the pending output of all subscribers together
+	// (default DefaultQueueBudget); beyond it chunks are dropped for every
+	// subscriber that is behind.
+	QueueBudget int
 
-	once sync.Once
-	us   unixsock.Server
+	once   sync.Once
+	us     unixsock.Server
+	budget queueBudget
 
 	mu    sync.Mutex
 	conns map[*conn]struct{} // each connection's protocol state
@@ -51,6 +57,7 @@ func (srv *Server) base() *unixsock.Server {
 		srv.us.Handler = unixsock.HandlerFunc(srv.serveConn)
 		srv.us.Logger = srv.logger()
 		srv.conns = make(map[*conn]struct{})
+		srv.budget.limit = int64(cmp.Or(srv.QueueBudget, DefaultQueueBudget))
 	})
 	return &srv.us
 }
@@ -181,6 +188,9 @@ func (c *conn) serve() {
 			w.remove()
 		}
 		c.writer.Wait()
+		if q := c.outq(); q != nil {
+			q.release()
+		}
 	}()
 	// A client may have written and gone already (a HOOK sender reads
 	// nothing): the mode byte then fails to go, but what it sent is
@@ -381,7 +391,7 @@ func (c *conn) subscribe(mode subMode) {
 	if limit <= 0 {
 		limit = DefaultQueueBytes
 	}
-	q := newOutq(c.nc, limit)
+	q := newOutq(c.nc, limit, &c.srv.budget)
 	c.wmu.Lock()
 	c.smu.Lock()
 	c.q = q

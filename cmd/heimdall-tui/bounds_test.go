@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // peakRSS is a process's peak resident set (VmHWM) in KiB.
@@ -87,5 +88,29 @@ func TestResizeBounded(t *testing.T) {
 	r := hmIn(t, dir, "run", "--detach", "--id", "huge", "--cols", "5000", "--", "sh")
 	if r.code == 0 || !strings.Contains(r.stderr, "at most 1000") {
 		t.Fatalf("run --cols 5000: %s", r)
+	}
+}
+
+// Subscribers that stop reading cannot take more of a supervisor's memory
+// than its queue budget together, however many there are; one that reads
+// gets the output to its end.
+func TestStalledSubscribersBudget(t *testing.T) {
+	dir := newSockDir(t)
+	startSession(t, dir, "flood", "sh", "-c", "read x; head -c 150000000 /dev/urandom | od -An -v -tx1 | head -c 150000000; echo; echo flood-done; read y")
+	sock := filepath.Join(dir, "flood.sock")
+	for range 40 {
+		subscribed(t, sock) // never read
+	}
+	reader := subscribed(t, sock)
+	reader.SetDeadline(time.Now().Add(2 * time.Minute))
+	if err := reader.send(tInput, []byte("go\r")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reader.readOutputUntil("flood-done"); err != nil {
+		t.Fatalf("the reading subscriber: %v", err)
+	}
+	// The budget (64 MiB) and the rest of a supervisor under a flood.
+	if kb := peakRSS(t, supervisorPid(t, dir, "flood")); kb > 96<<10 {
+		t.Fatalf("the supervisor peaked at %d MiB with 40 stalled subscribers", kb>>10)
 	}
 }

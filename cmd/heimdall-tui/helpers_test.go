@@ -456,7 +456,9 @@ func querySession(sock string) (wireStatus, error) {
 // collected output contains want; it returns what it collected.
 func (w *wireConn) readOutputUntil(want string) (string, error) {
 	var out []byte
-	for !bytes.Contains(out, []byte(want)) {
+	seen := 0 // out[:seen] holds no want that ends before it
+	for !bytes.Contains(out[max(0, seen-len(want)):], []byte(want)) {
+		seen = len(out)
 		typ, p, err := w.next()
 		if err != nil {
 			return string(out), fmt.Errorf("waiting for %q: %w", want, err)
