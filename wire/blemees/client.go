@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/wire/jsonl"
+	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
 // Frame is one frame a client read: its envelope decoded, the line kept.
@@ -64,8 +65,7 @@ type Conn struct {
 // not block for long and must not call Request (the reply could not be
 // read meanwhile). A protocol_mismatch refusal is an *Error.
 func Dial(ctx context.Context, path, client string, onFrame func(Frame)) (*Conn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", path)
+	nc, err := unixsock.Dial(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,14 @@
 package frame
 
 import (
+	"context"
 	"encoding"
+	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -19,12 +23,61 @@ type Client struct {
 // clientBuffer is a Client's read buffer.
 const clientBuffer = 8 << 10
 
-// Dial connects to the session socket at path and checks the mode byte.
-// timeout bounds the connect and the mode byte read (0 means no limit).
-func Dial(path string, timeout time.Duration) (*Client, error) {
-	d := net.Dialer{Timeout: timeout}
-	conn, err := d.Dial("unix", path)
+// ErrForeignPeer is returned by Dial when the socket's server runs as
+// another user: someone who could write the socket's directory may have
+// put their own in a session's place, and a client must not send it
+// anything (an attach would hand it the user's terminal).
+var ErrForeignPeer = errors.New("socket served by another user")
+
+// checkPeer refuses conn unless its server runs as this process's user
+// (SO_PEERCRED, recorded by the kernel when the server listened).
+func checkPeer(conn net.Conn, path string) error {
+	return checkPeerUID(conn, path, os.Geteuid())
+}
+
+func checkPeerUID(conn net.Conn, path string, uid int) error {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return fmt.Errorf("%s: not a socket", path)
+	}
+	rc, err := sc.SyscallConn()
 	if err != nil {
+		return err
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	if err := rc.Control(func(fd uintptr) {
+		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return err
+	}
+	if cerr != nil {
+		return fmt.Errorf("%s: peer credentials: %w", path, cerr)
+	}
+	if int(cred.Uid) != uid {
+		return fmt.Errorf("%w: %s is served by uid %d (pid %d), not by you (uid %d); refusing to use it", ErrForeignPeer, path, cred.Uid, cred.Pid, uid)
+	}
+	return nil
+}
+
+// Dial connects to the session socket at path, refuses a server that runs
+// as another user (ErrForeignPeer) before anything is sent, and
+// checks the mode byte. timeout bounds the connect and the mode byte read
+// (0 means no limit).
+func Dial(path string, timeout time.Duration) (*Client, error) {
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPeer(conn, path); err != nil {
+		conn.Close()
 		return nil, err
 	}
 	if timeout > 0 {

@@ -28,7 +28,8 @@ func EnsureDir(dir string) error {
 }
 
 // CheckDir refuses dir unless it is a directory (not a symlink to one)
-// owned by the current user.
+// owned by the current user that no one else may write: another user who
+// could would put a socket of theirs in a session's place.
 func CheckDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
@@ -39,6 +40,9 @@ func CheckDir(dir string) error {
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
 		return fmt.Errorf("socket dir %s is owned by uid %d, not by you (uid %d); refusing to use it", dir, st.Uid, os.Geteuid())
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("socket dir %s may be written by others (mode %04o): run `chmod 700 %s`; refusing to use it", dir, perm, dir)
 	}
 	return nil
 }

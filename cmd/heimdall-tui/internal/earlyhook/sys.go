@@ -90,18 +90,28 @@ func dial(path string, deadline int64) (int, bool) {
 	}
 	switch err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err {
 	case nil:
-		return fd, true
+		if ownPeer(fd) {
+			return fd, true
+		}
 	case syscall.EINPROGRESS, syscall.EALREADY, syscall.EINTR:
 		// In progress (a Unix socket whose listener's backlog is full
 		// fails with EAGAIN instead, as net.Dial does).
 		if wait(fd, pollOut, deadline) {
-			if e, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR); err == nil && e == 0 {
+			if e, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR); err == nil && e == 0 && ownPeer(fd) {
 				return fd, true
 			}
 		}
 	}
 	syscall.Close(fd)
 	return -1, false
+}
+
+// ownPeer reports whether the server of the connected socket fd runs as
+// this user (SO_PEERCRED): a socket another user put in the session's
+// place is told nothing of what the agent does.
+func ownPeer(fd int) bool {
+	u, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	return err == nil && int(u.Uid) == syscall.Geteuid()
 }
 
 // writeAll writes b to the non-blocking socket fd before deadline

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -112,5 +114,74 @@ func TestStalledSubscribersBudget(t *testing.T) {
 	// The budget (64 MiB) and the rest of a supervisor under a flood.
 	if kb := peakRSS(t, supervisorPid(t, dir, "flood")); kb > 96<<10 {
 		t.Fatalf("the supervisor peaked at %d MiB with 40 stalled subscribers", kb>>10)
+	}
+}
+
+// A socket dir that others may write is refused by every verb, with how
+// to fix it: nothing is started in it and nothing in it is talked to.
+func TestSocketDirWritableByOthers(t *testing.T) {
+	dir := newSockDir(t)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"ls"}, {"status", "x"}, {"attach", "x"}, {"run", "--detach", "--id", "x", "--", "true"}} {
+		r := hmIn(t, dir, args[0], args[1:]...)
+		if r.code == 0 || !strings.Contains(r.stderr, "chmod 700 "+dir) {
+			t.Fatalf("%v in a dir others may write: %s", args, r)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("something was made there: %v", ents)
+	}
+}
+
+// A session's socket that another user serves (here: a real supervisor of
+// uid 65534 whose socket appears in our dir) is refused by the clients
+// before they send anything: status does not show its pid, attach does not
+// hand it the terminal, kill sends nothing. Needs root, to be that user.
+func TestImpostorSocketRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a supervisor as another user (the check itself: wire/frame TestCheckPeer)")
+	}
+	tmp, err := os.MkdirTemp("", "imp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	os.Chmod(tmp, 0o711)
+	bin := filepath.Join(tmp, "heimdall-tui")
+	self, err := os.ReadFile(binPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(tmp, "other")
+	os.Mkdir(other, 0o700)
+	os.Chown(other, 65534, 65534)
+	imp := exec.Command(bin, "run", "--detach", "--id", "x", "--socket-dir", other, "--", "cat")
+	imp.Env = append(os.Environ(), "HOME="+other, "XDG_CONFIG_HOME="+other, "XDG_STATE_HOME="+other)
+	imp.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if err := imp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { imp.Process.Kill(); imp.Wait() })
+	sock := filepath.Join(other, "x.sock")
+	if !poll(waitTimeout, func() bool { _, err := os.Stat(sock); return err == nil }) {
+		t.Fatal("the other user's supervisor made no socket")
+	}
+	dir := newSockDir(t)
+	if err := os.Link(sock, filepath.Join(dir, "x.sock")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"status", "x"}, {"attach", "x"}, {"kill", "x"}, {"screen", "x"}} {
+		r := hmIn(t, dir, args[0], args[1:]...)
+		if r.code == 0 || !strings.Contains(r.stderr, "served by uid 65534") {
+			t.Fatalf("%v of another user's socket: %s", args, r)
+		}
+	}
+	if imp.ProcessState != nil {
+		t.Fatal("the other user's session was killed")
 	}
 }
