@@ -77,6 +77,10 @@ type Process struct {
 // give the child *os.File stdio (a pty's tty, pipes from os.Pipe) and not
 // cmd.StdoutPipe and the like, whose reading ends Wait closes.
 //
+// The child gets only its stdio and cmd.ExtraFiles: whatever this process
+// inherited beyond 0–2 (a caller's pipe or lock) is made close-on-exec
+// first (inheritNothing).
+//
 // With EnableSubreaper the reaper never takes this child's exit status:
 // no scan runs while it starts, and it is registered until reaped.
 func Start(cmd *exec.Cmd, o Options) (*Process, error) {
@@ -92,6 +96,9 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 		attr.Setctty, attr.Ctty = true, 0
 	}
 	cmd.SysProcAttr = attr
+	if err := inheritNothing(); err != nil {
+		return nil, err
+	}
 	if err := startRegistered(cmd); err != nil {
 		return nil, err
 	}

@@ -185,3 +185,45 @@ func TestImpostorSocketRefused(t *testing.T) {
 		t.Fatal("the other user's session was killed")
 	}
 }
+
+// A session's program gets its pty as 0–2 and nothing else, whatever its
+// `run` inherited (here a pipe and a file at 3 and 4): it holds none of
+// the caller's pipes or locks.
+func TestSessionInheritsOnlyItsPty(t *testing.T) {
+	dir := newSockDir(t)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	f, err := os.Create(filepath.Join(t.TempDir(), "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(binPath, "run", "--detach", "--id", "fds", "--socket-dir", dir, "--",
+		"sh", "-c", `read x; ls -l /proc/$$/fd | sed -n 's/.*-> /fd:/p' | tr '\n' ' '; echo end; read y`)
+	cmd.ExtraFiles = []*os.File{pw, f}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sock := filepath.Join(dir, "fds.sock")
+	if !poll(waitTimeout, func() bool { st, err := querySession(sock); return err == nil && st.alive }) {
+		t.Fatal("no session")
+	}
+	w := subscribed(t, sock)
+	if err := w.send(tInput, []byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := w.readOutputUntil("end")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The shell's own: the pty three times (ls may list its directory's
+	// descriptor too, which is ls's).
+	if strings.Count(out, "fd:/dev/pts/") != 3 || strings.Contains(out, "pipe:") || strings.Contains(out, "held") {
+		t.Fatalf("the program's descriptors: %q", out)
+	}
+}
