@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/appendfile"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
 
@@ -57,7 +58,7 @@ func Host(dir string, cfg Config) (*Hosted, error) {
 		claim.Release()
 		return nil, fmt.Errorf("session log: %w", err)
 	}
-	cfg.Logger = slog.New(slog.NewJSONHandler(logf, nil)).With("supervisor_pid", os.Getpid())
+	cfg.Logger = slog.New(slog.NewJSONHandler(appendfile.New(logf), nil)).With("supervisor_pid", os.Getpid())
 	sess, err := Start(cfg) // proc.Start: the reaper never takes its exit status
 	if err != nil {
 		cfg.Logger.Error("start failed", "err", err)

@@ -123,12 +123,18 @@ func ClaimID(dir, id string) (*Claim, error) {
 	case err != nil:
 		return fail(fmt.Errorf("session %q: %w", id, err))
 	}
-	if err := lock.Truncate(0); err == nil {
-		_, err = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
 	// Release removes the socket itself, and only while it is this
 	// claim's: net's unlink on Close would remove whatever is at the path.
 	l.SetUnlinkOnClose(false)
+	err = lock.Truncate(0)
+	if err == nil {
+		_, err = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil { // a full disk: no session with an empty pid file
+		l.Close()
+		os.Remove(sock)
+		return fail(fmt.Errorf("session %q: pid file: %w", id, err))
+	}
 	fi, _ := os.Stat(sock)
 	return &Claim{Dir: dir, ID: id, Listener: l, lock: lock, sock: fi}, nil
 }

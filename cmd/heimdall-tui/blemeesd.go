@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/appendfile"
 	"github.com/heimdall-tui/heimdall-tui/backend/blemeesd"
 	hmproc "github.com/heimdall-tui/heimdall-tui/backend/proc"
 )
@@ -104,7 +105,7 @@ func (a *app) blemeesd(o blemeesdOptions) error {
 			return fmt.Errorf("log file: %w", err)
 		}
 		defer f.Close()
-		w = f
+		w = appendfile.New(f)
 	}
 	log := blemeesd.NewLogger(w, cfg.LogLevel)
 	for _, warn := range warnings {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/appendfile"
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/ledgermcp"
 )
@@ -222,7 +223,7 @@ func newLedgerMCPCmd(a *app) *cobra.Command {
 					return planFail(a, 2, err)
 				}
 				defer f.Close()
-				logW, level = f, slog.LevelInfo
+				logW, level = appendfile.New(f), slog.LevelInfo
 			}
 			logger := slog.New(slog.NewTextHandler(logW, &slog.HandlerOptions{Level: level}))
 			srv := ledgermcp.New(coordLedger(), whoami()).MCP(logger)

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"golang.org/x/term"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/appendfile"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
@@ -80,7 +81,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		return fmt.Errorf("log: %w", err)
 	}
 	defer logFile.Close()
-	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("dashboard_pid", os.Getpid())
+	logger := slog.New(slog.NewJSONHandler(appendfile.New(logFile), nil)).With("dashboard_pid", os.Getpid())
 
 	f, dir, err := a.openFleet(logger)
 	if err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,7 +205,7 @@ func TestSessionInheritsOnlyItsPty(t *testing.T) {
 	}
 	defer f.Close()
 	cmd := exec.Command(binPath, "run", "--detach", "--id", "fds", "--socket-dir", dir, "--",
-		"sh", "-c", `read x; ls -l /proc/$$/fd | sed -n 's/.*-> /fd:/p' | tr '\n' ' '; echo end; read y`)
+		"sh", "-c", `read x; ls -l /proc/self/fd; echo end; read y`)
 	cmd.ExtraFiles = []*os.File{pw, f}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -221,9 +223,89 @@ func TestSessionInheritsOnlyItsPty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The shell's own: the pty three times (ls may list its directory's
-	// descriptor too, which is ls's).
-	if strings.Count(out, "fd:/dev/pts/") != 3 || strings.Contains(out, "pipe:") || strings.Contains(out, "held") {
+	// What ls inherited from the shell, the program: the pty three times
+	// (and ls's own descriptor of the directory it lists).
+	if strings.Count(out, "-> /dev/pts/") != 3 || strings.Contains(out, "pipe:") || strings.Contains(out, "held") {
 		t.Fatalf("the program's descriptors: %q", out)
+	}
+}
+
+// fill writes a file at path until the disk is full.
+func fill(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+}
+
+// A full disk: a session that cannot write its pid file does not start
+// and leaves nothing behind; one that started on the last pages and then
+// ran out leaves whole files only (its record as it was, log lines whole,
+// no temp file) and its pid file and socket go when it ends. Needs a
+// small tmpfs (root).
+func TestFullDisk(t *testing.T) {
+	dir := newSockDir(t)
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", dir).Run(); err != nil {
+		t.Skipf("no tmpfs to fill (needs root): %v", err)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	spare := filepath.Join(dir, "spare")
+	if err := os.WriteFile(spare, make([]byte, 32<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fill(t, filepath.Join(dir, "filler"))
+	r := hmIn(t, dir, "run", "--detach", "--id", "full", "--", "sh")
+	if r.code == 0 || !strings.Contains(r.stderr, "no space left on device") {
+		t.Fatalf("run on a full disk: %s", r)
+	}
+	names := func() []string {
+		ents, _ := os.ReadDir(dir)
+		var ns []string
+		for _, e := range ents {
+			ns = append(ns, e.Name())
+		}
+		return ns
+	}
+	if ns := names(); len(ns) != 2 {
+		t.Fatalf("a failed start left %v", ns)
+	}
+	// Room for a start, then none again.
+	os.Remove(spare)
+	p := startSession(t, dir, "full", "sh")
+	fill(t, filepath.Join(dir, "filler2"))
+	if r := hmIn(t, dir, "kill", "full"); r.code != 0 {
+		t.Fatalf("kill: %s", r)
+	}
+	p.wait()
+	for _, n := range names() {
+		if strings.Contains(n, "tmp") || n == "full.pid" || n == "full.sock" {
+			t.Fatalf("left behind after the end on a full disk: %v", names())
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "full.json")); err == nil {
+		var rec map[string]any
+		if err := json.Unmarshal(b, &rec); err != nil || rec["id"] != "full" {
+			t.Fatalf("the record: %v %q", err, b)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "full.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if line != "" && !json.Valid([]byte(line)) {
+			t.Fatalf("a torn log line: %q", line)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -201,7 +202,7 @@ func (a *app) run(o runOptions) error {
 	} else {
 		supervisor.EnableSubreaper(logger) // reaps are logged (debug) in the session's log
 	}
-	rec := rk.start(startRecord(dir, o, cls.Name(), h, now), h.Logger, h.Owned)
+	rec := rk.start(startRecord(dir, o, cls.Name(), h, now, a.stderr), h.Logger, h.Owned)
 	away.start(sess, rec.Dir, logger)
 	go h.Serve()
 	defer stopOnSignals(sess, logger)()
@@ -327,9 +328,11 @@ func stopOnSignals(sess *supervisor.Session, logger *slog.Logger) (stop func()) 
 }
 
 // startRecord writes the session's record (supervisor.Record): what a
-// dashboard needs to show and restart it. A failure is logged: the session
-// runs without one (a dashboard then guesses from /proc).
-func startRecord(dir string, o runOptions, classifier string, h *supervisor.Hosted, now time.Time) supervisor.Record {
+// dashboard needs to show and restart it. A failure (a full disk) is said
+// on stderr, before run detaches, and logged: the session runs without one
+// (a dashboard then guesses from /proc, and cannot list it after a
+// reboot).
+func startRecord(dir string, o runOptions, classifier string, h *supervisor.Hosted, now time.Time, stderr io.Writer) supervisor.Record {
 	wd := o.workdir
 	if wd == "" {
 		wd, _ = os.Getwd()
@@ -338,6 +341,7 @@ func startRecord(dir string, o runOptions, classifier string, h *supervisor.Host
 		Env: o.env, Dashboard: o.dashboard, PID: h.Session.PID(), Supervisor: os.Getpid(), Started: now}
 	if err := supervisor.WriteRecord(dir, rec); err != nil {
 		h.Logger.Warn("no session record", "err", err)
+		fmt.Fprintf(stderr, "heimdall-tui: warning: session %q runs without its record (%v): it cannot be listed or resumed once it ends\n", o.id, err)
 	}
 	return rec
 }
