@@ -76,6 +76,9 @@ type Worker struct {
 	specs    []llm.Tool
 	history  *os.File // Home/sessions/<sid>.jsonl, nil if none
 	active   *sendRun
+	waiting  []*waiting    // requests in order, behind the send before them
+	sending  int           // sends waiting or running
+	wake     chan struct{} // cap 1: something waits
 }
 
 // New returns a worker of cfg.
@@ -96,31 +99,78 @@ func New(cfg Config) *Worker {
 	return &Worker{cfg: cfg, log: log}
 }
 
+// maxWaiting bounds the requests waiting behind a send; one more is
+// refused.
+const maxWaiting = 1024
+
+// waiting is a request taken in order: behind the send before it.
+type waiting struct {
+	q         wire.Request
+	cancelled bool // a send cancelled before it started (w.mu)
+	end       bool // the end of the input: the runner returns
+}
+
+// line is what the reader read.
+type line struct {
+	l   wire.Line
+	err error
+}
+
 // Serve reads requests from in and writes replies and events to out
 // until shutdown (it returns nil after writing shutdown_ok) or the end of
-// in (nil too; a line longer than wire.MaxLine is an error). Either way a
-// send in flight is cancelled and its result written first. A line that
-// is not JSON, or a request that is wrong, gets a protocol_error result
-// and Serve reads on.
+// in (nil too, once the send in flight and the requests before the end
+// are done; a line longer than wire.MaxLine is an error: what waits is
+// cancelled). Requests are handled in the order they arrive: a send runs
+// to its result before the request after it is handled (init, send,
+// shutdown written at once run the send, then shut down), except that
+// while a send is running or waiting, cancel acts at once (on the running
+// send, or on a waiting one, which then never starts) and status answers
+// at once (active: true). A line that is not JSON, or a request that is
+// wrong, gets a protocol_error result and Serve reads on.
+//
+// Serve reads in on a goroutine of its own, which ends with in (after a
+// shutdown, at the next line or the end of in).
 func (w *Worker) Serve(in io.Reader, out io.Writer) error {
 	w.out = wire.NewWriter(out)
-	r := wire.NewReader(in)
+	w.wake = make(chan struct{}, 1)
 	defer w.closeHistory()
-	for {
-		l, err := r.Next()
-		switch {
-		case errors.Is(err, wire.ErrInvalidJSON):
-			w.refuse("", wire.MsgInvalidJSON)
-			continue
-		case errors.Is(err, io.EOF):
-			w.cancelActive("")
-			return nil
-		case err != nil:
-			w.cancelActive("")
-			return fmt.Errorf("heddle: read: %w", err)
+	ran := make(chan struct{}) // the runner returned: shutdown, or the end
+	go func() { defer close(ran); w.runWaiting() }()
+	lines := make(chan line)
+	go func() {
+		r := wire.NewReader(in)
+		for {
+			l, err := r.Next()
+			select {
+			case lines <- line{l, err}:
+			case <-ran:
+				return
+			}
+			if err != nil && !errors.Is(err, wire.ErrInvalidJSON) {
+				return
+			}
 		}
-		if w.handle(l) {
-			return nil
+	}()
+	for {
+		select {
+		case <-ran:
+			return nil // shutdown
+		case rl := <-lines:
+			switch {
+			case errors.Is(rl.err, wire.ErrInvalidJSON):
+				w.refuse("", wire.MsgInvalidJSON)
+			case errors.Is(rl.err, io.EOF):
+				w.enqueue(&waiting{end: true})
+				<-ran
+				return nil
+			case rl.err != nil:
+				w.cancelAll()
+				w.enqueue(&waiting{end: true})
+				<-ran
+				return fmt.Errorf("heddle: read: %w", rl.err)
+			default:
+				w.accept(rl.l)
+			}
 		}
 	}
 }
@@ -137,26 +187,115 @@ func (w *Worker) refuse(id, msg string) {
 		Error: &wire.ErrorEnvelope{Code: wire.CodeProtocolError, Message: msg}})
 }
 
-// handle answers one request; it reports shutdown.
-func (w *Worker) handle(l wire.Line) (shutdown bool) {
+// accept checks a request and queues it, or answers it at once: a bad
+// one, and cancel and status while a send runs or waits.
+func (w *Worker) accept(l wire.Line) {
 	q, err := wire.DecodeRequest(l)
 	if err != nil {
 		w.refuse(l.ID, "Malformed "+l.Type+" request: "+err.Error())
-		return false
+		return
 	}
 	switch q.Type {
 	case wire.TypeInit, wire.TypeSend, wire.TypeStatus, wire.TypeCancel, wire.TypeShutdown:
 	case "":
 		w.refuse(q.ID, "Missing required field: type")
-		return false
+		return
 	default:
 		w.refuse(q.ID, "Unknown request type: "+q.Type)
-		return false
+		return
 	}
 	if q.ID == "" {
 		w.refuse("", "Missing required field: id")
+		return
+	}
+	w.mu.Lock()
+	now := w.sending > 0 && w.init != nil && (q.Type == wire.TypeCancel || q.Type == wire.TypeStatus)
+	w.mu.Unlock()
+	if now {
+		w.handle(q)
+		return
+	}
+	if !w.enqueue(&waiting{q: q}) {
+		w.refuse(q.ID, fmt.Sprintf("Too many requests waiting (%d): wait for a result", maxWaiting))
+	}
+}
+
+// enqueue adds p behind what waits; false if too many wait.
+func (w *Worker) enqueue(p *waiting) bool {
+	w.mu.Lock()
+	if !p.end && len(w.waiting) >= maxWaiting {
+		w.mu.Unlock()
 		return false
 	}
+	if p.q.Type == wire.TypeSend {
+		w.sending++
+	}
+	w.waiting = append(w.waiting, p)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// runWaiting handles the requests in order until shutdown or the end.
+func (w *Worker) runWaiting() {
+	for {
+		w.mu.Lock()
+		if len(w.waiting) == 0 {
+			w.mu.Unlock()
+			<-w.wake
+			continue
+		}
+		p := w.waiting[0]
+		w.waiting = w.waiting[1:]
+		cancelled := p.cancelled
+		w.mu.Unlock()
+		switch {
+		case p.end:
+			return
+		case p.q.Type == wire.TypeSend:
+			w.runSend(p.q, cancelled)
+		case w.handle(p.q):
+			return // shutdown
+		}
+	}
+}
+
+// runSend runs a send to its result (or writes its cancelled result, if
+// it was cancelled while it waited).
+func (w *Worker) runSend(q wire.Request, cancelled bool) {
+	w.mu.Lock()
+	ready := w.init != nil
+	if !ready || cancelled || q.Message == nil {
+		w.sending-- // before its answer: a status after it sees no send
+	}
+	w.mu.Unlock()
+	switch {
+	case !ready:
+		w.refuse(q.ID, wire.MsgNotInitialized)
+	case cancelled:
+		w.writeCancelled(q.ID)
+	default:
+		if run := w.doSend(q); run != nil {
+			<-run.done
+		}
+	}
+}
+
+// cancelAll cancels the send in flight and every send waiting.
+func (w *Worker) cancelAll() {
+	w.mu.Lock()
+	for _, p := range w.waiting {
+		p.cancelled = true
+	}
+	w.mu.Unlock()
+	w.cancelActive("")
+}
+
+// handle answers one request other than send; it reports shutdown.
+func (w *Worker) handle(q wire.Request) (shutdown bool) {
 	w.mu.Lock()
 	ready := w.init != nil
 	w.mu.Unlock()
@@ -167,18 +306,16 @@ func (w *Worker) handle(l wire.Line) (shutdown bool) {
 	switch q.Type {
 	case wire.TypeInit:
 		w.doInit(q)
-	case wire.TypeSend:
-		w.doSend(q)
 	case wire.TypeStatus:
 		w.mu.Lock()
 		st := wire.StatusOK{Type: wire.TypeStatusOK, ID: q.ID, Model: w.init.Model, MessagesCount: len(w.messages),
-			SessionID: w.sid, Active: w.active != nil}
+			SessionID: w.sid, Active: w.sending > 0}
 		w.mu.Unlock()
 		w.write(st)
 	case wire.TypeCancel:
 		if q.TargetID == nil || *q.TargetID == "" {
 			w.refuse(q.ID, "Missing required field: target_id")
-		} else if !w.cancelActive(*q.TargetID) {
+		} else if !w.cancelActive(*q.TargetID) && !w.cancelWaiting(*q.TargetID) {
 			w.refuse(q.ID, fmt.Sprintf("No active send with id %q", *q.TargetID))
 		}
 	case wire.TypeShutdown:
@@ -187,6 +324,42 @@ func (w *Worker) handle(l wire.Line) (shutdown bool) {
 		return true
 	}
 	return false
+}
+
+// cancelWaiting takes the waiting send target out of the queue and
+// writes its cancelled result; it reports whether there was one.
+func (w *Worker) cancelWaiting(target string) bool {
+	w.mu.Lock()
+	i := slices.IndexFunc(w.waiting, func(p *waiting) bool { return p.q.Type == wire.TypeSend && p.q.ID == target })
+	if i < 0 {
+		w.mu.Unlock()
+		return false
+	}
+	w.waiting = slices.Delete(w.waiting, i, i+1)
+	w.sending--
+	w.mu.Unlock()
+	w.writeCancelled(target)
+	return true
+}
+
+// writeCancelled writes the result of a send cancelled before it started.
+func (w *Worker) writeCancelled(id string) {
+	w.write(wire.Result{Type: wire.TypeResult, ID: id, Status: wire.ResultError, ToolCallsMade: []wire.ToolCall{},
+		Error: &wire.ErrorEnvelope{Code: wire.CodeCancelled, Message: "cancelled"}, Correlation: w.correlation()})
+}
+
+// correlation is what every event and result of the session carries: the
+// session id once init gave one, task_id and worker_id if init set them.
+// (The seed's table has session_id only with task_id or worker_id;
+// heddle's own worker always sends it, and clients key on it.)
+func (w *Worker) correlation() wire.Correlation {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := wire.Correlation{SessionID: w.sid}
+	if w.init != nil {
+		c.TaskID, c.WorkerID = w.init.TaskID, w.init.WorkerID
+	}
+	return c
 }
 
 func (w *Worker) doInit(q wire.Request) {
@@ -330,23 +503,16 @@ func (w *Worker) cancelActive(target string) bool {
 	return true
 }
 
-func (w *Worker) doSend(q wire.Request) {
+// doSend starts a send (none is running: runWaiting runs one at a time)
+// and returns it, or nil if the request is refused.
+func (w *Worker) doSend(q wire.Request) *sendRun {
 	if q.Message == nil {
 		w.refuse(q.ID, "Missing required field: message")
-		return
+		return nil
 	}
+	corr := w.correlation()
 	w.mu.Lock()
-	if w.active != nil {
-		id := w.active.id
-		w.mu.Unlock()
-		w.refuse(q.ID, fmt.Sprintf("A send is already active (id %q): cancel it or wait for its result", id))
-		return
-	}
 	cfg := *w.init
-	corr := wire.Correlation{TaskID: cfg.TaskID, WorkerID: cfg.WorkerID}
-	if corr.TaskID != "" || corr.WorkerID != "" {
-		corr.SessionID = w.sid
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run := &sendRun{w: w, id: q.ID, cfg: cfg, corr: corr, ctx: ctx, cancel: cancel, start: time.Now(), done: make(chan struct{}),
 		toolCalls: []wire.ToolCall{}}
@@ -354,6 +520,7 @@ func (w *Worker) doSend(q wire.Request) {
 	w.appendLocked(llm.Message{Role: "user", Content: q.Message})
 	w.mu.Unlock()
 	go run.run()
+	return run
 }
 
 // sendRun is one send in flight.
@@ -431,6 +598,7 @@ func (s *sendRun) run() {
 	}
 	s.w.mu.Lock()
 	s.w.active = nil
+	s.w.sending-- // before the result: a status after it sees no send
 	s.w.mu.Unlock()
 	s.cancel()
 	s.w.write(s.result(o))

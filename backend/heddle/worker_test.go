@@ -227,9 +227,14 @@ func TestPlainAnswer(t *testing.T) {
 	if u := evs[2].Obj("event"); u["prompt_tokens"] != 12.0 || u["completion_tokens"] != 3.0 || u["total_tokens"] != 15.0 {
 		t.Fatalf("usage %s", evs[2].Raw)
 	}
-	for _, e := range evs {
-		if _, ok := e.M["session_id"]; ok {
-			t.Fatalf("correlation without task_id/worker_id: %s", e.Raw)
+	// The session id, without task_id or worker_id too (heddle's own
+	// worker sends it always; clients key on it).
+	for _, e := range append(evs, res) {
+		if e.Str("session_id") == "" || e.Str("session_id") != res.Str("session_id") {
+			t.Fatalf("no session_id: %s", e.Raw)
+		}
+		if _, ok := e.M["task_id"]; ok {
+			t.Fatalf("a task_id init did not give: %s", e.Raw)
 		}
 	}
 	u := res.Obj("usage")
@@ -490,7 +495,8 @@ func TestDoomLoop(t *testing.T) {
 }
 
 // max_iterations bounds the model calls; a second send while one is
-// active is refused; shutdown during a send cancels it first.
+// running waits for it; cancel acts at once, on a waiting send (which never
+// starts) as on the running one; shutdown after them.
 func TestMaxIterationsAndBusy(t *testing.T) {
 	hold := make(chan struct{})
 	defer close(hold)
@@ -508,10 +514,19 @@ func TestMaxIterationsAndBusy(t *testing.T) {
 	<-m.Received
 	<-m.Received
 	w.send(`{"type":"send","id":"4","message":"z"}`)
-	wantError(t, w.expect("result"), "4", "protocol_error", "", false)
-	w.send(`{"type":"shutdown","id":"5"}`)
+	w.send(`{"type":"status","id":"s"}`)
+	if st := w.expect("status_ok"); st.M["active"] != true {
+		t.Fatalf("status during a send: %s", st.Raw)
+	}
+	w.send(`{"type":"cancel","id":"c4","target_id":"4"}`)
+	wantError(t, w.expect("result"), "4", "cancelled", "cancelled", false)
+	w.send(`{"type":"cancel","id":"c3","target_id":"3"}`)
 	wantError(t, w.expect("result"), "3", "cancelled", "cancelled", false)
+	w.send(`{"type":"shutdown","id":"5"}`)
 	w.expect("shutdown_ok")
+	if len(m.Received) != 0 {
+		t.Fatal("the cancelled waiting send called the model")
+	}
 }
 
 // Fields a request has that this version does not know are ignored (a
@@ -530,18 +545,20 @@ func TestUnknownRequestFields(t *testing.T) {
 	w.expect("status_ok")
 }
 
-// The end of the input cancels a send in flight: its cancelled result is
+// The end of the input lets a send in flight finish: its result is
 // written, then Serve returns nil.
-func TestEOFCancelsSend(t *testing.T) {
+func TestEOFFinishesSend(t *testing.T) {
 	hold := make(chan struct{})
-	defer close(hold)
-	m := heddletest.New(t, heddletest.Reply{Chunks: []string{heddletest.Text("never")}, Hold: hold})
+	m := heddletest.New(t, heddletest.Reply{Chunks: []string{heddletest.Text("done")}, Hold: hold})
 	w := startWorker(t, m, nil)
 	w.init()
 	w.send(`{"type":"send","id":"2","message":"x"}`)
 	<-m.Received
 	w.in.Close()
-	wantError(t, w.expect("result"), "2", "cancelled", "cancelled", false)
+	close(hold)
+	if _, res := w.events(); res.Str("status") != "ok" || res.Str("response") != "done" {
+		t.Fatalf("result %s", res.Raw)
+	}
 	if err := <-w.done; err != nil {
 		t.Fatal(err)
 	}
@@ -610,5 +627,54 @@ func TestWorkerTranscript(t *testing.T) {
 		if g, want := normalize(t, got.Raw), normalize(t, s.Line); !reflect.DeepEqual(g, want) {
 			t.Fatalf("got  %s\nwant %s", got.Raw, s.Line)
 		}
+	}
+}
+
+// A script written in one piece runs in order, as heddle's own golden
+// replays expect: init_ok, the send's events and result, then shutdown_ok
+// and the end (or, at the end of the input, just the end); every event
+// and the result carry the session id init gave.
+func TestScriptInOneWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name, tail string
+		shutdown   bool
+	}{{"shutdown", `{"type":"shutdown","id":"3"}` + "\n", true}, {"eof", "", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := heddletest.New(t, heddletest.Answer(5, 2, "Hel", "lo"))
+			w := startWorker(t, m, nil)
+			script := `{"type":"init","id":"1","config":{"model":"m","system_prompt":"s","tools":[]}}` + "\n" +
+				`{"type":"send","id":"2","message":"hi"}` + "\n" + tc.tail
+			if _, err := io.WriteString(w.in, script); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.shutdown {
+				w.in.Close()
+			}
+			sid := w.expect("init_ok").Str("session_id")
+			evs, res := w.events()
+			if got := names(t, evs, "2"); got != "content_delta content_delta usage" || res.Str("status") != "ok" || res.Str("response") != "Hello" {
+				t.Fatalf("the send: %s, %s", got, res.Raw)
+			}
+			for _, e := range append(evs, res) {
+				if e.Str("session_id") != sid || sid == "" {
+					t.Fatalf("session id %q: %s", sid, e.Raw)
+				}
+			}
+			if tc.shutdown {
+				w.expect("shutdown_ok")
+			}
+			select {
+			case err := <-w.done:
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.done <- nil
+			case <-time.After(heddletest.Wait):
+				t.Fatal("Serve did not return")
+			}
+			if m, ok := <-w.out; ok {
+				t.Fatalf("after the end: %s", m.Raw)
+			}
+		})
 	}
 }
