@@ -403,8 +403,8 @@ func (m *heddleMember) Interrupt() error {
 // stopped (SIGTERM, SIGKILL after the grace).
 const shutdownWait = 5 * time.Second
 
-// Stop implements Member: shutdown (a send in flight is cancelled by the
-// worker), or with force SIGTERM to its process group at once; Exited
+// Stop implements Member: shutdown (the client cancels a send in flight
+// first), or with force SIGTERM to its process group at once; Exited
 // follows.
 func (m *heddleMember) Stop(force bool) error {
 	m.mu.Lock()

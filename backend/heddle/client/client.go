@@ -15,8 +15,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -391,9 +393,17 @@ func (c *Client) call(ctx context.Context, q wire.Request, want string, v any) e
 	return nil
 }
 
-// Shutdown asks the worker to shut down and waits for it to exit (until
-// ctx is done: then it is stopped, SIGTERM then SIGKILL after the grace).
+// Shutdown cancels the sends that have no result yet (a worker handles
+// requests in order: a shutdown behind a send would wait for its end),
+// asks the worker to shut down and waits for it to exit (until ctx is
+// done: then it is stopped, SIGTERM then SIGKILL after the grace).
 func (c *Client) Shutdown(ctx context.Context) error {
+	c.mu.Lock()
+	sends := slices.Collect(maps.Keys(c.sends))
+	c.mu.Unlock()
+	for _, id := range sends {
+		c.Cancel(id)
+	}
 	_, ch, err := c.request(wire.Request{Type: wire.TypeShutdown}, true)
 	if err == nil {
 		_, err = c.await(ctx, "shutdown", ch)
