@@ -156,3 +156,52 @@ func TestDecode(t *testing.T) {
 		}
 	}
 }
+
+// On one connection a read sees the writes sent before it, though the
+// calls are written together and answered concurrently: make_claim,
+// read_claims, release_claim, read_claims, 200 times in one write.
+func TestReadsSeeEarlierWrites(t *testing.T) {
+	const rounds = 200
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","clientInfo":{"name":"t"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	call := func(id int, tool, args string) {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`+"\n", id, tool, args)
+	}
+	for i := range rounds {
+		call(4*i+1, "make_claim", fmt.Sprintf(`{"surfaces":["src/r%d/**"],"task":"T-%d"}`, i, i))
+		call(4*i+2, "read_claims", `{}`)
+		call(4*i+3, "release_claim", `{}`)
+		call(4*i+4, "read_claims", `{}`)
+	}
+	out := serve(t, in.String())
+	counts := map[int]int{} // read id → claims it saw
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			ID     int `json:"id"`
+			Result struct {
+				StructuredContent struct {
+					Count *int `json:"count"`
+				} `json:"structuredContent"`
+				IsError bool `json:"isError"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if r.Result.IsError {
+			t.Fatalf("call %d failed: %s", r.ID, line)
+		}
+		if r.Result.StructuredContent.Count != nil {
+			counts[r.ID] = *r.Result.StructuredContent.Count
+		}
+	}
+	for i := range rounds {
+		if c, ok := counts[4*i+2]; !ok || c != 1 {
+			t.Fatalf("round %d: the read after make_claim saw %d claims (answered: %v)", i, c, ok)
+		}
+		if c, ok := counts[4*i+4]; !ok || c != 0 {
+			t.Fatalf("round %d: the read after release_claim saw %d claims (answered: %v)", i, c, ok)
+		}
+	}
+}

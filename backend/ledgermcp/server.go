@@ -164,6 +164,11 @@ func result(h string, payload map[string]any, isErr bool) *mcp.CallToolResult {
 	}
 }
 
+// writingTools are the tools that change the ledger: on one connection,
+// a request after a call of one is handled once that call is answered
+// (Transport), so a read sees the writes sent before it.
+var writingTools = map[string]bool{"make_claim": true, "release_claim": true, "append_decision": true, "raise_conflict_pr": true}
+
 // handle wraps a tool's function: decode, attribute, run; errors are tool
 // errors ({"error": …, "client_haid": …}, isError).
 func handle[A any](s *Server, required []string, ident func(*A) string, fn func(h string, a *A) (map[string]any, error)) mcp.ToolHandler {

@@ -30,7 +30,8 @@ type Transport struct {
 
 // Connect implements mcp.Transport.
 func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
-	return &conn{r: bufio.NewReaderSize(t.Reader, 64<<10), w: t.Writer, closed: make(chan struct{}), idle: make(chan struct{})}, nil
+	return &conn{r: bufio.NewReaderSize(t.Reader, 64<<10), w: t.Writer, closed: make(chan struct{}), idle: make(chan struct{}),
+		calls: map[jsonrpc.ID]bool{}, answered: make(chan struct{})}, nil
 }
 
 type conn struct {
@@ -47,6 +48,16 @@ type conn struct {
 	pmu     sync.Mutex
 	pending int
 	idle    chan struct{} // closed and replaced when pending drops to 0
+
+	// calls are the tool calls read but not yet answered, true for those
+	// of tools that change the ledger (guarded by pmu). The SDK answers
+	// calls concurrently; to keep a connection's ledger calls in order, a
+	// write is not handed on until the calls before it are answered, and
+	// nothing after it is read until it is: a read sees every write sent
+	// before it, and a write no read sent before it. Reads may overlap
+	// one another.
+	calls    map[jsonrpc.ID]bool
+	answered chan struct{} // closed and replaced when a call is answered
 }
 
 func (c *conn) SessionID() string { return "" }
@@ -61,6 +72,7 @@ func (c *conn) Close() error {
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
+	c.await(func(write bool) bool { return write }) // no write pending
 	for {
 		select {
 		case <-c.closed:
@@ -78,6 +90,15 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		msg, derr := jsonrpc.DecodeMessage(data)
 		if derr == nil {
 			if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
+				if r.Method == "tools/call" {
+					write := writesLedger(r.Params)
+					if write {
+						c.await(func(bool) bool { return true }) // every call before it answered
+					}
+					c.pmu.Lock()
+					c.calls[r.ID] = write
+					c.pmu.Unlock()
+				}
 				c.pmu.Lock()
 				c.pending++
 				c.pmu.Unlock()
@@ -110,10 +131,52 @@ func (c *conn) drain() {
 	}
 }
 
-// answered counts a response written.
-func (c *conn) answered() {
+// await waits until no call pending is one that blocks (blocks(write)),
+// or the connection is closed.
+func (c *conn) await(blocks func(write bool) bool) {
+	for {
+		c.pmu.Lock()
+		wait := false
+		for _, w := range c.calls {
+			if blocks(w) {
+				wait = true
+				break
+			}
+		}
+		answered := c.answered
+		c.pmu.Unlock()
+		if !wait {
+			return
+		}
+		select {
+		case <-answered:
+		case <-c.closed:
+			return
+		}
+	}
+}
+
+// writesLedger reports whether a tools/call's params name a tool that
+// changes the ledger (writingTools); unparsable params count as one.
+func writesLedger(params json.RawMessage) bool {
+	var p struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return true
+	}
+	return writingTools[p.Name]
+}
+
+// done counts a response written to call id.
+func (c *conn) done(id jsonrpc.ID) {
 	c.pmu.Lock()
 	defer c.pmu.Unlock()
+	if _, ok := c.calls[id]; ok {
+		delete(c.calls, id)
+		close(c.answered)
+		c.answered = make(chan struct{})
+	}
 	if c.pending--; c.pending <= 0 {
 		c.pending = 0
 		close(c.idle)
@@ -215,8 +278,8 @@ func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	err = c.writeRaw(data)
-	if _, ok := msg.(*jsonrpc.Response); ok {
-		c.answered()
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		c.done(r.ID)
 	}
 	return err
 }
