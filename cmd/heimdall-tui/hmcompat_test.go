@@ -184,8 +184,8 @@ func setAge(t *testing.T, path string, age time.Duration) {
 }
 
 // clean --force removes orphan logs (no .sock, no .pid) older than
-// --older-than and says "Cleaned N log file(s)" (N may be 0); without
-// --force it lists them.
+// --older-than and says "Cleaned N log file(s)", or "Nothing to clean"
+// when nothing is old enough; without --force it lists them.
 func TestCleanForceOrphanLogs(t *testing.T) {
 	t.Parallel()
 	dir := newSockDir(t)
@@ -233,8 +233,12 @@ func TestCleanForceOrphanLogs(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "removed "+newLog+"\n") || !strings.HasSuffix(r.stdout, "Cleaned 1 log file(s)\n") {
 		t.Errorf("clean --force: %s\nwant %s removed and \"Cleaned 1 log file(s)\"", r, newLog)
 	}
-	if r := hmIn(t, dir, "clean", "--force"); r.code != 0 || r.stdout != "Cleaned 0 log file(s)\n" {
-		t.Errorf("clean --force with nothing left: %s\nwant just \"Cleaned 0 log file(s)\"", r)
+	if r := hmIn(t, dir, "clean", "--force"); r.code != 0 || r.stdout != "Nothing to clean\n" {
+		t.Errorf("clean --force with nothing left: %s\nwant just \"Nothing to clean\"", r)
+	}
+	writeFile(t, newLog, "{}\n") // not old enough
+	if r := hmIn(t, dir, "clean", "--force", "--older-than", "1h"); r.code != 0 || r.stdout != "Nothing to clean\n" {
+		t.Errorf("clean --force with nothing old enough: %s\nwant just \"Nothing to clean\"", r)
 	}
 	hmIn(t, dir, "kill", "up")
 	live.wait()

@@ -296,7 +296,7 @@ func newCleanCmd(a *app) *cobra.Command {
 		Long: "clean lists the files in the socket dir that no live session owns: stale sockets (nobody\n" +
 			"accepts on them, or a plain file in their place), pid files whose owner is gone, and the logs\n" +
 			"of sessions that have neither a socket nor a pid file left. With --force it removes them and\n" +
-			"ends with \"Cleaned N log file(s)\" (N may be 0), as hm does.",
+			"ends with \"Cleaned N log file(s)\", as hm does; with nothing to remove it says \"Nothing to clean\".",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := a.checkedDir()
@@ -333,10 +333,10 @@ func newCleanCmd(a *app) *cobra.Command {
 				}
 			}
 			switch {
-			case force:
-				fmt.Fprintf(a.stdout, "Cleaned %d log file(s)\n", logs)
 			case n == 0:
 				fmt.Fprintln(a.stdout, "Nothing to clean")
+			case force:
+				fmt.Fprintf(a.stdout, "Cleaned %d log file(s)\n", logs)
 			default:
 				fmt.Fprintln(a.stdout, "(use --force to remove them)")
 			}
