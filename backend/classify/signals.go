@@ -268,19 +268,28 @@ func (l *Layered) Screen(t time.Time, s Screen) {
 // separate processes, their reports served concurrently), and applying it
 // would set the agent back a step — a PreToolUse handled after the
 // PermissionRequest that followed it hid the question's reason.
+//
+// Claude reports one permission prompt twice: PermissionRequest (the tool
+// and its command) and Notification permission_prompt (a sentence). The
+// vaguer report of a wait already recorded leaves its reason alone (it
+// only makes the wait fresh again), and the specific one, delivered late,
+// still gives its reason to the wait it reports.
 func (l *Layered) Signal(t time.Time, h Hook) {
+	e, ok := ruleFor(h)
 	if t.Before(l.signalAt) {
+		if ok && l.sameWait(e, h) && h.Tool != "" && l.hook.Tool == "" {
+			l.hook = h
+		}
 		return
 	}
 	l.signalAt = t
 	if h.Conversation != "" {
 		l.convo = h.Conversation
 	}
-	e, ok := ruleFor(h)
 	if !ok {
 		return
 	}
-	if e.keep {
+	if e.keep || (l.sameWait(e, h) && h.Tool == "" && l.hook.Tool != "") {
 		if !l.hookAt.IsZero() {
 			l.hookAt = t // a heartbeat: the verdict is fresh again
 		}
@@ -290,6 +299,18 @@ func (l *Layered) Signal(t time.Time, h Hook) {
 		l.beforeEffect = l.effect // what the question interrupted
 	}
 	l.hook, l.effect, l.hookAt = h, e, t
+}
+
+// sameWait reports whether hook h (of effect e) and the one recorded are
+// the two reports of one permission prompt.
+func (l *Layered) sameWait(e hookEffect, h Hook) bool {
+	if !e.needs || !l.effect.needs {
+		return false
+	}
+	pair := func(a, b Hook) bool {
+		return a.Event == "PermissionRequest" && b.Event == "Notification" && b.NotificationType == "permission_prompt"
+	}
+	return pair(l.hook, h) || pair(h, l.hook)
 }
 
 // verdict is the layered decision at now.

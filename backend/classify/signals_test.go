@@ -258,3 +258,40 @@ func TestLayeredDropsLateEvents(t *testing.T) {
 	l.Signal(at(20), hook(t, `{"hook_event_name":"Stop","session_id":"new"}`))
 	wantState(t, l, at(30), session.Idle, false)
 }
+
+// Claude reports one permission prompt twice, PermissionRequest then
+// Notification permission_prompt: the reason keeps the tool and command
+// in whichever order the two are taken, delivered late or not; a new
+// prompt's report replaces it.
+func TestLayeredPermissionReportedTwice(t *testing.T) {
+	perm := `{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`
+	note := `{"hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}`
+	for _, tc := range []struct {
+		name        string
+		first, then string
+		tFirst      int
+		tThen       int
+	}{
+		{"in order", perm, note, 10, 20},
+		{"notification first", note, perm, 10, 20},
+		{"request delivered late", note, perm, 20, 10},
+	} {
+		s := &screenStub{st: session.Thinking, since: t0}
+		l := NewLayered(s)
+		l.Signal(at(0), hook(t, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`))
+		l.Signal(at(tc.tFirst), hook(t, tc.first))
+		l.Signal(at(tc.tThen), hook(t, tc.then))
+		wantState(t, l, at(50), session.Idle, true)
+		if d := l.Detail(at(50)); d.Reason != "Bash: rm -rf build" {
+			t.Fatalf("%s: reason %q", tc.name, d.Reason)
+		}
+	}
+	// A new wait of another kind replaces the reason.
+	s := &screenStub{st: session.Thinking, since: t0}
+	l := NewLayered(s)
+	l.Signal(at(10), hook(t, perm))
+	l.Signal(at(20), hook(t, `{"hook_event_name":"Notification","notification_type":"elicitation_dialog","message":"Pick a database"}`))
+	if d := l.Detail(at(30)); d.Reason != "Pick a database" {
+		t.Fatalf("a new wait: reason %q", d.Reason)
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -248,4 +250,88 @@ func TestAgentHooksCodex(t *testing.T) {
 		t.Fatalf("hook --codex: %v %q", err, out)
 	}
 	awaitState(t, w, "done", func(si frame.StateInfo) bool { return si.Done && si.Conversation == "th-1" })
+}
+
+// Claude reports a permission prompt twice, PermissionRequest and
+// Notification permission_prompt (the fake fires both hooks side by side):
+// the reason the session waits keeps the tool and command, 50 times out
+// of 50 (5 sessions side by side, 10 prompts each) — the last needs-input
+// STATE before the prompt is answered has it.
+func TestPermissionReasonKept(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("FAKE_CLAUDE_STEP", "20")
+	const sessions, rounds = 5, 10
+	var kept atomic.Int64
+	t.Run("sessions", func(t *testing.T) {
+		for n := range sessions {
+			t.Run(strconv.Itoa(n), func(t *testing.T) {
+				t.Parallel()
+				kept.Add(int64(permRounds(t, rounds)))
+			})
+		}
+	})
+	if k := kept.Load(); k != sessions*rounds {
+		t.Fatalf("the command stayed the reason in %d of %d prompts", k, sessions*rounds)
+	}
+}
+
+// permRounds answers the fake's permission prompt rounds times in a
+// session of its own and counts the prompts whose last needs-input STATE
+// kept the command as the reason.
+func permRounds(t *testing.T, rounds int) int {
+	times := filepath.Join(t.TempDir(), "times")
+	dir := newSockDir(t)
+	p := startRun(t, dir, "r1", nil, []string{"--agent", "claude", "--classifier", "claude"}, "env", "FAKE_CLAUDE_TIMES="+times, fakeClaudePath)
+	waitLive(t, p)
+	w := watchState(t, p.sock)
+	in, err := frame.Dial(p.sock, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	// dialogAt is when the fake drew its i-th dialog (0: not yet).
+	dialogAt := func(i int) time.Time {
+		b, _ := os.ReadFile(times)
+		n := 0
+		for _, l := range strings.Split(string(b), "\n") {
+			if ns, ok := strings.CutPrefix(l, "dialog "); ok {
+				if n++; n == i {
+					v, _ := strconv.ParseInt(ns, 10, 64)
+					return time.Unix(0, v)
+				}
+			}
+		}
+		return time.Time{}
+	}
+	kept := 0
+	for i := 1; i <= rounds; i++ {
+		if err := in.Input([]byte("perm\r")); err != nil {
+			t.Fatal(err)
+		}
+		last := awaitState(t, w, "needs input with the command", func(si frame.StateInfo) bool {
+			return si.NeedsInput && si.Reason == "Bash: rm -rf build"
+		})
+		// Both hooks have run (the dialog is drawn after them). A person
+		// answers after the hooks' settle window (300 ms, classify): an
+		// answer within it is not told from a screen that lags the hook.
+		var drawn time.Time
+		if !poll(waitTimeout, func() bool { drawn = dialogAt(i); return !drawn.IsZero() }) {
+			t.Fatalf("round %d: no dialog", i)
+		}
+		time.Sleep(time.Until(drawn.Add(400 * time.Millisecond)))
+		in.Input([]byte("2")) // refused: back to the prompt
+		for {
+			si := awaitState(t, w, "answered", func(frame.StateInfo) bool { return true })
+			if !si.NeedsInput {
+				break
+			}
+			last = si
+		}
+		if last.Reason == "Bash: rm -rf build" {
+			kept++
+		} else {
+			t.Logf("round %d: the reason became %q", i, last.Reason)
+		}
+	}
+	return kept
 }

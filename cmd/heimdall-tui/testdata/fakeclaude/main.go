@@ -8,7 +8,8 @@
 // Type a prompt and Enter (the tty is raw; Esc interrupts a turn):
 //
 //	tool       a Bash tool call (PreToolUse, PostToolUse), an answer, Stop
-//	perm       a Bash call that asks permission (PermissionRequest): 1
+//	perm       a Bash call that asks permission (PermissionRequest and
+//	           Notification permission_prompt, fired together): 1
 //	           allows it, 2 (or Esc) refuses it; then the answer, Stop
 //	slow       a turn that works until Esc (no hook fires on Esc)
 //	ratelimit  a turn that fails: StopFailure rate_limit
@@ -132,21 +133,49 @@ func (f *fake) loadSettings(path string) {
 
 // hook runs the event's hooks with the payload Claude Code gives them.
 func (f *fake) hook(event string, extra map[string]any) {
-	payload := map[string]any{"session_id": fmt.Sprintf("conv-%d", f.convo), "transcript_path": "/tmp/fake-transcript.jsonl",
-		"cwd": f.cwd, "hook_event_name": event, "permission_mode": "default"}
-	for k, v := range extra {
-		payload[k] = v
+	f.hooksAtOnce(hookCall{event, extra})
+}
+
+// hookCall is one hook event to fire, with its payload's own fields.
+type hookCall struct {
+	event string
+	extra map[string]any
+}
+
+// hooksAtOnce fires the hooks of several events together (their commands
+// run side by side, as Claude Code runs a permission prompt's
+// PermissionRequest and Notification hooks) and waits for all of them.
+func (f *fake) hooksAtOnce(calls ...hookCall) {
+	type run struct {
+		event string
+		cmd   *exec.Cmd
+		out   bytes.Buffer
 	}
-	body, _ := json.Marshal(payload)
-	if len(f.hooks[event]) > 0 {
-		mark("hook " + event)
+	var runs []*run
+	for _, c := range calls {
+		payload := map[string]any{"session_id": fmt.Sprintf("conv-%d", f.convo), "transcript_path": "/tmp/fake-transcript.jsonl",
+			"cwd": f.cwd, "hook_event_name": c.event, "permission_mode": "default"}
+		for k, v := range c.extra {
+			payload[k] = v
+		}
+		body, _ := json.Marshal(payload)
+		if len(f.hooks[c.event]) > 0 {
+			mark("hook " + c.event)
+		}
+		for _, command := range f.hooks[c.event] {
+			r := &run{event: c.event, cmd: exec.Command("sh", "-c", command)}
+			r.cmd.Stdin = bytes.NewReader(body)
+			r.cmd.Stdout = &r.out
+			if err := r.cmd.Start(); err != nil {
+				f.errs = append(f.errs, fmt.Sprintf("%s hook error: %v", c.event, err))
+				continue
+			}
+			runs = append(runs, r)
+		}
 	}
-	for _, c := range f.hooks[event] {
-		cmd := exec.Command("sh", "-c", c)
-		cmd.Stdin = bytes.NewReader(body)
-		out, err := cmd.Output()
-		if err != nil || len(out) > 0 {
-			f.errs = append(f.errs, fmt.Sprintf("%s hook error: %v %q", event, err, out))
+	for _, r := range runs {
+		if err := r.cmd.Wait(); err != nil || r.out.Len() > 0 {
+			f.errs = append(f.errs, fmt.Sprintf("%s hook error: %v %q", r.event, err, r.out.String()))
 		}
 	}
 }
@@ -258,7 +287,9 @@ func (f *fake) turn(prompt string) bool {
 		f.hook("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input})
 		f.history = append(f.history, "", "⏺ Bash("+cmd+")")
 		if prompt == "perm" {
-			f.hook("PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": input})
+			// Claude reports the prompt twice, the two hooks side by side.
+			f.hooksAtOnce(hookCall{"PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": input}},
+				hookCall{"Notification", map[string]any{"notification_type": "permission_prompt", "message": "Claude needs your permission to use Bash"}})
 			f.title = "✳ Claude Code"
 			f.status = ""
 			f.dialog = []string{" Bash command", "", "   " + cmd, "   run " + cmd, "", " Do you want to proceed?",
