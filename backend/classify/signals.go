@@ -187,6 +187,13 @@ const (
 	// an Esc interrupt fires no hook, and its idle prompt must win within
 	// 2 s.
 	screenOverrule = time.Second
+	// screenStill: how long a screen that has not changed at all since a
+	// busy hook, reading idle with no busy title, takes to overrule it (a
+	// hook that came late, after the turn's end was drawn, or a turn whose
+	// end no hook reported): a working agent's screen moves (its spinner
+	// and timer) well within it, and the screen may lag the hook by
+	// hookSettle.
+	screenStill = 3 * time.Second
 )
 
 // Detail is what a classifier knows beyond the state.
@@ -356,6 +363,11 @@ func (l *Layered) decide(now time.Time) verdict {
 		// hook is stale (an Esc interrupt fires none). A working agent's
 		// screen does not stand still (its spinner and timer move), so a
 		// busy screen the rules misread does not pass.
+		return sv
+	case busy(hv.state) && !busy(sv.state) && !l.screenAt.After(l.hookAt) && !l.titleBusy &&
+		now.Sub(l.hookAt) >= screenStill:
+		// The screen has not changed since the busy hook and reads idle:
+		// after screenStill the hook is stale too.
 		return sv
 	case !busy(hv.state) && busy(sv.state) && since.After(l.hookAt) && now.Sub(since) >= screenOverrule:
 		// The screen turned busy after an idle hook and has held.

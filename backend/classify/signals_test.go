@@ -151,10 +151,12 @@ func TestLayeredInterrupt(t *testing.T) {
 	show(l, s, at(500), session.Idle, false) // Esc: the idle prompt
 	wantState(t, l, at(1000), session.ToolUse, false)
 	wantState(t, l, at(1500), session.Idle, false)
-	// A screen that read busy-as-idle from before the hook does not
-	// overrule it.
+	// A screen that reads idle and has not changed since before the hook
+	// (the spinner may lag the hook) overrules it only after screenStill:
+	// a turn whose end no hook reported does not read busy for minutes.
 	l.Signal(at(2000), hook(t, `{"hook_event_name":"UserPromptSubmit"}`))
-	wantState(t, l, at(9000), session.Thinking, false)
+	wantState(t, l, at(4900), session.Thinking, false)
+	wantState(t, l, at(5000), session.Idle, false)
 	// Two busy verdicts: the hook's stands.
 	show(l, s, at(9100), session.Streaming, false)
 	wantState(t, l, at(12000), session.Thinking, false)

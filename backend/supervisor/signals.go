@@ -41,7 +41,7 @@ type StateView struct {
 
 // recheck are the delays after a hook or screen change at which a watched
 // session reads its verdict again.
-var recheck = [...]time.Duration{classify.DebounceHold + 100*time.Millisecond, 1300 * time.Millisecond}
+var recheck = [...]time.Duration{classify.DebounceHold + 100*time.Millisecond, 1300 * time.Millisecond, 3100 * time.Millisecond}
 
 // signalState is a Session's (guarded by its mu).
 type signalState struct {

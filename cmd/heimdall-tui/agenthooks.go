@@ -23,19 +23,28 @@ import (
 // claudeHookEvents are the Claude Code events the settings file hooks:
 // agent-signals §1's table. The tool events take a matcher ("*": every
 // tool).
+//
+// async marks the events Claude may run the hook for in the background
+// (its command hooks' "async"): their answer changes nothing and the
+// agent goes on at once; a report that comes a little later cannot set
+// the state back (a Notification repeats a wait or is an idle backstop, a
+// StopFailure is the end of a turn). The others run in the foreground, in
+// order: a PostToolUse that came in after the turn's Stop would.
 var claudeHookEvents = []struct {
 	name    string
 	matcher bool
+	async   bool
 }{
-	{"SessionStart", false}, {"UserPromptSubmit", false},
-	{"PreToolUse", true}, {"PostToolUse", true}, {"PostToolUseFailure", true}, {"PermissionRequest", true},
-	{"Notification", false}, {"Stop", false}, {"StopFailure", false},
-	{"SubagentStart", false}, {"SubagentStop", false}, {"PreCompact", false}, {"PostCompact", false},
-	{"SessionEnd", false},
+	{"SessionStart", false, false}, {"UserPromptSubmit", false, false},
+	{"PreToolUse", true, false}, {"PostToolUse", true, false}, {"PostToolUseFailure", true, false}, {"PermissionRequest", true, false},
+	{"Notification", false, true}, {"Stop", false, false}, {"StopFailure", false, true},
+	{"SubagentStart", false, false}, {"SubagentStop", false, false}, {"PreCompact", false, false}, {"PostCompact", false, false},
+	{"SessionEnd", false, false},
 }
 
 // hookTimeout is the timeout (seconds) Claude gets for each hook: the
-// command returns within 200 ms; this only bounds a stuck shell.
+// command returns within earlyhook.BudgetMillis (3 s); this only bounds a
+// stuck shell.
 const hookTimeout = 5
 
 // signalAgent names the agent a session runs for its hooks: "claude",
@@ -101,6 +110,7 @@ func claudeSettings(exe string) []byte {
 		Type    string `json:"type"`
 		Command string `json:"command"`
 		Timeout int    `json:"timeout"`
+		Async   bool   `json:"async,omitempty"`
 	}
 	type group struct {
 		Matcher string    `json:"matcher,omitempty"`
@@ -108,7 +118,7 @@ func claudeSettings(exe string) []byte {
 	}
 	hooks := map[string][]group{}
 	for _, e := range claudeHookEvents {
-		g := group{Hooks: []handler{{Type: "command", Command: cmd, Timeout: hookTimeout}}}
+		g := group{Hooks: []handler{{Type: "command", Command: cmd, Timeout: hookTimeout, Async: e.async}}}
 		if e.matcher {
 			g.Matcher = "*"
 		}

@@ -41,9 +41,12 @@ import (
 const SocketEnv = "HEIMDALL_HOOK_SOCKET"
 
 // BudgetMillis bounds a hook's run: reading the payload, connecting and
-// writing (Claude's own timeout for a hook is seconds; a tool call waits
-// for it).
-const BudgetMillis = 200
+// writing. It is seconds, under the timeout Claude is given for the hook
+// (agenthooks.go): on a busy machine a hook that gave up after a fifth of
+// a second lost events (a StopFailure in about one session in ten), and
+// a lost Stop, StopFailure or PermissionRequest costs more than a slower
+// hook — which takes milliseconds when the supervisor answers.
+const BudgetMillis = 3000
 
 // The frame the hook sends (wire/frame, PROTOCOL.md): a HOOK frame whose
 // payload is a source byte and the event's JSON. A payload is at most
