@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,5 +200,117 @@ func watchFleet(f *fleet.Fleet, id string, saw chan<- time.Time) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkStopFailureUnderLoad: 50 Claude sessions (the fake) each
+// firing UserPromptSubmit and, a second later, StopFailure, all at once,
+// while every core is kept busy: how many read Error within 2 s of their
+// StopFailure hook's firing (within_2s, of sessions), and the delays
+// (p50_ms, max_ms). A hook that gives up too soon loses the event, and the
+// session reads the screen's idle prompt instead:
+//
+//	go test -run '^$' -bench StopFailureUnderLoad -benchtime 1x ./cmd/heimdall-tui/
+func BenchmarkStopFailureUnderLoad(b *testing.B) {
+	if raceEnabled {
+		b.Skip("a -race binary says nothing about delays")
+	}
+	const sessions = 50
+	dir, err := os.MkdirTemp("", "hmb")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	b.Setenv("FAKE_CLAUDE_STEP", "1000")
+	b.Setenv("HOME", dir)
+	type sess struct {
+		times     string
+		w, in     *frame.Client
+		stop      func()
+		errorSeen chan time.Time
+	}
+	ss := make([]*sess, sessions)
+	for i := range ss {
+		s := &sess{times: filepath.Join(dir, fmt.Sprintf("t%d", i)), errorSeen: make(chan time.Time, 1)}
+		id := fmt.Sprintf("c%d", i)
+		p := startProcB(b, binPath, "--socket-dir", dir, "run", "--detach", "--id", id, "--agent", "claude", "--classifier", "claude",
+			"--", "env", "FAKE_CLAUDE_TIMES="+s.times, fakeClaudePath)
+		s.stop = p.stop
+		defer p.stop()
+		sock := filepath.Join(dir, id+".sock")
+		for range 400 {
+			if s.w, err = frame.Dial(sock, time.Second); err == nil {
+				break
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		if s.w == nil {
+			b.Fatalf("no session on %s", sock)
+		}
+		defer s.w.Close()
+		s.w.Send(frame.WatchState, nil)
+		if s.in, err = frame.Dial(sock, time.Second); err != nil {
+			b.Fatal(err)
+		}
+		defer s.in.Close()
+		ss[i] = s
+	}
+	// Every core busy, as builds beside the agents keep it: four spinning
+	// processes a core.
+	var burners []*exec.Cmd
+	for range 4 * runtime.NumCPU() {
+		c := exec.Command("sh", "-c", "while :; do :; done")
+		if err := c.Start(); err != nil {
+			b.Fatal(err)
+		}
+		burners = append(burners, c)
+	}
+	defer func() {
+		for _, c := range burners {
+			c.Process.Kill()
+			c.Wait()
+		}
+	}()
+	for _, s := range ss {
+		go func() {
+			s.w.Conn().SetReadDeadline(time.Now().Add(30 * time.Second))
+			for {
+				f, err := s.w.Next()
+				if err != nil {
+					return
+				}
+				var si frame.StateInfo
+				if f.Type == frame.StateEvent && si.UnmarshalBinary(f.Payload) == nil && si.Error != "" {
+					s.errorSeen <- time.Now()
+					return
+				}
+			}
+		}()
+		s.in.Input([]byte("ratelimit\r"))
+	}
+	var delays []time.Duration
+	within := 0
+	for i, s := range ss {
+		select {
+		case at := <-s.errorSeen:
+			d := at.Sub(lastMark(b, s.times, "hook StopFailure"))
+			delays = append(delays, d)
+			if d <= 2*time.Second {
+				within++
+			}
+		case <-time.After(30 * time.Second):
+			b.Logf("session %d never read Error", i)
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(float64(within), "within_2s")
+	b.ReportMetric(sessions, "sessions")
+	if len(delays) > 0 {
+		slices.Sort(delays)
+		b.ReportMetric(float64(delays[len(delays)/2])/1e6, "p50_ms")
+		b.ReportMetric(float64(delays[len(delays)-1])/1e6, "max_ms")
+	}
+	if within != sessions {
+		b.Errorf("%d of %d sessions read Error within 2 s of their StopFailure", within, sessions)
 	}
 }
