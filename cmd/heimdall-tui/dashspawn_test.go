@@ -92,7 +92,7 @@ func TestDashSpawnHeadless(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	args := strings.Join(start.Argv, " ")
-	for _, want := range []string{"--model sonnet", "--permission-mode plan", "--system-prompt be terse"} {
+	for _, want := range []string{"--model=sonnet", "--permission-mode=plan", "--system-prompt=be terse"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("argv %q lacks %q", args, want)
 		}
