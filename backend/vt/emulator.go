@@ -28,6 +28,14 @@ type Emulator struct {
 
 	parser  *ansi.Parser
 	osc     oscState // an OSC string being collected (see osc.go)
+	// unsettled holds the bytes of the sequence (escape sequence, UTF-8
+	// character, OSC or DCS string) being read, since the parser was last
+	// settled: a Repaint taken now ends with them, so the emulator it is
+	// written to reads the sequence's rest as e does. unsettledLost: the
+	// sequence outgrew maxUnsettled, or a control was executed inside it,
+	// and such a Repaint cannot be exact.
+	unsettled     []byte
+	unsettledLost bool
 	reply   func([]byte)
 	replies [][]byte // queued replies, delivered after mu is released
 	alert   func(Alert)
@@ -181,6 +189,15 @@ func (e *Emulator) apply(p []byte, budget int) int {
 			if e.oscByte(b) {
 				i++
 				cost += dryWeight
+				if e.osc.on {
+					e.unsettledByte(b)
+				} else {
+					e.unsettledEnd()
+				}
+			} else {
+				// The string ended and its ESC was handed to the parser:
+				// a sequence begins with it.
+				e.unsettledStart(0x1b)
 			}
 			continue
 		}
@@ -228,15 +245,53 @@ func (e *Emulator) apply(p []byte, budget int) int {
 		} else {
 			cost += dryWeight
 		}
+		wasGround := e.parser.State() == parser.GroundState
 		e.parser.Advance(b)
-		if e.parser.State() == parser.OscStringState {
+		st := e.parser.State()
+		if st == parser.OscStringState {
 			e.beginOSC()
+		}
+		switch {
+		case e.settled():
+			e.unsettledEnd()
+		case wasGround || (b == 0x1b && st == parser.EscapeState):
+			// A sequence begins (an ESC also ends a DCS string,
+			// dispatching it, or cancels what came before).
+			e.unsettledStart(b)
+		case b < 0x20 && st != parser.DcsStringState && st != parser.Utf8State:
+			// A control inside a sequence is executed at once (or
+			// ignored) and the parser may keep more than the bytes
+			// show: such a sequence cannot be carried over.
+			e.unsettled, e.unsettledLost = e.unsettled[:0], true
+		default:
+			e.unsettledByte(b)
 		}
 		i++
 	}
 	e.dry = false
 	return i
 }
+
+// maxUnsettled bounds the sequence Repaint carries over (see unsettled).
+const maxUnsettled = 64 << 10
+
+// unsettledStart records b as the first byte of a sequence.
+func (e *Emulator) unsettledStart(b byte) {
+	e.unsettled, e.unsettledLost = append(e.unsettled[:0], b), false
+}
+
+// unsettledByte records b as part of the sequence being read.
+func (e *Emulator) unsettledByte(b byte) {
+	if len(e.unsettled) >= maxUnsettled {
+		e.unsettled, e.unsettledLost = e.unsettled[:0], true
+	}
+	if !e.unsettledLost {
+		e.unsettled = append(e.unsettled, b)
+	}
+}
+
+// unsettledEnd records that no sequence is being read.
+func (e *Emulator) unsettledEnd() { e.unsettled, e.unsettledLost = e.unsettled[:0], false }
 
 // queueReply schedules a query answer for delivery once Write releases mu,
 // so a Reply callback may safely call Snapshot.

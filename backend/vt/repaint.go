@@ -41,8 +41,11 @@ func (e *Emulator) settled() bool { return e.parser.State() == parser.GroundStat
 // the pen (SGR and hyperlink); the G0–G3 charsets and the one invoked; tab
 // stops; the character REP repeats; the title.
 //
-// Not reproduced: the scrollback, and the parser's state when e is not
-// Settled. Nor, in corner cases, the cursor or REP's character (the screen
+// Not Settled, the repaint ends with the bytes of the sequence half read
+// (up to 64 KiB of them), so the emulator it is written to reads the rest
+// as e does; a longer one, or one a control was executed inside (a LF
+// amid a CSI's parameters), is not reproduced. Not reproduced either: the
+// scrollback. Nor, in corner cases, the cursor or REP's character (the screen
 // is exact in those too): while an alternate screen exists (it is active,
 // or a program left it with mode 47), the cursor outside the scroll region
 // in origin mode, or a pending wrap with autowrap off, unless DECRC would
@@ -84,7 +87,7 @@ func (e *Emulator) repaint() (b []byte, exact bool) {
 
 // repaintLocked is repaint with e.mu held.
 func (e *Emulator) repaintLocked() (b []byte, exact bool) {
-	p := &painter{e: e, exact: e.settled(), cs: defaultCharsets, b: make([]byte, 0, 2*e.cols*e.rows+64)}
+	p := &painter{e: e, exact: e.settled() || !e.unsettledLost, cs: defaultCharsets, b: make([]byte, 0, 2*e.cols*e.rows+64)}
 	p.str("\x1bc")
 	p.cells(e.main.lines)
 	p.saved(e.main)
@@ -105,6 +108,10 @@ func (e *Emulator) repaintLocked() (b []byte, exact bool) {
 	p.modes()
 	if e.lastWidth == 0 && p.printed {
 		p.exact = false // only DECALN fills cells without printing
+	}
+	if !e.settled() && !e.unsettledLost {
+		// Mid-sequence: its first bytes, so that the rest is read alike.
+		p.b = append(p.b, e.unsettled...)
 	}
 	return p.b, p.exact
 }

@@ -162,7 +162,7 @@ func replayWithFollowers(t *testing.T, name string, cols, rows int, in []byte, c
 func promisedExact(a *Emulator) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.alt == nil && a.lastWidth > 0 && a.lastWidth <= a.cols
+	return a.alt == nil && a.lastWidth > 0 && a.lastWidth <= a.cols && (a.settled() || !a.unsettledLost)
 }
 
 // cutsEvery returns the cut points 0, step, 2*step, ... below n.
@@ -401,15 +401,42 @@ func TestSettled(t *testing.T) {
 	if _, exact := e.repaint(); !exact {
 		t.Fatal("settled, yet the repaint is not exact")
 	}
+	// Mid-sequence, the repaint carries the sequence's first bytes: the
+	// rest is read alike. Beyond maxUnsettled it cannot.
 	e.Write([]byte("\x1b[3"))
+	if _, exact := e.repaint(); !exact {
+		t.Fatal("a repaint mid-sequence is not exact")
+	}
+	e.Write([]byte("1m\x1b]0;" + strings.Repeat("t", maxUnsettled)))
 	if _, exact := e.repaint(); exact {
-		t.Fatal("a repaint mid-sequence claims to be exact")
+		t.Fatal("a repaint inside an OSC longer than maxUnsettled claims to be exact")
 	}
 }
 
-// FuzzRepaint: any stream, cut anywhere the parser is settled and
-// repainted; the follower matches its source after the rest, whenever the
-// repaint is exact, and always on the screen right after the repaint.
+// A repaint taken in the middle of a sequence (the stream paused there:
+// Feeder.settle forced) makes a fresh emulator read the sequence's rest
+// as the source does, for every kind of sequence, cut at every byte and
+// spread over several writes.
+func TestRepaintMidSequence(t *testing.T) {
+	for _, seq := range []string{"\x1b[38;2;10;200;30mX", "\x1b]0;a title\x07Y", "中Z", "\x1b]8;;http://x\x1b\\L\x1b]8;;\x1b\\",
+		"\x1bP$qm\x1b\\W", "\x1b(0qq\x1b(BV", "\x1b[?1049hA\x1b[?1049lB"} {
+		for k := 1; k < len(seq); k++ {
+			a := New(20, 4, Options{})
+			a.Write([]byte("ab"))
+			for _, c := range []byte(seq[:k]) { // a byte a write
+				a.Write([]byte{c})
+			}
+			b, _ := repainted(t, a)
+			a.Write([]byte(seq[k:] + "end"))
+			b.Write([]byte(seq[k:] + "end"))
+			sameEmulators(t, fmt.Sprintf("%q cut at %d", seq, k), a, b)
+		}
+	}
+}
+
+// FuzzRepaint: any stream, cut anywhere (mid-sequence too) and repainted;
+// the follower matches its source after the rest, whenever the repaint is
+// exact, and always on the screen right after the repaint.
 func FuzzRepaint(f *testing.F) {
 	f.Add([]byte("hello\r\n\x1b[1;31mworld\x1b[?1049h\x1b[2;3Halt"), uint8(10), uint8(4), uint16(20))
 	f.Add([]byte("abcd中\x1b7\x1b[?7l\x1b8\x1b[3b\x1b[?47h"), uint8(6), uint8(2), uint16(9))
@@ -420,9 +447,6 @@ func FuzzRepaint(f *testing.F) {
 		k := int(cut) % (len(in) + 1)
 		a := New(c, r, Options{})
 		a.Write(in[:k])
-		if !a.Settled() {
-			return
-		}
 		b, exact := repainted(t, a)
 		if !exact {
 			if promisedExact(a) {
