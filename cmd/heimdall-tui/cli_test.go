@@ -750,3 +750,18 @@ func TestRunStartFailureCodes(t *testing.T) {
 		}
 	}
 }
+
+// --version and version say what was built; hook --help prints the hook's
+// help (a hook run prints nothing).
+func TestVersionAndHookHelp(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		r := hm(t, args...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "heimdall-tui ") || !strings.Contains(r.stdout, "go1.") {
+			t.Fatalf("%v: %s", args, r)
+		}
+	}
+	r := hm(t, "hook", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "hook is the command in the hooks") {
+		t.Fatalf("hook --help: %s", r)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -34,7 +35,10 @@ func newHookCmd(a *app) *cobra.Command {
 			"after --codex) to the session named by $" + HookSocketEnv + " and exits 0 within " +
 			strconv.Itoa(earlyhook.BudgetMillis) + " ms, printing\nnothing, whatever happens.",
 		DisableFlagParsing: true,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if slices.ContainsFunc(args, func(s string) bool { return s == "--help" || s == "-h" }) {
+				return cmd.Help()
+			}
 			earlyhook.Run(args)
 			return nil
 		},

@@ -101,7 +101,9 @@ func newRoot(a *app) *cobra.Command {
 		newValidateCmd(a), newResolveCmd(a), newCapsuleCmd(a), newBriefCmd(a), newBlackboardCmd(a), newLedgerCmd(a), newGateCmd(a), newProtocolCmd(a), newInstallLinksCmd(a),
 		newHaidCmd(a), newClaimCmd(a), newLedgerMCPCmd(a),
 		newBlemeesdCmd(a), newWebCmd(a), newHeddleHeadlessCmd(a), newHeddleCmd(a))
-	root.AddCommand(newHookCmd(a))
+	root.AddCommand(newHookCmd(a), newVersionCmd(a))
+	root.Version = version()
+	root.SetVersionTemplate("{{.Version}}\n")
 	return root
 }
 

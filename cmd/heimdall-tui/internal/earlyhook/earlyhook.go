@@ -128,9 +128,19 @@ func hookPrefix(b []byte, cut bool) bool {
 // run: `hook` is the first argument and the binary was not invoked through
 // one of its tool links, which are those tools: `heimdall-resolve hook`
 // resolves the id "hook".
+//
+// `hook --help` (or -h) is not a run: cobra prints the command's help.
 func Invoked(argv []string) bool {
 	args, tool := toollinks.Args(argv)
-	return tool == "" && len(args) > 0 && args[0] == "hook"
+	if tool != "" || len(args) == 0 || args[0] != "hook" {
+		return false
+	}
+	for _, a := range args[1:] {
+		if a == "--help" || a == "-h" {
+			return false
+		}
+	}
+	return true
 }
 
 // Run is the hook with args, the arguments after `hook` (`--codex JSON`
