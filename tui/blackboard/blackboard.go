@@ -258,7 +258,11 @@ func (e *Editor) View(st *themes.Styles, w, h int) string {
 		}
 	}
 
-	lines := []string{st.Title.Render("Blackboard") + st.Muted.Render(fmt.Sprintf("  %d facts", len(e.facts)))}
+	facts := "facts"
+	if len(e.facts) == 1 {
+		facts = "fact"
+	}
+	lines := []string{st.Title.Render("Blackboard") + st.Muted.Render(fmt.Sprintf("  %d %s", len(e.facts), facts))}
 	rows := h - 2 - len(foot)
 	keyW := 4
 	for _, f := range e.facts {

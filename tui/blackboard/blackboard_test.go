@@ -217,3 +217,12 @@ func TestFactsAreSanitized(t *testing.T) {
 		}
 	}
 }
+
+// One fact is "1 fact".
+func TestOneFact(t *testing.T) {
+	e := New(keys.Default())
+	e.SetFacts(facts("v1", "dev_port", "5173"))
+	if out := ansi.Strip(e.View(themes.Build(themes.Dark(), false), 80, 8)); !strings.Contains(out, "1 fact ") && !strings.Contains(out, "1 fact\n") {
+		t.Fatalf("%q", out)
+	}
+}

@@ -104,7 +104,11 @@ func View(st *themes.Styles, r planning.LedgerReport, root string, w, h int) str
 		}
 		add(strings.Join(row, " "))
 	}
-	add(st.Muted.Render(fmt.Sprintf("total %s tokens in %d entries", group(r.Total), r.Entries)))
+	entries := "entries"
+	if r.Entries == 1 {
+		entries = "entry"
+	}
+	add(st.Muted.Render(fmt.Sprintf("total %s tokens in %d %s", group(r.Total), r.Entries, entries)))
 
 	if room := h - len(lines) - 2; room > 0 && len(r.Latest) > 0 {
 		add("")

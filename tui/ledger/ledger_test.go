@@ -102,3 +102,11 @@ func TestShape(t *testing.T) {
 		}
 	}
 }
+
+// One entry is "1 entry".
+func TestOneEntry(t *testing.T) {
+	r := planning.LedgerReport{Roles: []planning.RoleReport{{Role: "coder", Tokens: 80, Entries: 1}}, Total: 80, Entries: 1}
+	if out := ansi.Strip(View(themes.Build(themes.Dark(), false), r, ".planning", 100, 20)); !strings.Contains(out, "in 1 entry") {
+		t.Fatalf("%q", out)
+	}
+}
