@@ -765,3 +765,26 @@ func TestVersionAndHookHelp(t *testing.T) {
 		t.Fatalf("hook --help: %s", r)
 	}
 }
+
+// send types its text and Enter into a session (--no-enter: no Enter);
+// a missing session is "No session found" and exit 1, as the other verbs.
+func TestSend(t *testing.T) {
+	dir := newSockDir(t)
+	p := startSession(t, dir, "s1", "sh", "-c", `read a; read b; echo "got:$a:$b"; read c`)
+	w := subscribed(t, p.sock)
+	if r := hmIn(t, dir, "send", "s1", "hello", "world"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("send: %s", r)
+	}
+	if r := hmIn(t, dir, "send", "--no-enter", "s1", "--", "-x"); r.code != 0 {
+		t.Fatalf("send --no-enter: %s", r)
+	}
+	if r := hmIn(t, dir, "send", "s1", "y"); r.code != 0 {
+		t.Fatalf("send: %s", r)
+	}
+	if out, err := w.readOutputUntil("got:hello world:-xy"); err != nil {
+		t.Fatalf("%q %v", out, err)
+	}
+	if r := hmIn(t, dir, "send", "nosuch", "x"); r.code != 1 || !strings.Contains(r.stdout+r.stderr, "No session found") {
+		t.Fatalf("send to a missing session: %s", r)
+	}
+}

@@ -257,6 +257,36 @@ func newKillCmd(a *app) *cobra.Command {
 	}
 }
 
+func newSendCmd(a *app) *cobra.Command {
+	var noEnter bool
+	cmd := &cobra.Command{
+		Use:   "send ID TEXT...",
+		Short: "Type TEXT and Enter into a session, as the dashboard's :send (for scripts and other agents)",
+		Long: "send types TEXT (the arguments joined by spaces) into session ID's terminal, then Enter\n" +
+			"(--no-enter: not). It prints nothing and exits 0 once the session has taken it. Text that\n" +
+			"starts with - goes after --: heimdall-tui send build -- --help",
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, text := args[0], strings.Join(args[1:], " ")
+			if !noEnter {
+				text += "\r"
+			}
+			return a.withSession(id, func(c *frame.Client) error {
+				if err := c.Input([]byte(text)); err != nil {
+					return fmt.Errorf("send to %q: %w", id, err)
+				}
+				// A reply after it: the session has read the input.
+				if _, err := c.Status(); err != nil {
+					return fmt.Errorf("send to %q: %w", id, err)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&noEnter, "no-enter", false, "type TEXT without Enter after it")
+	return cmd
+}
+
 func newAttachCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "attach ID",
