@@ -154,7 +154,7 @@ func runCat(b *testing.B, bin, file string, i int) (int, time.Duration, time.Dur
 	dir := shortDir(b)
 	g := newGate(b)
 	id := "t" + strconv.Itoa(i)
-	args := append([]string{"run", "--detach", "--id", id, "--socket-dir", dir, "--classifier", "claude", "--"},
+	args := append([]string{"run", "--foreground", "--id", id, "--socket-dir", dir, "--classifier", "claude", "--"},
 		gatedCat(g, file)...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = new(bytes.Buffer)

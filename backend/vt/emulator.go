@@ -26,8 +26,8 @@ type Emulator struct {
 	// the cells is updated (see skip.go).
 	dry bool
 
-	parser  *ansi.Parser
-	osc     oscState // an OSC string being collected (see osc.go)
+	parser *ansi.Parser
+	osc    oscState // an OSC string being collected (see osc.go)
 	// unsettled holds the bytes of the sequence (escape sequence, UTF-8
 	// character, OSC or DCS string) being read, since the parser was last
 	// settled: a Repaint taken now ends with them, so the emulator it is
@@ -36,10 +36,10 @@ type Emulator struct {
 	// and such a Repaint cannot be exact.
 	unsettled     []byte
 	unsettledLost bool
-	reply   func([]byte)
-	replies [][]byte // queued replies, delivered after mu is released
-	alert   func(Alert)
-	alerts  []Alert // queued alerts, delivered after mu is released
+	reply         func([]byte)
+	replies       [][]byte // queued replies, delivered after mu is released
+	alert         func(Alert)
+	alerts        []Alert // queued alerts, delivered after mu is released
 
 	cols, rows int
 	main, alt  *screen

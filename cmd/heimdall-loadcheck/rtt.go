@@ -395,21 +395,36 @@ func socketTarget(sock string, pid int) (*rttConn, error) {
 }
 
 // startRunSession starts `BIN run --detach --id rtt` in dir with cat at
-// the far end and waits for its socket; stop ends it and reaps it.
+// the far end and waits for its socket; pid is its supervisor's (from its
+// pid file: a run that returns once the session is served, and one that
+// stays as its supervisor, alike); stop kills the session through its
+// socket and reaps run.
 func startRunSession(bin, cfg, dir string) (stop func(), pid int, err error) {
 	cmd := exec.Command(bin, "--config", cfg, "--socket-dir", dir, "run", "--detach", "--id", "rtt", "--", "sh", "-c", rttProg)
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
 	if err := cmd.Start(); err != nil {
 		return nil, 0, err
 	}
+	sock, pidFile := filepath.Join(dir, "rtt.sock"), filepath.Join(dir, "rtt.pid")
 	stop = func() {
-		cmd.Process.Signal(syscall.SIGTERM)
+		if c, err := frame.Dial(sock, time.Second); err == nil {
+			c.Kill()
+			c.Close()
+		}
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(pidFile); err != nil {
+				break
+			}
+		}
 		reap(cmd, 5*time.Second)
 	}
-	sock := filepath.Join(dir, "rtt.sock")
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(sock); err == nil {
-			return stop, cmd.Process.Pid, nil
+			if b, err := os.ReadFile(pidFile); err == nil {
+				if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+					return stop, n, nil
+				}
+			}
 		}
 		if time.Now().After(deadline) {
 			stop()

@@ -53,7 +53,7 @@ func BenchmarkHookStateDelay(b *testing.B) {
 			b.Setenv("FAKE_CLAUDE_TIMES", times)
 			b.Setenv("FAKE_CLAUDE_STEP", "50")
 			b.Setenv("HOME", dir)
-			args := append([]string{"--socket-dir", dir, "run", "--detach", "--id", "c", "--agent", "claude", "--classifier", "claude"}, c.flags...)
+			args := append([]string{"--socket-dir", dir, "run", "--foreground", "--id", "c", "--agent", "claude", "--classifier", "claude"}, c.flags...)
 			args = append(args, "--", fakeClaudePath)
 			p := startProcB(b, binPath, args...)
 			defer p.stop()
@@ -233,7 +233,7 @@ func BenchmarkStopFailureUnderLoad(b *testing.B) {
 	for i := range ss {
 		s := &sess{times: filepath.Join(dir, fmt.Sprintf("t%d", i)), errorSeen: make(chan time.Time, 1)}
 		id := fmt.Sprintf("c%d", i)
-		p := startProcB(b, binPath, "--socket-dir", dir, "run", "--detach", "--id", id, "--agent", "claude", "--classifier", "claude",
+		p := startProcB(b, binPath, "--socket-dir", dir, "run", "--foreground", "--id", id, "--agent", "claude", "--classifier", "claude",
 			"--", "env", "FAKE_CLAUDE_TIMES="+s.times, fakeClaudePath)
 		s.stop = p.stop
 		defer p.stop()

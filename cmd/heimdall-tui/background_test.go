@@ -61,7 +61,7 @@ func startLeader(t *testing.T, id string, argv ...string) (*proc, wireStatus) {
 	}
 	dir := newSockDir(t)
 	// setsid(1) execs run in place (a child of ours is no group leader).
-	p := startProc(t, setsid, append([]string{binPath, "run", "--detach", "--id", id, "--socket-dir", dir, "--"}, argv...)...)
+	p := startProc(t, setsid, append([]string{binPath, "run", "--foreground", "--id", id, "--socket-dir", dir, "--"}, argv...)...)
 	p.sock = filepath.Join(dir, id+".sock")
 	st := waitLive(t, p)
 	if _, err := prio.ReadNice(fmt.Sprintf("/proc/%d/autogroup", p.cmd.Process.Pid)); err != nil {

@@ -681,7 +681,10 @@ func TestTmuxAttach(t *testing.T) {
 	assertGone(t, p.sock, filepath.Join(dir, "tm.pid"))
 }
 
-// Requirement 9, run without --detach: the terminal is attached directly.
+// run without --detach: the terminal is attached to the session; Ctrl-\
+// gives it back at once (the prompt returns, exit 0) with the session still
+// running, as tmux and dtach detach; attach comes back to it, and the
+// program's end is the attached terminal's exit status.
 func TestTmuxRunAttached(t *testing.T) {
 	t.Parallel()
 	dir := newSockDir(t)
@@ -702,13 +705,18 @@ func TestTmuxRunAttached(t *testing.T) {
 	x.sendKeys(`C-\`)
 	x.waitFor("detached")
 	x.waitDisplay("#{alternate_on}", "0")
+	x.waitPrompt("hm$")
+	x.sendLine("echo rc=$?")
+	x.waitFor("rc=0")
 	if r := hmIn(t, dir, "status", "ra"); r.code != 0 || !strings.Contains(r.stdout, "alive:    true") {
 		t.Fatalf("status after detaching run: %s", r)
 	}
-	if lastLine(x.capture()) == "hm$" {
-		t.Errorf("the shell prompt is back after detach, but run should keep supervising in the foreground")
-	}
+	assertCooked(t, x)
 
+	x.sendLine(fmt.Sprintf(`%s attach --socket-dir %s ra`, shellQuote(binPath), shellQuote(dir)))
+	x.waitDisplay("#{alternate_on}", "1")
+	x.sendLine("def")
+	x.waitFor("got-def-")
 	if r := hmIn(t, dir, "kill", "ra"); r.code != 0 {
 		t.Fatalf("kill: %s", r)
 	}
@@ -786,5 +794,25 @@ func TestSend(t *testing.T) {
 	}
 	if r := hmIn(t, dir, "send", "nosuch", "x"); r.code != 1 || !strings.Contains(r.stdout+r.stderr, "No session found") {
 		t.Fatalf("send to a missing session: %s", r)
+	}
+}
+
+// run --detach returns once the session is served (exit 0, the session
+// running on), as tmux new -d and dtach -n do; a session that cannot start
+// is the reason and a non-zero status.
+func TestRunDetachReturns(t *testing.T) {
+	dir := newSockDir(t)
+	r := hmIn(t, dir, "run", "--detach", "--id", "dd", "--", "sleep", "300")
+	if r.code != 0 || !strings.Contains(r.stderr, `session "dd" running`) {
+		t.Fatalf("run --detach: %s", r)
+	}
+	if st, err := querySession(filepath.Join(dir, "dd.sock")); err != nil || !st.alive {
+		t.Fatalf("the session after run --detach returned: %+v %v", st, err)
+	}
+	if r := hmIn(t, dir, "run", "--detach", "--id", "dd", "--", "sleep", "300"); r.code != 1 || !strings.Contains(r.stderr, "already running") {
+		t.Fatalf("the same id again: %s", r)
+	}
+	if r := hmIn(t, dir, "kill", "dd"); r.code != 0 {
+		t.Fatalf("kill: %s", r)
 	}
 }

@@ -47,7 +47,7 @@ var (
 // startPlainSession is startSession with plainBin.
 func startPlainSession(t *testing.T, dir, id string, argv ...string) *proc {
 	t.Helper()
-	p := startProc(t, plainBin(t), append([]string{"run", "--detach", "--id", id, "--socket-dir", dir, "--"}, argv...)...)
+	p := startProc(t, plainBin(t), append([]string{"run", "--foreground", "--id", id, "--socket-dir", dir, "--"}, argv...)...)
 	p.sock = filepath.Join(dir, id+".sock")
 	waitLive(t, p)
 	return p
@@ -227,7 +227,7 @@ func TestImpostorSocketRefused(t *testing.T) {
 	other := filepath.Join(tmp, "other")
 	os.Mkdir(other, 0o700)
 	os.Chown(other, 65534, 65534)
-	imp := exec.Command(bin, "run", "--detach", "--id", "x", "--socket-dir", other, "--", "cat")
+	imp := exec.Command(bin, "run", "--foreground", "--id", "x", "--socket-dir", other, "--", "cat")
 	imp.Env = append(os.Environ(), "HOME="+other, "XDG_CONFIG_HOME="+other, "XDG_STATE_HOME="+other)
 	imp.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	if err := imp.Start(); err != nil {

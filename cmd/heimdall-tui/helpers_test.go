@@ -272,7 +272,7 @@ func (p *proc) stop() {
 func startRun(t *testing.T, dir, id string, global, flags []string, argv ...string) *proc {
 	t.Helper()
 	args := append([]string(nil), global...)
-	args = append(args, "run", "--detach", "--id", id, "--socket-dir", dir)
+	args = append(args, "run", "--foreground", "--id", id, "--socket-dir", dir)
 	args = append(args, flags...)
 	args = append(args, "--")
 	args = append(args, argv...)

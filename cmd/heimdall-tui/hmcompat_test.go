@@ -302,7 +302,7 @@ func TestGlobalFlagsEitherSide(t *testing.T) {
 		{[]string{"--config=" + cfg}, false, cfgDir, true},
 	} {
 		id := fmt.Sprintf("g%d", i)
-		args := place(c.before, "run", c.flag, append([]string{"--detach", "--id", id, "--"}, prog...)...)
+		args := place(c.before, "run", c.flag, append([]string{"--foreground", "--id", id, "--"}, prog...)...)
 		p := startProc(t, binPath, args...)
 		p.sock = filepath.Join(c.dir, id+".sock")
 		waitLive(t, p)

@@ -21,7 +21,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
@@ -31,31 +30,39 @@ import (
 
 func newRunCmd(a *app) *cobra.Command {
 	var (
-		detach, dash bool
-		id           string
-		classifier   string
-		agent        string
-		workdir      string
-		env          []string
-		cols, rows   uint16
-		noHooks      bool
+		detach, dash, fg, spawned bool
+		id                        string
+		classifier                string
+		agent                     string
+		workdir                   string
+		env                       []string
+		cols, rows                uint16
+		noHooks                   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [--detach] --id ID [flags] -- PROG [ARGS...]",
-		Short: "Supervise one program in a pty, in the foreground, served on DIR/ID.sock",
-		Long: "run starts PROG in a new pty and serves it on DIR/ID.sock until it exits, then exits\n" +
-			"with its code. It never forks away: run it in its own terminal, tmux window or with &.\n" +
-			"Without --detach the current terminal is attached (Ctrl-\\ detaches; the session keeps running).\n" +
-			"SIGINT/SIGTERM to run kill the session (SIGTERM to its process group, SIGKILL after the grace).",
-		Example: "  heimdall-tui run --id claude-1 --classifier simple --workdir ~/src/app -- claude\n" +
-			"  heimdall-tui run --detach --id build -- make -j8 &",
+		Short: "Start one program in a pty, served on DIR/ID.sock by a supervisor of its own",
+		Long: "run starts PROG in a new pty under a supervisor process of its own, which serves it on\n" +
+			"DIR/ID.sock until it exits. Without --detach this terminal is attached to it: Ctrl-\\\n" +
+			"detaches and gives the terminal back (the session keeps running; heimdall-tui attach ID\n" +
+			"comes back), and when the program exits run exits with its code. With --detach run returns\n" +
+			"as soon as the session is served: exit 0 if it started, else the reason and its code.\n" +
+			"With --foreground run is the supervisor itself, in the foreground, with no terminal\n" +
+			"attached (for service managers and scripts that wait): it exits with the program's code,\n" +
+			"and SIGINT/SIGTERM to it kill the session.",
+		Example: "  heimdall-tui run --id claude-1 --classifier claude --workdir ~/src/app -- claude\n" +
+			"  heimdall-tui run --detach --id build -- make -j8",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() > 0 {
 				return fmt.Errorf("unexpected arguments before --: %q", args[:cmd.ArgsLenAtDash()])
 			}
+			if detach && fg {
+				return errors.New("--detach and --foreground: choose one")
+			}
+			supervise := dash || fg || spawned // this process is the supervisor
 			var procsErr error
-			if detach || dash {
+			if supervise {
 				// Before anything reads the environment (spawnEnv
 				// consumes the dashboard's part of it).
 				procsErr = onOneProc()
@@ -75,16 +82,26 @@ func newRunCmd(a *app) *cobra.Command {
 					return fmt.Errorf("--env %q: want NAME=value", e)
 				}
 			}
-			o := runOptions{detach: detach || dash, dashboard: dash, id: id, classifier: classifier,
+			o := runOptions{detach: supervise, dashboard: dash, spawned: dash || spawned, id: id, classifier: classifier,
 				agent: agent, workdir: workdir, env: env, cols: cols, rows: rows, argv: args, hooks: !noHooks && a.cfg.HooksFor(agent),
 				procsErr: procsErr}
 			// The session runs once the command tree is gone (app.then).
-			a.then = func() error { return a.run(o) }
+			if supervise {
+				a.then = func() error { return a.run(o) }
+			} else {
+				a.then = func() error { return a.runBackground(o, !detach) }
+			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&detach, "detach", false, "do not attach the current terminal")
+	f.BoolVar(&detach, "detach", false, "start the session and return (no terminal attached)")
+	f.BoolVar(&fg, "foreground", false, "be the supervisor, in the foreground, with no terminal attached; exit with the program's code")
+	// run's own background supervisor (runBackground): detached, and once
+	// it is served its stdio goes to /dev/null, so the run waiting on it
+	// sees EOF: started (or, if it exited, failed with what it printed).
+	f.BoolVar(&spawned, "spawned", false, "started by run in the background")
+	f.MarkHidden("spawned")
 	f.StringVar(&id, "id", "", "session id (names DIR/ID.sock) (required)")
 	f.StringVar(&classifier, "classifier", "", "state classifier: "+strings.Join(classify.Names(), ", ")+" (default from config, else simple)")
 	f.StringVar(&workdir, "workdir", "", "working directory of the program (default: current)")
@@ -104,7 +121,8 @@ func newRunCmd(a *app) *cobra.Command {
 }
 
 type runOptions struct {
-	detach, dashboard     bool
+	detach, dashboard     bool // no terminal attached; started by a dashboard (Record.Dashboard)
+	spawned               bool // started by a dashboard or by run: stdio released once served
 	hooks                 bool // the agent reports to its supervisor (agenthooks.go)
 	id, classifier, agent string
 	workdir               string
@@ -208,28 +226,20 @@ func (a *app) run(o runOptions) error {
 	defer stopOnSignals(sess, logger)()
 	bg.start(sess.PID(), logger)
 
-	if o.dashboard {
+	if o.spawned {
 		// The garbage of starting up goes back to the kernel at the
 		// trimmer's first call (5 s from now or after the first screens),
 		// not now: each collection leaves the collector's metadata bigger
 		// (an idle supervisor collected here too was ~0.4 MiB bigger).
 		releaseStdio(logger, supervisor.LogPath(dir, o.id))
-	} else if o.detach {
+	} else {
 		fmt.Fprintf(a.stderr, "heimdall-tui: session %q running (pid %d), socket %s\n",
 			o.id, sess.PID(), supervisor.SocketPath(dir, o.id))
-	} else {
-		res, err := attach.Run(attach.NewLocal(sess), attach.Options{In: a.stdin, Out: outFile(a)})
-		switch {
-		case err != nil:
-			logger.Warn("attach ended", "err", err)
-		case res.Detached:
-			fmt.Fprintln(a.stderr, "detached")
-		}
 	}
 
 	sess.Wait()
 	if h.Owned() {
-		endRecord(dir, rk.end(), sess, !o.detach, logger)
+		endRecord(dir, rk.end(), sess, logger)
 	} else {
 		logger.Warn("the socket dir's files of this session were replaced; no record written")
 	}
@@ -242,9 +252,6 @@ func (a *app) run(o runOptions) error {
 	// reparented to init. A process still running after orphanWait (a
 	// daemon the program started) is left to init, as it was before.
 	supervisor.ReapOrphans(orphanWait)
-	if !o.detach {
-		fmt.Fprintf(a.stderr, "session exited (code %d)\n", code)
-	}
 	return exitCode(code)
 }
 
@@ -413,20 +420,14 @@ func (k *recordKeeper) end() supervisor.Record {
 }
 
 // endRecord records how the session ended (its exit code, its last
-// screen), for a dashboard that was not there to see it; or, when seen
-// (the user watched it in the foreground), removes the record.
-func endRecord(dir string, rec supervisor.Record, sess *supervisor.Session, seen bool, logger *slog.Logger) {
-	var err error
-	if seen {
-		err = supervisor.RemoveRecord(dir, rec.ID)
-	} else {
-		now := time.Now()
-		cols, rows := sess.Size()
-		rec.Ended, rec.ExitCode = &now, sess.ExitCode()
-		rec.Cols, rec.Rows, rec.Screen = int(cols), int(rows), string(sess.Repaint())
-		err = supervisor.WriteRecord(dir, rec)
-	}
-	if err != nil {
+// screen), for a dashboard that was not there to see it (run's terminal,
+// which watched it end, removes it: runBackground).
+func endRecord(dir string, rec supervisor.Record, sess *supervisor.Session, logger *slog.Logger) {
+	now := time.Now()
+	cols, rows := sess.Size()
+	rec.Ended, rec.ExitCode = &now, sess.ExitCode()
+	rec.Cols, rec.Rows, rec.Screen = int(cols), int(rows), string(sess.Repaint())
+	if err := supervisor.WriteRecord(dir, rec); err != nil {
 		logger.Warn("session record", "err", err)
 	}
 }

@@ -231,7 +231,7 @@ func benchSession(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(binPath, "--socket-dir", dir, "run", "--detach", "--id", "bench", "--", "sleep", "600")
+	cmd := exec.Command(binPath, "--socket-dir", dir, "run", "--foreground", "--id", "bench", "--", "sleep", "600")
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
