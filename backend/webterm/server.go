@@ -197,6 +197,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	s.mux.HandleFunc("GET /{$}", s.serveIndex)
 	s.mux.HandleFunc("GET /api/sessions", s.serveSessions)
+	s.mux.HandleFunc("POST /api/sessions", s.createSession)
 	s.mux.HandleFunc("GET /ws/{id}", s.serveWS)
 	s.hs = &http.Server{Addr: opts.Addr, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
@@ -447,6 +448,39 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	json.NewEncoder(w).Encode(out)
+}
+
+// createSession is POST /api/sessions?assistant=KEY: a new session of the
+// assistant, named as the dashboard names its sessions (KEY-1, KEY-2, …:
+// the fleet picks the first free one), answered {"id": ID}; the page then
+// joins it at /ws/ID. A request from another origin is refused (403), as
+// for a WebSocket.
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	if err := s.originOK(r); err != nil {
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return
+	}
+	key := r.URL.Query().Get("assistant")
+	presets := s.opts.Fleet.Presets()
+	a := s.assistant(key, presets)
+	if len(a.argv) == 0 {
+		var keys []string
+		for _, a := range s.assistants(presets) {
+			keys = append(keys, a.key)
+		}
+		http.Error(w, fmt.Sprintf("no assistant %q (one of %s)", key, strings.Join(keys, ", ")), http.StatusBadRequest)
+		return
+	}
+	id, err := s.opts.Fleet.Spawn(fleet.Spec{Agent: a.key, Argv: a.argv, Dir: s.workDir(),
+		Env: []string{"TERM=xterm-256color"}, Cols: newCols, Rows: newRows})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.log.Info("web session started", "id", id, "assistant", a.key)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(map[string]string{"id": id})
 }
 
 // prune forgets what it kept of sessions the fleet no longer lists and

@@ -884,3 +884,41 @@ func TestPage(t *testing.T) {
 		t.Fatalf("/nothing: %d", resp.StatusCode)
 	}
 }
+
+// POST /api/sessions starts a session named as the dashboard names its
+// own (custom-1, custom-2); another origin, or an unknown assistant, is
+// refused and starts nothing.
+func TestCreateSession(t *testing.T) {
+	f := newFleet(t)
+	_, hs := testServer(t, Options{Fleet: f})
+	post := func(query string, h http.Header) (*http.Response, string) {
+		req, _ := http.NewRequest("POST", hs.URL+"/api/sessions"+query, nil)
+		req.Header = authed(h)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	for i, want := range []string{"custom-1", "custom-2"} {
+		resp, body := post("?assistant=custom", nil)
+		var got struct{ ID string }
+		if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &got) != nil || got.ID != want {
+			t.Fatalf("start %d: %d %s", i, resp.StatusCode, body)
+		}
+		if !info(t, f, want).Alive {
+			t.Fatalf("%s not running", want)
+		}
+	}
+	if resp, _ := post("?assistant=custom", http.Header{"Origin": {"http://evil.example"}}); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("another origin: %d", resp.StatusCode)
+	}
+	if resp, _ := post("?assistant=nonesuch", nil); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("an unknown assistant: %d", resp.StatusCode)
+	}
+	if n := len(f.Sessions()); n != 2 {
+		t.Fatalf("%d sessions, want 2", n)
+	}
+}

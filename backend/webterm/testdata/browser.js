@@ -62,6 +62,10 @@ async function waitMeta(page, re) {
     await a.waitForSelector('#term .xterm-rows', { timeout: T });
     const id = decodeURIComponent(new URL(a.url()).hash.replace(/^#\/s\//, '').replace(/\?.*$/, ''));
     await waitMeta(a, /1 viewer · \d+×\d+/);
+    // Named as the dashboard names its sessions, and titled by that name.
+    if (id !== 'custom-1') fail('a session started from the page is named ' + JSON.stringify(id) + ', not custom-1');
+    await a.waitForFunction(() => document.getElementById('title').textContent.startsWith('custom-1 · '), null, { timeout: T })
+      .catch(async () => fail('title ' + JSON.stringify(await a.locator('#title').textContent())));
     await a.click('#term');
     await a.keyboard.type('echo hello-$((6*7))\n');
     await waitTerm(a, 'hello-42');

@@ -73,10 +73,17 @@ async function loadList() {
   $('empty').hidden = data.sessions.length > 0;
 }
 
-$('new-form').addEventListener('submit', (e) => {
+// A new session is named by the server as the dashboard names its own
+// (claude-1, claude-2, …), then joined.
+$('new-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  const id = (crypto.randomUUID ? crypto.randomUUID() : Date.now().toString(16) + Math.random().toString(16).slice(2));
-  location.hash = '#/s/' + id + '?assistant=' + encodeURIComponent($('assistant').value);
+  const r = await fetch('/api/sessions?assistant=' + encodeURIComponent($('assistant').value), { method: 'POST' });
+  if (!r.ok) {
+    notice((await r.text()).trim() || ('could not start: ' + r.status), true);
+    return;
+  }
+  const { id } = await r.json();
+  location.hash = '#/s/' + encodeURIComponent(id);
 });
 
 // ---- terminal -----------------------------------------------------------
@@ -208,7 +215,7 @@ class TermView {
 
   onStatus(m) {
     this.status = m;
-    $('title').textContent = (m.sessionName || m.uuidShort) + ' · ' + m.assistant;
+    $('title').textContent = (m.sessionName || this.id) + ' · ' + m.assistant;
     $('meta').textContent = m.viewers + (m.viewers === 1 ? ' viewer' : ' viewers') + ' · ' + m.cols + '×' + m.rows;
     if (document.activeElement !== $('rename')) $('rename').value = m.sessionName || '';
     const y = $('yolo');
