@@ -14,10 +14,11 @@ import (
 // that comes back shows such sessions first. Config.OnAttention is called
 // once when it begins (run notifies the user from it).
 //
-// The classifier debounces, so a screen that settles into a prompt is
-// reported as needing input DebounceHold later, with no output in between:
-// after output while unwatched one timer re-checks then. Nothing is armed
-// while the session is watched or quiet.
+// The classifier debounces, so a screen that settles into a prompt, or
+// leaves one, is reported so DebounceHold later, with no output in
+// between: after output while unwatched one timer re-checks then. Nothing
+// is armed while the session is watched or quiet. A user who has seen the
+// session (Seen) has seen what it wants: the attention ends.
 
 // attentionRecheck is when, after the screen changed, the verdict is read
 // again: just after the classifier's debounce.
@@ -53,7 +54,11 @@ func (s *Session) checkAttention(now time.Time, changed bool) {
 	case began && !watched:
 		s.attn.on, fire = true, true
 	}
-	if changed && !needs && !watched && !s.exited {
+	// Re-read once the debounce has passed, whichever way the verdict is
+	// turning: a prompt that appears, and one that goes (answered: the
+	// verdict says needs input until the debounce, and with no output
+	// after it nothing would read it again).
+	if changed && !watched && !s.exited {
 		if s.attn.timer == nil {
 			s.attn.timer = time.AfterFunc(attentionRecheck, func() { s.checkAttention(time.Now(), false) })
 		} else {

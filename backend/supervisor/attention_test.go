@@ -62,3 +62,34 @@ func TestAttentionWhenUnwatched(t *testing.T) {
 		}
 	}
 }
+
+// Attention ends with the prompt: answered (the screen leaves the prompt,
+// then stands still: the verdict changes only after the debounce, with no
+// output to read it again), or seen by a user while it still waits.
+func TestAttentionEnds(t *testing.T) {
+	c := needsInputCase(t)
+	for _, how := range []string{"answered", "seen"} {
+		cls, err := classify.New("claude", 0, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := newGate(t)
+		s := startSession(t, Config{
+			Argv: []string{"sh", "-c", g.Wait() + "\n" + strings.TrimSuffix(c.script(), "exec sleep 30\n") +
+				"read x; printf '\\033[2J\\033[Hdone\\r\\n'; exec sleep 30"},
+			Cols: 120, Rows: classifytest.Rows, Classifier: cls,
+		})
+		g.Open(t)
+		waitFor(t, "attention", 10*time.Second, func() bool { return s.Attention() })
+		if how == "seen" {
+			s.Seen()
+			if s.Attention() || !s.NeedsInput() {
+				t.Fatalf("seen: Attention %v, NeedsInput %v", s.Attention(), s.NeedsInput())
+			}
+			continue
+		}
+		s.Write([]byte("\r"))
+		waitFor(t, "the prompt answered", 10*time.Second, func() bool { return !s.NeedsInput() })
+		waitFor(t, "no attention after the prompt went", 10*time.Second, func() bool { return !s.Attention() })
+	}
+}

@@ -104,6 +104,7 @@ func (s *Session) alerted(a vt.Alert) {
 func (s *Session) Seen() {
 	s.mu.Lock()
 	s.sig.seen = time.Now()
+	s.attn.on = false // it still needs input, if it does: that shows on its own
 	s.mu.Unlock()
 	s.publishState()
 }
