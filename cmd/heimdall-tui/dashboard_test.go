@@ -415,3 +415,31 @@ func TestDashboardBellsStayInside(t *testing.T) {
 		t.Fatal("tmux's alert-bell hook did not record a bell")
 	}
 }
+
+// At 60×20 (a split beside an editor) the help does not fit: it scrolls
+// (j, pgdown) to its end, which says what the list's marks mean.
+func TestDashboardHelpScrolls(t *testing.T) {
+	t.Parallel()
+	d := startDashboard(t)
+	d.run("resize-window", "-t", "main", "-x", "60", "-y", "20")
+	d.waitFor("no sessions")
+	d.sendKeys("?")
+	d.waitFor("Key reference")
+	d.waitFor("j, pgdown: more")
+	for range 30 {
+		before := d.capture()
+		if strings.Contains(before, "k, pgup: back") {
+			break
+		}
+		d.sendKeys("PgDn")
+		d.waitScreen("a page further", func(s string) bool { return s != before })
+	}
+	d.waitFor("k, pgup: back")
+	d.waitFor("Marks in the list")
+	d.waitFor("needs input (the reason")
+	d.sendKeys("k")
+	d.waitFor("j k, pgup pgdown: more")
+	d.sendKeys("Escape")
+	d.waitFor("no sessions")
+	d.quit()
+}

@@ -124,6 +124,7 @@ type Model struct {
 	mode     layout.Mode
 	zoomFrom layout.Mode // the mode zoom returns to
 	showHelp bool
+	helpTop  int // the help's first line shown, when it is scrolled
 
 	snaps map[string]*vt.Snapshot // latest pulled screens of shown sessions (shownIDs)
 	// stale marks the snaps that changed since they were pulled while

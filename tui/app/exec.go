@@ -98,6 +98,11 @@ func (m *Model) execView(act action.Action) tea.Cmd {
 			m.list.SetFilter("")
 		}
 	case action.Move:
+		if m.showHelp {
+			_, last := m.helpView()
+			m.helpTop = min(max(m.helpTop+a.By, 0), last)
+			break
+		}
 		m.list.Move(a.By)
 	case action.NextAttention:
 		return m.nextAttention()
@@ -118,7 +123,7 @@ func (m *Model) execView(act action.Action) tea.Cmd {
 func (m *Model) setMode(name string) {
 	switch name {
 	case "help":
-		m.showHelp = true
+		m.showHelp, m.helpTop = true, 0
 	case "grid":
 		m.mode = layout.ModeGrid
 	case "zoom":

@@ -314,6 +314,9 @@ func (m *Model) requestQuit() tea.Cmd {
 // pageSize is how far page up/down moves: a screenful of the list, or a
 // page of the grid.
 func (m *Model) pageSize() int {
+	if m.showHelp { // the help's lines on show, less the one kept
+		return max(1, layout.Compute(m.w, m.h, len(m.list.Visible()), m.mode).Body.H-3)
+	}
 	if m.mode == layout.ModeGrid {
 		return max(1, len(layout.Compute(m.w, m.h, len(m.list.Visible()), m.mode).Grid))
 	}

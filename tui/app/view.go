@@ -51,6 +51,21 @@ func (m *Model) count(ok func(session.Info) bool) int {
 	return n
 }
 
+// listMarkers say what the marks before a session's name mean (the
+// help's legend).
+var listMarkers = []help.Marker{
+	{Mark: sessions.SelectedMarker, Desc: "the selected session"},
+	{Mark: sessions.NeedsInputMarker, Desc: "needs input (the reason is its title)"},
+	{Mark: sessions.AttentionMarker, Desc: "wants attention: its program rang or notified, or it began needing input while nobody watched, since you last saw it"},
+}
+
+// helpView is the help as shown in the body (from helpTop), and the
+// largest top that scrolls it further.
+func (m *Model) helpView() (string, int) {
+	l := layout.Compute(m.w, m.h, len(m.list.Visible()), m.mode)
+	return help.FullAt(m.st, m.opt.Keys, m.helpContext(), l.Body.W, l.Body.H-1, m.helpTop, listMarkers...)
+}
+
 // Render draws the whole dashboard as exactly h lines of width w.
 func (m *Model) Render() string {
 	w, h := m.w, m.h
@@ -91,7 +106,7 @@ func (m *Model) Render() string {
 		blocks = append(blocks,
 			layout.Block{Rect: layout.Rect{X: l.Body.X, Y: l.Body.Y, W: l.Body.W, H: 1}, Content: title},
 			layout.Block{Rect: layout.Rect{X: l.Body.X, Y: l.Body.Y + 1, W: l.Body.W, H: l.Body.H - 1},
-				Content: help.Full(m.st, m.opt.Keys, m.helpContext(), l.Body.W, l.Body.H-1)})
+				Content: func() string { s, _ := m.helpView(); return s }()})
 	case m.mode == layout.ModeGrid:
 		blocks = append(blocks, layout.Block{Rect: l.Body, Content: m.gridView(l)})
 	case m.mode == layout.ModeZoom:

@@ -6,6 +6,7 @@
 package help
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -121,8 +122,22 @@ type block []line
 // result has at most h lines, each exactly w cells wide; when everything
 // does not fit the last line is "…".
 func Full(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w, h int) string {
+	out, _ := FullAt(st, km, ctx, w, h, 0)
+	return out
+}
+
+// Marker is what a mark before a session's name in the list means, for
+// the help's legend.
+type Marker struct{ Mark, Desc string }
+
+// FullAt is Full for a help that may be scrolled: when the bindings do not
+// fit h lines in the columns w allows, they are laid out in those columns
+// at the height they need, and h-1 lines of them from line top are shown
+// above a last line saying how to see the rest. It returns the help and
+// the largest top that shows something new (0 when everything fits).
+func FullAt(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w, h, top int, markers ...Marker) (string, int) {
 	if w <= 0 || h <= 0 {
-		return ""
+		return "", 0
 	}
 	order := ctx.Chain()
 	for _, c := range keys.Contexts() {
@@ -148,6 +163,13 @@ func Full(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w, h int) string 
 		{title: true, desc: "Attached"},
 		{key: keys.DetachName(km.Detach), desc: "back to the dashboard"},
 	})
+	if len(markers) > 0 {
+		b := block{{title: true, desc: "Marks in the list"}}
+		for _, mk := range markers {
+			b = append(b, line{key: mk.Mark, desc: mk.Desc})
+		}
+		blocks = append(blocks, b)
+	}
 	titleW := 0
 	for _, b := range blocks {
 		for _, l := range b {
@@ -168,6 +190,9 @@ func Full(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w, h int) string 
 		colW = w
 	}
 	cols := arrange(blocks, ncols, h)
+	if overflows(cols) {
+		cols = arrange(blocks, ncols, linesOf(blocks)) // all of it, scrolled below
+	}
 
 	render := func(l line) string {
 		switch {
@@ -198,7 +223,47 @@ func Full(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w, h int) string 
 		}
 		out[r] = cellwidth.Fit(sb.String(), w, "…")
 	}
-	return strings.Join(out, "\n")
+	if len(out) <= h {
+		return strings.Join(out, "\n"), 0
+	}
+	if h == 1 {
+		return cellwidth.Fit(st.Muted.Render("… (the help needs more lines)"), w, "…"), 0
+	}
+	last := len(out) - (h - 1)
+	top = min(max(top, 0), last)
+	shown := append([]string(nil), out[top:top+h-1]...)
+	more := "↓ j, pgdown: more"
+	switch {
+	case top == last:
+		more = "↑ k, pgup: back"
+	case top > 0:
+		more = "↑↓ j k, pgup pgdown: more"
+	}
+	more += fmt.Sprintf(" (%d–%d of %d lines)", top+1, top+h-1, len(out))
+	shown = append(shown, cellwidth.Fit(st.Muted.Render(more), w, "…"))
+	return strings.Join(shown, "\n"), last
+}
+
+// overflows reports whether arrange had to cut the help short.
+func overflows(cols [][]line) bool {
+	if len(cols) == 0 {
+		return false
+	}
+	last := cols[len(cols)-1]
+	return len(last) > 0 && last[len(last)-1].key == "…" && !last[len(last)-1].title
+}
+
+// linesOf is the lines of all blocks with a blank line between each two:
+// a height at which they fit in one column.
+func linesOf(blocks []block) int {
+	n := 0
+	for i, b := range blocks {
+		if i > 0 {
+			n++
+		}
+		n += len(b)
+	}
+	return n
 }
 
 // arrange places blocks into at most ncols columns of at most h lines,

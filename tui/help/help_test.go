@@ -48,10 +48,20 @@ func TestFullCut(t *testing.T) {
 			if len(lines) != 8 {
 				t.Fatalf("%d lines, want 8 (content is taller)", len(lines))
 			}
-			if !strings.HasPrefix(strings.TrimSpace(lines[7]), "…") && !strings.Contains(lines[7], "…") {
-				t.Errorf("last line %q has no …", lines[7])
+			if !strings.Contains(lines[7], "pgdown: more (1–7 of ") {
+				t.Errorf("last line %q does not say there is more", lines[7])
 			}
 			golden.RequireEqual(t, out)
+			// Scrolled: the lines after, to the end, which says so; a top
+			// past the end shows the end.
+			next, last := FullAt(st, km, keys.CtxList, w, 8, 7)
+			if nl := strings.Split(ansi.Strip(next), "\n"); len(nl) != 8 || nl[0] != strings.Split(ansi.Strip(mustFull(st, km, w)), "\n")[7] {
+				t.Errorf("scrolled by 7: %q", nl)
+			}
+			end, _ := FullAt(st, km, keys.CtxList, w, 8, last+5)
+			if el := strings.Split(ansi.Strip(end), "\n"); !strings.Contains(el[7], "pgup: back") {
+				t.Errorf("at the end: %q", el[7])
+			}
 		})
 	}
 	if got := Full(st, km, keys.CtxList, 0, 10); got != "" {
@@ -60,6 +70,11 @@ func TestFullCut(t *testing.T) {
 	if got := Full(st, km, keys.CtxList, 10, 0); got != "" {
 		t.Errorf("h=0: %q", got)
 	}
+}
+
+// mustFull is the whole help at width w, in one piece.
+func mustFull(st *themes.Styles, km keys.KeyMap, w int) string {
+	return Full(st, km, keys.CtxList, w, 1000)
 }
 
 // TestFullListsEverything: with room enough, every binding's help appears,

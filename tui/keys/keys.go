@@ -328,6 +328,10 @@ func Default() KeyMap {
 	}
 	km.ctx[CtxHelp] = []Binding{
 		bind(Back, true, "esc", "q").in("close help"),
+		bind(Down, true, "down", "j").in("scroll"),
+		bind(Up, false, "up", "k").in("scroll back"),
+		bind(PageDown, false, "pgdown", "space").in("next page"),
+		bind(PageUp, false, "pgup").in("previous page"),
 		bind(Help, false, "?").in("close help"),
 		bind(Quit, false, "ctrl+c"),
 	}
