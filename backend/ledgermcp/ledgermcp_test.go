@@ -2,6 +2,8 @@ package ledgermcp
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -203,5 +205,30 @@ func TestReadsSeeEarlierWrites(t *testing.T) {
 		if c, ok := counts[4*i+4]; !ok || c != 0 {
 			t.Fatalf("round %d: the read after release_claim saw %d claims (answered: %v)", i, c, ok)
 		}
+	}
+}
+
+// A read-only tool creates nothing: the ledger's directory stays as it
+// was (no registry, no lock file); a write registers the caller.
+func TestReadCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","clientInfo":{"name":"t"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_claims","arguments":{}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_capsules","arguments":{}}}` + "\n"
+	var out strings.Builder
+	srv := New(coord.Open(dir), root).MCP(nil)
+	srv.Run(context.Background(), &Transport{Reader: strings.NewReader(in), Writer: &out})
+	if !strings.Contains(out.String(), `"id":3,"result"`) {
+		t.Fatalf("answers: %s", out.String())
+	}
+	var made []string
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && p != dir {
+			made = append(made, p)
+		}
+		return nil
+	})
+	if len(made) != 0 {
+		t.Fatalf("reads made %v", made)
 	}
 }

@@ -54,7 +54,9 @@ func (s *Server) MCP(logger *slog.Logger) *mcp.Server {
 	return srv
 }
 
-// identity of a call: its client_identity, else the client's name.
+// haid is the identity of a call: its client_identity, else the client's
+// name, under the root HAID. A writing tool's call registers it (once per
+// process); a read only names it, and creates nothing.
 func (s *Server) haid(req *mcp.CallToolRequest, override string) (string, error) {
 	name := strings.TrimSpace(override)
 	if name == "" && req.Session != nil {
@@ -66,6 +68,9 @@ func (s *Server) haid(req *mcp.CallToolRequest, override string) (string, error)
 		name = "mcp-client"
 	}
 	h := coord.Spawn(s.root, name)
+	if !writingTools[req.Params.Name] {
+		return h, nil // a read leaves the ledger as it found it: no registration
+	}
 	s.mu.Lock()
 	done := s.registered[h]
 	s.mu.Unlock()
