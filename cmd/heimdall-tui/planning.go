@@ -39,10 +39,21 @@ func printEntries(a *app, entries []planning.Entry) {
 	}
 }
 
-// planFail prints err on stderr and returns the exit code.
+// planFail prints err on stderr and returns the exit code. Where there is
+// no planning tree at all, it says so, and how to start one: a newcomer's
+// "not found" is most often that.
 func planFail(a *app, code int, err error) error {
 	a.errorf("%v", err)
+	if root := planning.DefaultRoot(); !exists(root) {
+		a.errorf("no planning tree at %s: `heimdall-tui protocol init` starts one there (HEIMDALL_PLANNING_DIR names another)", root)
+	}
 	return exitCode(code)
+}
+
+// exists reports whether path exists.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // planErr maps a backend error to its exit code: 1 for not found, invalid

@@ -463,3 +463,19 @@ func TestPlanningIgnoresTheConfigFile(t *testing.T) {
 		t.Fatalf("ls with a broken config: %s", r)
 	}
 }
+
+// Where there is no planning tree at all, a planning tool's error says so
+// and how to start one; once there is one, it does not.
+func TestPlanningWithoutTree(t *testing.T) {
+	e := newPlanEnv(t)
+	r := e.run("", "blackboard", "get", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "no planning tree at "+e.root) || !strings.Contains(r.stderr, "protocol init") {
+		t.Fatalf("without a tree: %s", r)
+	}
+	if r := e.run("", "protocol", "init"); r.code != 0 {
+		t.Fatalf("protocol init: %s", r)
+	}
+	if r := e.run("", "blackboard", "get", "x"); r.code != 1 || strings.Contains(r.stderr, "no planning tree") {
+		t.Fatalf("with a tree: %s", r)
+	}
+}
