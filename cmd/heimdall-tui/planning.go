@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
 )
 
 // planStore opens the planning root ($HEIMDALL_PLANNING_DIR or ./.planning).
@@ -65,9 +66,26 @@ func planErr(a *app, err error) error {
 	return planFail(a, 2, err)
 }
 
+// usageLine is cmd's usage line as the tool was invoked: through a link
+// (heimdall-resolve), with the link's name for the command's.
+func usageLine(cmd *cobra.Command) string {
+	line := cmd.UseLine()
+	if progName == toollinks.Binary || cmd.Parent() == nil {
+		return line
+	}
+	line = strings.TrimPrefix(line, cmd.Parent().CommandPath()+" ")
+	words := strings.Split(line, " ")
+	for i, w := range words {
+		if w == cmd.Name() && (i == 0 || words[i-1] == "|") {
+			words[i] = progName
+		}
+	}
+	return strings.Join(words, " ")
+}
+
 // usageErr is a usage error: exit 2 with the message and the usage line.
 func usageErr(a *app, cmd *cobra.Command, format string, args ...any) error {
-	fmt.Fprintf(a.stderr, "%s: %s\nusage: %s\n", progName, fmt.Sprintf(format, args...), cmd.UseLine())
+	fmt.Fprintf(a.stderr, "%s: %s\nusage: %s\n", progName, fmt.Sprintf(format, args...), usageLine(cmd))
 	return exitCode(2)
 }
 

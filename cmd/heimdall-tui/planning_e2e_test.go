@@ -391,6 +391,10 @@ func TestPlanningMulticall(t *testing.T) {
 	if !strings.HasPrefix(r.stderr, "heimdall-resolve: ") {
 		t.Errorf("error prefix: %q", r.stderr)
 	}
+	// A usage line names the tool as invoked.
+	if r := e.runProg(tool("heimdall-resolve"), ""); r.code != 2 || !strings.Contains(r.stderr, "usage: heimdall-resolve ID | heimdall-resolve set ID VALUE") {
+		t.Errorf("usage through the link: %s", r)
+	}
 	check(e.runProg(tool("heimdall-blackboard"), "", "list"), 0, "")
 	check(e.runProg(tool("heimdall-brief"), "", "build", "--task", "1", "--spec", "s", "--symbols", "F12"), 0, "TASK 1: s\nSYMBOLS:\nF12 = src/matching/engine.ts\n")
 	check(e.runProg(tool("heimdall-ledger"), "", "log", "--role", "r", "--kind", "k", "--tokens", "5"), 0, "")
