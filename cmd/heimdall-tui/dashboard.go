@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -106,7 +107,12 @@ func (a *app) dashboard(o dashboardOptions) error {
 	// the UI takes the terminal, and shows again when it gives it back.
 	var web *runningWeb
 	if addr := cmp.Or(o.web, a.cfg.Web.Addr); addr != "" {
-		if web, err = startWeb(addr, a.cfg.Web, nil, f, logger, a.stderr); err != nil {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("web: %w", err)
+		}
+		if web, err = startWeb(l, a.cfg.Web, nil, f, logger, a.stderr); err != nil {
+			l.Close()
 			return err
 		}
 		defer web.stop(logger)

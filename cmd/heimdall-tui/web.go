@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
@@ -58,8 +59,22 @@ func newWebCmd(a *app) *cobra.Command {
 
 // web runs the web server standalone over a fleet of the socket dir until
 // SIGINT or SIGTERM.
+//
+// The port is taken first, before the sessions are adopted: a port in use
+// is one line and nothing else. The log is text on a terminal, JSON
+// otherwise (a service manager's journal).
 func (a *app) web(addr string, custom []string) error {
-	logger := slog.New(slog.NewJSONHandler(a.stderr, nil))
+	var logger *slog.Logger
+	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		logger = slog.New(slog.NewTextHandler(a.stderr, nil))
+	} else {
+		logger = slog.New(slog.NewJSONHandler(a.stderr, nil))
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("web: %w", err)
+	}
+	defer l.Close()
 	f, _, err := a.openFleet(logger)
 	if err != nil {
 		return err
@@ -68,7 +83,7 @@ func (a *app) web(addr string, custom []string) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	w, err := startWeb(addr, a.cfg.Web, custom, f, logger, a.stdout)
+	w, err := startWeb(l, a.cfg.Web, custom, f, logger, a.stdout)
 	if err != nil {
 		return err
 	}
@@ -91,10 +106,11 @@ type runningWeb struct {
 	stopOnce sync.Once
 }
 
-// startWeb listens on addr and serves f's sessions in the background,
+// startWeb serves f's sessions on l in the background,
 // with the token webToken gives. The URL to open (carrying the token) is
 // printed once on out, never logged.
-func startWeb(addr string, cfg config.Web, custom []string, f webterm.Fleet, logger *slog.Logger, out io.Writer) (*runningWeb, error) {
+func startWeb(l net.Listener, cfg config.Web, custom []string, f webterm.Fleet, logger *slog.Logger, out io.Writer) (*runningWeb, error) {
+	addr := l.Addr().String()
 	token, err := webToken(addr, cfg)
 	if err != nil {
 		return nil, err
@@ -107,10 +123,6 @@ func startWeb(addr string, cfg config.Web, custom []string, f webterm.Fleet, log
 		Origins: cfg.Origins, UploadLimit: cfg.UploadLimit, Custom: custom, Logger: logger})
 	if err != nil {
 		return nil, err
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("web: %w", err)
 	}
 	w := &runningWeb{srv: srv, url: webURL(l.Addr().String(), token), done: make(chan error, 1)}
 	go func() {

@@ -250,3 +250,18 @@ func TestWebTokenAndURL(t *testing.T) {
 		t.Fatalf("url %q", u)
 	}
 }
+
+// web on a port in use says so in one line and exits, before it adopts
+// any session.
+func TestWebPortBusy(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	dir := newSockDir(t)
+	r := hmIn(t, dir, "web", "--addr", l.Addr().String())
+	if r.code == 0 || !strings.Contains(r.stderr, "address already in use") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Fatalf("web on a busy port: %s", r)
+	}
+}
