@@ -303,6 +303,16 @@ func (s *Server) start(id, key string) (bool, error) {
 	if _, ok := s.lookup(id); ok {
 		return false, nil
 	}
+	if _, err := s.spawn(id, key); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// spawn starts a session of assistant key in the fleet, under id (""): the
+// fleet names it as the dashboard does, KEY-N) and returns its id. An
+// unknown assistant or a refused start is an *httpError (400).
+func (s *Server) spawn(id, key string) (string, error) {
 	presets := s.opts.Fleet.Presets()
 	a := s.assistant(key, presets)
 	if len(a.argv) == 0 {
@@ -310,15 +320,19 @@ func (s *Server) start(id, key string) (bool, error) {
 		for _, a := range s.assistants(presets) {
 			keys = append(keys, a.key)
 		}
-		return false, &httpError{http.StatusBadRequest, fmt.Sprintf("no session %q, and no assistant %q to start one (one of %s)", id, key, strings.Join(keys, ", "))}
+		what := fmt.Sprintf("no assistant %q", key)
+		if id != "" {
+			what = fmt.Sprintf("no session %q, and no assistant %q to start one", id, key)
+		}
+		return "", &httpError{http.StatusBadRequest, fmt.Sprintf("%s (one of %s)", what, strings.Join(keys, ", "))}
 	}
-	_, err := s.opts.Fleet.Spawn(fleet.Spec{ID: id, Agent: a.key, Argv: a.argv, Dir: s.workDir(),
+	id, err := s.opts.Fleet.Spawn(fleet.Spec{ID: id, Agent: a.key, Argv: a.argv, Dir: s.workDir(),
 		Env: []string{"TERM=xterm-256color"}, Cols: newCols, Rows: newRows})
 	if err != nil {
-		return false, &httpError{http.StatusBadRequest, err.Error()}
+		return "", &httpError{http.StatusBadRequest, err.Error()}
 	}
 	s.log.Info("web session started", "id", id, "assistant", a.key)
-	return true, nil
+	return id, nil
 }
 
 type httpError struct {

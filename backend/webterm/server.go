@@ -460,24 +460,13 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusForbidden)
 		return
 	}
-	key := r.URL.Query().Get("assistant")
-	presets := s.opts.Fleet.Presets()
-	a := s.assistant(key, presets)
-	if len(a.argv) == 0 {
-		var keys []string
-		for _, a := range s.assistants(presets) {
-			keys = append(keys, a.key)
-		}
-		http.Error(w, fmt.Sprintf("no assistant %q (one of %s)", key, strings.Join(keys, ", ")), http.StatusBadRequest)
-		return
-	}
-	id, err := s.opts.Fleet.Spawn(fleet.Spec{Agent: a.key, Argv: a.argv, Dir: s.workDir(),
-		Env: []string{"TERM=xterm-256color"}, Cols: newCols, Rows: newRows})
+	id, err := s.spawn("", r.URL.Query().Get("assistant"))
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		var he *httpError
+		errors.As(err, &he)
+		http.Error(w, he.msg, he.code)
 		return
 	}
-	s.log.Info("web session started", "id", id, "assistant", a.key)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	json.NewEncoder(w).Encode(map[string]string{"id": id})
