@@ -2,11 +2,11 @@ package ledgermcp
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
