@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,6 +36,50 @@ type dashboardOptions struct {
 	logPath  string
 	blemeesd bool   // run blemeesd in the dashboard (as config [blemeesd] enabled)
 	web      string // serve the sessions to browsers on this address (as config [web] addr)
+}
+
+// dashState is what a dashboard keeps for the next one (the state dir's
+// dashboard.json): the list's sort order the user chose.
+type dashState struct {
+	Sort string `json:"sort,omitempty"`
+}
+
+func dashStatePath() string { return filepath.Join(config.StateDir(), "dashboard.json") }
+
+// loadDashState reads the kept state; a missing or bad file is none.
+func loadDashState() dashState {
+	var st dashState
+	if b, err := os.ReadFile(dashStatePath()); err == nil {
+		json.Unmarshal(b, &st)
+	}
+	return st
+}
+
+// saveDashState keeps st, replacing the file whole (temp + rename).
+func saveDashState(st dashState) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	path := dashStatePath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dashboard.json-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
 }
 
 // defaultLogPath is the dashboard's log: $XDG_STATE_HOME/heimdall/dashboard.log
@@ -141,6 +186,8 @@ func (a *app) dashboard(o dashboardOptions) error {
 		DefaultDir:  cwd,
 		Classifiers: classify.Names(),
 		Logger:      logger,
+		Sort:        loadDashState().Sort,
+		SaveSort:    func(order string) error { return saveDashState(dashState{Sort: order}) },
 	})
 	// Every message is activity for the collector's sleep (gcsleep.go):
 	// a dashboard left open all day wakes only for what it shows.

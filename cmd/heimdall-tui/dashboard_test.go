@@ -443,3 +443,23 @@ func TestDashboardHelpScrolls(t *testing.T) {
 	d.waitFor("no sessions")
 	d.quit()
 }
+
+// The sort order the user chooses is kept for the next dashboard.
+func TestDashboardSortKept(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	d := startDashboard(t, "XDG_STATE_HOME="+state)
+	d.sendKeys("s")
+	d.waitFor("sorted by name")
+	d.quit()
+	if !poll(waitTimeout, func() bool {
+		b, _ := os.ReadFile(filepath.Join(state, "heimdall", "dashboard.json"))
+		return strings.Contains(string(b), `"sort":"name"`)
+	}) {
+		t.Fatal("the order was not kept")
+	}
+	d2 := startDashboard(t, "XDG_STATE_HOME="+state)
+	d2.sendKeys("s")
+	d2.waitFor("sorted by attention") // the one after name
+	d2.quit()
+}

@@ -98,6 +98,12 @@ type Options struct {
 	Logger      *slog.Logger
 	// Now is the clock (tests fix it); nil = time.Now.
 	Now func() time.Time
+	// Sort is the list's order as the user last chose it (a
+	// sessions.SortOrder name; "" or unknown: by start). SaveSort, if set,
+	// keeps a choice for the next dashboard; it is called off the event
+	// loop.
+	Sort     string
+	SaveSort func(order string) error
 }
 
 // SortOrder is the session list's order (the list component's).
@@ -224,6 +230,9 @@ func New(opt Options) *Model {
 		run:         func(fn func() tea.Msg) tea.Cmd { return fn },
 	}
 	m.list = sessions.NewList(m.listRowsFor)
+	if o, ok := sessions.ParseSortOrder(opt.Sort); ok {
+		m.list.SetOrder(o)
+	}
 	m.reload()
 	for _, in := range m.list.All() {
 		m.attention[in.ID] = in.NeedsInput && in.Alive
@@ -244,8 +253,8 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // showAttention, when sessions started needing input while no dashboard
-// watched them (session.Info.Attention), sorts the list by attention
-// (needs input first), selects the first of them and says so.
+// watched them (session.Info.Attention), selects the first of them in the
+// order the user chose and says so.
 func (m *Model) showAttention() tea.Cmd {
 	var ids []string
 	for _, in := range m.list.All() {
@@ -256,7 +265,6 @@ func (m *Model) showAttention() tea.Cmd {
 	if len(ids) == 0 {
 		return nil
 	}
-	m.list.SetOrder(sessions.SortAttention)
 	for _, in := range m.list.Visible() {
 		if in.Attention && in.Alive {
 			m.list.Select(in.ID)

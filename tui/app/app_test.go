@@ -18,6 +18,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/action"
 	"github.com/heimdall-tui/heimdall-tui/tui/internal/shapetest"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
@@ -904,9 +905,10 @@ func TestEventCmdReusesReplacedScreens(t *testing.T) {
 	}
 }
 
-// A session that asked for input while no dashboard watched it is shown
-// first when one comes back: the list sorted by attention, it selected,
-// and the status line says so.
+// A session that asked for input while no dashboard watched it is
+// selected when one comes back, in the order the user chose (the sort is
+// not changed behind their back; one kept from before applies), and the
+// status line says so.
 func TestComingBackShowsAttentionFirst(t *testing.T) {
 	b := newStub()
 	m := newModel(t, b, 120, 35, themes.Dark())
@@ -921,14 +923,54 @@ func TestComingBackShowsAttentionFirst(t *testing.T) {
 	b.infos[0].NeedsInput, b.infos[0].State = true, session.Idle
 	m = newModel(t, b, 120, 35, themes.Dark())
 	m.Init()
-	if m.list.Order() != sessions.SortAttention || m.list.SelectedID() != "claude-2" {
+	if m.list.Order() != sessions.SortStarted || m.list.SelectedID() != "claude-2" {
 		t.Fatalf("order %v, selected %q", m.list.Order(), m.list.SelectedID())
-	}
-	if got := ids(m.list.Visible()); got[0] != "claude-2" {
-		t.Fatalf("list %v: claude-2 not first", got)
 	}
 	if !strings.Contains(m.status, "claude-2 asked for input while you were away") {
 		t.Fatalf("status %q", m.status)
+	}
+	// The attention order kept from before: claude-2 first.
+	m = New(Options{Backend: b, Theme: themes.Dark(), Keys: keys.Default(), Sort: "attention"})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 35})
+	m.Init()
+	if got := ids(m.list.Visible()); m.list.Order() != sessions.SortAttention || got[0] != "claude-2" {
+		t.Fatalf("kept attention order: %v %v", m.list.Order(), got)
+	}
+}
+
+// runAll runs cmd and the commands of the batches it gives, each on a
+// goroutine of its own (a status line's timer waits), ignoring what they
+// return otherwise.
+func runAll(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		if batch, ok := cmd().(tea.BatchMsg); ok {
+			for _, c := range batch {
+				runAll(c)
+			}
+		}
+	}()
+}
+
+// s cycles the sort and keeps the choice (SaveSort, off the event loop).
+func TestSortKept(t *testing.T) {
+	b := newStub()
+	saved := make(chan string, 1)
+	m := New(Options{Backend: b, Theme: themes.Dark(), Keys: keys.Default(), SaveSort: func(o string) error { saved <- o; return nil }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 35})
+	runAll(m.apply(action.Sort{}))
+	if m.list.Order() != sessions.SortName {
+		t.Fatalf("order %v", m.list.Order())
+	}
+	select {
+	case o := <-saved:
+		if o != "name" {
+			t.Fatalf("saved %q", o)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the order was not kept")
 	}
 }
 

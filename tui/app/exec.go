@@ -109,7 +109,18 @@ func (m *Model) execView(act action.Action) tea.Cmd {
 	case action.Filter:
 		m.list.SetTyping(true)
 	case action.Sort:
-		return m.info("sorted by " + m.list.NextOrder().String())
+		order := m.list.NextOrder().String()
+		cmd := m.info("sorted by " + order)
+		if save := m.opt.SaveSort; save != nil {
+			log := m.opt.Logger
+			return tea.Batch(cmd, func() tea.Msg {
+				if err := save(order); err != nil {
+					log.Warn("sort order not kept", "err", err)
+				}
+				return nil
+			})
+		}
+		return cmd
 	default:
 		return m.report(fmt.Errorf("unhandled action %T", act))
 	}

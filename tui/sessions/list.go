@@ -16,7 +16,7 @@ type SortOrder uint8
 const (
 	SortStarted   SortOrder = iota // oldest first (spawn order)
 	SortName                       // by ID
-	SortAttention                  // needs input first (asked while nobody watched, then others), then busy, idle, dead
+	SortAttention                  // what wants the user first (needs input, an error, done), then the others as started, dead last
 	numSorts
 )
 
@@ -149,6 +149,17 @@ func (l *List) SetOrder(order SortOrder) {
 	l.refilter()
 }
 
+// ParseSortOrder is the order named name (SortOrder.String), and whether
+// there is one.
+func ParseSortOrder(name string) (SortOrder, bool) {
+	for i, n := range sortNames {
+		if n == name {
+			return SortOrder(i), true
+		}
+	}
+	return 0, false
+}
+
 // NextOrder switches to the next sort order and returns it.
 func (l *List) NextOrder() SortOrder {
 	l.order = (l.order + 1) % numSorts
@@ -206,20 +217,26 @@ func matches(in session.Info, q string) bool {
 }
 
 // sortInfos orders the list; ties fall back to start time then ID, so the
-// order is stable.
+// order is stable. The attention order puts first what wants the user —
+// needs input (asked while nobody watched first), an error, a turn done
+// and not yet seen — and keeps the rest, busy or idle alike, in the order
+// they started: rows do not jump as sessions flip between working and
+// idle every few seconds.
 func sortInfos(v []session.Info, order SortOrder) {
 	rank := func(in session.Info) int {
 		switch {
 		case !in.Alive:
-			return 4
+			return 5
 		case in.Attention: // needs input since nobody watched
 			return 0
 		case in.NeedsInput:
 			return 1
-		case State(in) == "Idle":
+		case in.Error != "":
+			return 2
+		case in.Done:
 			return 3
 		}
-		return 2
+		return 4
 	}
 	slices.SortStableFunc(v, func(a, b session.Info) int {
 		switch order {

@@ -3,6 +3,9 @@ package sessions
 import (
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
 func shownIDs(l *List) []string {
@@ -59,5 +62,35 @@ func TestList(t *testing.T) {
 	}
 	if SortOrder(9).String() != "SortOrder(?)" || SortAttention.String() != "attention" {
 		t.Fatal("SortOrder names")
+	}
+}
+
+// The attention order puts what wants the user first (needs input, an
+// error, done) and keeps the rest in start order whatever their state:
+// sessions flipping between working and idle do not move.
+func TestAttentionOrderStable(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	mk := func(id string, n int, st session.State) session.Info {
+		return session.Info{ID: id, Alive: true, State: st, Started: t0.Add(time.Duration(n) * time.Minute)}
+	}
+	infos := []session.Info{mk("a", 1, session.Thinking), mk("b", 2, session.Idle), mk("c", 3, session.Thinking),
+		mk("d", 4, session.Idle), mk("e", 5, session.Idle)}
+	infos[3].NeedsInput = true
+	infos[4].Error = "rate_limit"
+	dead := mk("z", 0, session.Dead)
+	dead.Alive = false
+	infos = append(infos, dead)
+	l := NewList(func(int) int { return 10 })
+	l.SetOrder(SortAttention)
+	l.SetItems(infos)
+	want := []string{"d", "e", "a", "b", "c", "z"}
+	if got := shownIDs(l); !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+	// a goes idle, b and c start working: nobody moves.
+	infos[0].State, infos[1].State, infos[2].State = session.Idle, session.Thinking, session.Idle
+	l.SetItems(infos)
+	if got := shownIDs(l); !slices.Equal(got, want) {
+		t.Fatalf("after flips: %v, want %v", got, want)
 	}
 }
