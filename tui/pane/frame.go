@@ -130,7 +130,8 @@ func (p painter) Render(s string) string {
 }
 
 // titleText is the styled "name · State" fitted into avail cells, and its
-// width (0 when nothing fits).
+// width (0 when nothing fits): the name is cut first, then dropped for the
+// state alone.
 func titleText(st *themes.Styles, name, state string, needsInput, focused bool, avail int) (string, int) {
 	if avail < 1 {
 		return "", 0
@@ -152,8 +153,13 @@ func titleText(st *themes.Styles, name, state string, needsInput, focused bool, 
 		}
 		return st.State(state, needsInput).Render(badge), bw
 	}
+	if badge != "" && avail < bw+sepW+2 && bw <= avail {
+		// No room for the state next to two cells of name: the state
+		// (needs input above all) matters more than the name.
+		return st.State(state, needsInput).Render(badge), bw
+	}
 	if badge == "" || avail < bw+sepW+2 {
-		// No room for the state next to at least two cells of name.
+		// Not even the state fits: as much of the name as does.
 		if nw > avail {
 			name = ansi.Truncate(name, avail, "…")
 		}

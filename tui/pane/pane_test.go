@@ -313,7 +313,7 @@ func TestFrameTitle(t *testing.T) {
 	}{
 		{40, "claude-1", "╭─ claude-1 · Streaming " + strings.Repeat("─", 15) + "╮"},
 		{24, "a-very-long-session-name", "╭─ a-very… · Streaming ╮"},
-		{16, "claude-1", "╭─ claude-1 ───╮"}, // no room for the state
+		{16, "claude-1", "╭─ Streaming ──╮"}, // no room for both: the state, not the name
 		{8, "claude-1", "╭─ cl… ╮"},
 		{4, "claude-1", "╭──╮"},
 		{2, "claude-1", "╭╮"},

@@ -12,6 +12,7 @@
 package sessions
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,7 +175,7 @@ func ViewHint(st *themes.Styles, infos []session.Info, selected, offset int, now
 	cols := listColumns(infos, w)
 	// Rows are as wide as w plus their escape sequences.
 	buf := make([]byte, 0, h*(w+160))
-	buf = append(buf, header(st, cols, w)...)
+	buf = append(buf, header(st, cols, w, scrolled(st, infos, offset, h-HeaderRows))...)
 	lines := 1
 	if len(infos) == 0 && lines < h {
 		buf = append(buf, '\n')
@@ -234,15 +235,50 @@ func ShownSince(infos []session.Info, offset, w, h int) []time.Time {
 	return out
 }
 
-// header is the line of column names.
-func header(st *themes.Styles, cols []column, w int) string {
+// header is the line of column names, with more at its right end (what
+// scrolled says of the rows out of view).
+func header(st *themes.Styles, cols []column, w int, more string) string {
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", markerW+1))
 	for _, c := range cols {
 		b.WriteString(cellwidth.Fit(c.title, c.width, "…"))
 		b.WriteByte(' ')
 	}
-	return st.Muted.Bold(true).Render(cellwidth.Fit(b.String(), w, "…"))
+	mw := ansi.StringWidth(more)
+	if more == "" || mw+markerW+1 > w {
+		return st.Muted.Bold(true).Render(cellwidth.Fit(b.String(), w, "…"))
+	}
+	return st.Muted.Bold(true).Render(cellwidth.Fit(b.String(), w-mw, "…")) + more
+}
+
+// scrolled says how many rows are above and below the rows rows shown
+// from offset ("↑2 ↓5"), and how many of those need input ("↓5 !1"): a
+// session waiting for the user is never out of view without the list
+// saying so. "" when every row is shown.
+func scrolled(st *themes.Styles, infos []session.Info, offset, rows int) string {
+	offset = max(0, min(offset, len(infos)-1))
+	end := min(len(infos), offset+max(rows, 0))
+	if len(infos) == 0 || (offset == 0 && end == len(infos)) {
+		return ""
+	}
+	needs := 0
+	for i, in := range infos {
+		if (i < offset || i >= end) && in.Alive && in.NeedsInput {
+			needs++
+		}
+	}
+	var parts []string
+	if offset > 0 {
+		parts = append(parts, fmt.Sprintf("↑%d", offset))
+	}
+	if end < len(infos) {
+		parts = append(parts, fmt.Sprintf("↓%d", len(infos)-end))
+	}
+	out := st.Muted.Render(" " + strings.Join(parts, " "))
+	if needs > 0 {
+		out += st.Warning.Bold(true).Render(fmt.Sprintf(" %s%d", NeedsInputMarker, needs))
+	}
+	return out + " "
 }
 
 // span is a style reduced to the bytes Render puts around one line of

@@ -239,3 +239,30 @@ func TestListScrollKeepsSelectionShown(t *testing.T) {
 		}
 	}
 }
+
+// A list taller than its rows says how many rows are above and below,
+// and how many of those need input: a waiting session is never out of
+// view unsaid.
+func TestViewSaysWhatIsOutOfView(t *testing.T) {
+	st := themes.Build(themes.Dark(), false)
+	var infos []session.Info
+	for i := range 10 {
+		infos = append(infos, session.Info{ID: fmt.Sprintf("s%d", i), Alive: true, State: session.Idle})
+	}
+	infos[8].NeedsInput = true
+	head := func(offset, h int) string {
+		return strings.Split(ansi.Strip(View(st, infos, offset, offset, time.Time{}, 40, h)), "\n")[0]
+	}
+	if got := head(2, 4); !strings.HasSuffix(got, "↑2 ↓5 !1 ") {
+		t.Fatalf("scrolled, a needing row below: %q", got)
+	}
+	if got := head(7, 4); !strings.HasSuffix(got, "↑7 ") {
+		t.Fatalf("at the end: %q", got)
+	}
+	if got := head(0, 12); strings.ContainsAny(got, "↑↓") {
+		t.Fatalf("all shown: %q", got)
+	}
+	if out := View(st, infos, 2, 2, time.Time{}, 40, 4); ansi.StringWidth(strings.Split(out, "\n")[0]) != 40 {
+		t.Fatalf("header width %d", ansi.StringWidth(strings.Split(out, "\n")[0]))
+	}
+}
