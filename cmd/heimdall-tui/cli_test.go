@@ -816,3 +816,24 @@ func TestRunDetachReturns(t *testing.T) {
 		t.Fatalf("kill: %s", r)
 	}
 }
+
+// The shell completes session ids for the verbs that take one, and the
+// values of --classifier and --theme (cobra's __complete, what the
+// completion scripts call).
+func TestCompletion(t *testing.T) {
+	dir := newSockDir(t)
+	startSession(t, dir, "comp-1", "sleep", "60")
+	for _, verb := range []string{"attach", "kill", "status", "screen", "send"} {
+		r := hmIn(t, dir, "__complete", verb, "")
+		if !strings.Contains(r.stdout, "comp-1\n") {
+			t.Errorf("%s: %s", verb, r)
+		}
+	}
+	if r := hm(t, "__complete", "run", "--classifier", ""); !strings.Contains(r.stdout, "claude\n") || !strings.Contains(r.stdout, "simple\n") {
+		t.Errorf("--classifier: %s", r)
+	}
+	if r := hm(t, "__complete", "--theme", ""); !strings.Contains(r.stdout, "dark\n") {
+		t.Errorf("--theme: %s", r)
+	}
+	hmIn(t, dir, "kill", "comp-1")
+}

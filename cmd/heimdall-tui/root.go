@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/themes"
@@ -102,9 +103,37 @@ func newRoot(a *app) *cobra.Command {
 		newHaidCmd(a), newClaimCmd(a), newLedgerMCPCmd(a),
 		newBlemeesdCmd(a), newWebCmd(a), newHeddleHeadlessCmd(a), newHeddleCmd(a))
 	root.AddCommand(newHookCmd(a), newVersionCmd(a))
+	a.completions(root)
 	root.Version = version()
 	root.SetVersionTemplate("{{.Version}}\n")
 	return root
+}
+
+// completions has the shell complete a session's id for the verbs that
+// take one (from the socket dir, as ls lists them) and the values of
+// --classifier and --theme.
+func (a *app) completions(root *cobra.Command) {
+	ids := func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		list, _ := sessionIDs(a.dir())
+		return list, cobra.ShellCompDirectiveNoFileComp
+	}
+	fixed := func(values []string) func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return values, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "attach", "kill", "status", "screen", "send":
+			c.ValidArgsFunction = ids
+		case "run":
+			c.RegisterFlagCompletionFunc("classifier", fixed(classify.Names()))
+		}
+	}
+	root.RegisterFlagCompletionFunc("theme", fixed(themes.Names()))
 }
 
 // parseAndRun builds the command tree and runs the subcommand args name.
