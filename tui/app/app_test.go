@@ -611,11 +611,17 @@ func TestRemoveRestartResizeSpawn(t *testing.T) {
 	if m.list.SelectedID() != "shell-9" {
 		t.Fatalf("new session not selected: %q", m.list.SelectedID())
 	}
+	// A failed spawn leaves the form open with the reason in it, to be
+	// corrected.
 	b.failed = errors.New("spawn: exec: \"nope\": not found")
 	lookUp(t, m, press(m, "n"))
 	press(m, "ctrl+s")
-	if !m.statusErr || !strings.Contains(m.status, "not found") {
-		t.Fatalf("spawn error not reported: %q", m.status)
+	if m.spawnForm() == nil || !strings.Contains(plain(m), "not found") {
+		t.Fatalf("spawn error not shown in the form:\n%s", plain(m))
+	}
+	press(m, "ctrl+s") // again, now that it works
+	if m.spawnForm() != nil {
+		t.Fatalf("the form stayed open after a spawn that worked:\n%s", plain(m))
 	}
 }
 

@@ -22,8 +22,27 @@ func (m *Model) apply(act action.Action) tea.Cmd {
 	if act == nil {
 		return nil
 	}
+	switch act.(type) {
+	case action.Spawn, action.SpawnHeadless:
+		if m.spawnForm() != nil {
+			// The form stays open until the spawn is done: a name
+			// taken or a program missing is said there, the form kept
+			// (onOp).
+			return m.exec(act)
+		}
+	}
 	m.pop()
 	return m.exec(act)
+}
+
+// spawnForm is the spawn dialog on top of the stack, or nil.
+func (m *Model) spawnForm() *dialog.SpawnDialog {
+	if n := len(m.dialogs); n > 0 {
+		if d, ok := m.dialogs[n-1].(*dialog.SpawnDialog); ok {
+			return d
+		}
+	}
+	return nil
 }
 
 // exec carries out an action, whichever of a key, a dialog or a ':'
@@ -302,7 +321,12 @@ func (m *Model) spawnHeadless(a action.SpawnHeadless) tea.Cmd {
 		kind = session.KindHeadless
 	}
 	if h == nil || !slices.Contains(h.Kinds(), kind) {
-		return m.report(fmt.Errorf("cannot open %s here: %s", kind.Describe(), kindNeeds[kind]))
+		err := fmt.Errorf("cannot open %s here: %s", kind.Describe(), kindNeeds[kind])
+		if d := m.spawnForm(); d != nil {
+			d.SetError(err)
+			return nil
+		}
+		return m.report(err)
 	}
 	return m.run(func() tea.Msg {
 		id, err := h.Open(a.Spec)
@@ -328,6 +352,15 @@ func (m *Model) onOp(msg opMsg) tea.Cmd {
 			m.opt.Logger.Info("result for a session that has gone", "id", msg.id, "err", msg.err)
 			return nil
 		}
+	}
+	if d := m.spawnForm(); d != nil && msg.id == "" && !msg.gone {
+		// A spawn from the form: it closes on success, and shows the
+		// error in place otherwise.
+		if msg.err != nil {
+			d.SetError(msg.err)
+			return nil
+		}
+		m.pop()
 	}
 	if msg.err != nil {
 		return m.report(msg.err)

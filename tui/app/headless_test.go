@@ -91,8 +91,8 @@ func TestSpawnHeadless(t *testing.T) {
 	b.failed = errors.New("cannot start claude: exec: \"claude\": not found")
 	lookUp(t, m, press(m, "n"))
 	press(m, "up", "up", "ctrl+s")
-	if !m.statusErr || !strings.Contains(m.status, "cannot start claude") {
-		t.Fatalf("open error not reported: %q", m.status)
+	if m.spawnForm() == nil || !strings.Contains(plain(m), "cannot start claude") {
+		t.Fatalf("open error not shown in the form:\n%s", plain(m))
 	}
 	if m.list.SelectedID() != "rev" {
 		t.Fatalf("selection moved on a failed open: %q", m.list.SelectedID())

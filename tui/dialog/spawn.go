@@ -350,6 +350,15 @@ func cycle(s string, i, n int) int {
 	return i
 }
 
+// SetError shows err in the form (a spawn it asked for failed: a name
+// taken, a program missing), which stays open for the user to correct.
+func (d *SpawnDialog) SetError(err error) {
+	d.err = err.Error()
+	if strings.Contains(d.err, "already exists") {
+		d.setFocus(fName)
+	}
+}
+
 // submit validates the form and returns Spawn (SpawnHeadless for the
 // headless entry), or sets the error and returns nil.
 func (d *SpawnDialog) submit() Action {
