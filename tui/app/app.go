@@ -517,6 +517,13 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 			delete(m.transcripts, ev.ID)
 			delete(m.seen, ev.ID)
 			reload = true
+		case session.Added:
+			// A session restarted under its ID (R) is a new program:
+			// what was pulled of the old one goes, and the new one's
+			// screen is pulled (pullVisible) rather than kept until
+			// the new program writes.
+			m.dropSnap(ev.ID)
+			reload = true
 		default:
 			reload = true
 		}

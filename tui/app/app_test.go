@@ -1121,3 +1121,21 @@ func TestSeenMarksGoWithTheirSession(t *testing.T) {
 		t.Fatalf("a removed session's Seen mark is kept: %v", m.seen)
 	}
 }
+
+// A session restarted under its ID (R) shows the new program's screen at
+// once: what was pulled of the old one is dropped on Added, and pulled
+// again, not kept until the new program writes.
+func TestRestartedSessionScreenPulled(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	m.Init()
+	before := b.screens["claude-1"]
+	if m.snaps["claude-1"] == nil {
+		t.Fatal("the selected session's screen was not pulled")
+	}
+	update(m, eventsMsg{events: []session.Event{{Kind: session.Added, ID: "claude-1"}}})
+	drain(m)
+	if b.screens["claude-1"] == before {
+		t.Fatal("the restarted session's screen was not pulled again")
+	}
+}
