@@ -359,6 +359,12 @@ func TestDashboardAgentHooks(t *testing.T) {
 	d.sendTo("a1", "perm")
 	d.waitFor("a1 — Bash: rm -rf build")
 	d.waitFor("! 1 need input")
+	// The reason is in a1's row beside the preview, at every width.
+	reasonInRow := regexp.MustCompile(`(?m)^[ >]! a1 +needs input .*Bash: rm.*│`)
+	for _, size := range [][2]string{{"80", "24"}, {"220", "40"}, {"120", "35"}} {
+		d.run("resize-window", "-t", "main", "-x", size[0], "-y", size[1])
+		d.waitScreen("the reason in a1's row at "+size[0]+" columns", reasonInRow.MatchString)
+	}
 	d.sendTo("a1", "1") // allow
 	d.waitScreen("the prompt answered", func(s string) bool { return !strings.Contains(s, "need input") })
 
@@ -373,7 +379,7 @@ func TestDashboardAgentHooks(t *testing.T) {
 
 	// Esc fires no hook: the screen settles it.
 	row := func(state string) func(string) bool {
-		re := regexp.MustCompile(`a1 +claude +` + state)
+		re := regexp.MustCompile(`a1 +` + state)
 		return func(s string) bool { return re.MatchString(s) }
 	}
 	d.sendTo("a1", "slow")

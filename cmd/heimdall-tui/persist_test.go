@@ -161,7 +161,7 @@ func TestPersistEndedWhileAway(t *testing.T) {
 
 	d.open()
 	d.waitScreen("late-1 listed Dead 7", func(s string) bool {
-		return regexp.MustCompile(`(?m)^>? +late-1 +late +Dead 7 `).MatchString(s)
+		return regexp.MustCompile(`(?m)^>? +late-1 +Dead 7 `).MatchString(s)
 	})
 	d.sendKeys("d")
 	d.waitFor("no sessions")

@@ -151,9 +151,12 @@ func split(b Rect, n int) (list, preview Rect, stacked bool) {
 		preview = Rect{b.X, b.Y + lh, b.W, b.H - lh}
 		return list, preview, true
 	}
-	lw := max(28, b.W*30/100)
+	// Wide enough for name, state and the title (the needs-input
+	// reason) side by side; from Wide on, room for the time in state and
+	// more.
+	lw := max(40, b.W*35/100)
 	if b.W >= Wide {
-		lw = min(64, b.W*35/100)
+		lw = min(72, b.W*40/100)
 	}
 	list = Rect{b.X, b.Y, lw, b.H}
 	preview = Rect{b.X + lw, b.Y, b.W - lw, b.H}

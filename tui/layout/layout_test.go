@@ -225,10 +225,10 @@ func TestSplitBreakpoints(t *testing.T) {
 		{60, 20, 10, true, 60, 6},  // a third of the 18-row body
 		{60, 20, 1, true, 60, 3},   // one session: header + row, at least 3
 		{79, 24, 30, true, 79, 7},  // still stacked below 80
-		{80, 24, 5, false, 28, 22}, // 30% of 80 is 24 < 28
-		{100, 30, 5, false, 30, 28},
-		{120, 35, 5, false, 42, 33}, // 35%
-		{200, 50, 5, false, 64, 48}, // capped
+		{80, 24, 5, false, 40, 22}, // 35% of 80 is 28 < 40
+		{119, 30, 5, false, 41, 28},
+		{120, 35, 5, false, 48, 33}, // 40%
+		{200, 50, 5, false, 72, 48}, // capped
 	}
 	for _, c := range cases {
 		l := Compute(c.w, c.h, c.n, ModeSplit)

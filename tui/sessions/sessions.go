@@ -120,8 +120,11 @@ const (
 )
 
 // columns chooses the columns for width w: marker, name and state always;
-// then time in state, agent, idle and exit while the name keeps at least
-// minName cells. Each column is followed by a one-cell gap.
+// then the title (the needs-input reason) while the name keeps at least
+// minName cells, as it says why a session wants the user; then time in
+// state, agent, idle and exit, in that order, while the name and the
+// title keep theirs.
+// Each column is followed by a one-cell gap.
 func columns(w, agentW, longestName int) []column {
 	opt := []column{
 		{colTime, "TIME", timeW},
@@ -131,17 +134,25 @@ func columns(w, agentW, longestName int) []column {
 	}
 	// Marker and its gap, the state and its gap, the name's gap.
 	used := markerW + 1 + stateW + 1 + 1
+	// What the title needs at least, and its gap.
+	note := 0
+	if w-(used+minNote+1) >= minName {
+		note = minNote + 1
+	}
 	on := map[colKind]bool{}
+	// In order, stopping at the first that does not fit, so that a wider
+	// list never shows fewer of them.
 	for _, c := range opt {
-		if w-(used+c.width+1) >= minName {
-			used += c.width + 1
-			on[c.kind] = true
+		if w-(used+note+c.width+1) < minName {
+			break
 		}
+		used += c.width + 1
+		on[c.kind] = true
 	}
 	// The name takes the rest, but no more than the longest name needs:
 	// on a wide list the other columns stay next to the names and the
-	// slack goes to the end of the row.
-	nameW := max(w-used, 1)
+	// slack goes to the title.
+	nameW := max(w-used-note, 1)
 	nameW = min(nameW, max(minName, longestName))
 	cols := []column{{colName, "NAME", nameW}}
 	for _, c := range []column{{colAgent, "AGENT", agentW}, {colState, "STATE", stateW}, {colTime, "TIME", timeW}, {colIdle, "IDLE", timeW}, {colExit, "EXIT", exitW}} {
@@ -149,7 +160,7 @@ func columns(w, agentW, longestName int) []column {
 			cols = append(cols, c)
 		}
 	}
-	if rest := w - used - nameW - 1; rest >= minNote {
+	if rest := w - used - nameW - 1; note > 0 && rest >= minNote {
 		cols = append(cols, column{colNote, "TITLE", rest})
 	}
 	return cols

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,14 +91,42 @@ func TestColumnsAdapt(t *testing.T) {
 		want []string // header words
 	}{
 		{28, []string{"NAME", "STATE"}},
-		{42, []string{"NAME", "AGENT", "STATE", "TIME"}},
-		{60, []string{"NAME", "AGENT", "STATE", "TIME", "IDLE", "EXIT"}},
+		{40, []string{"NAME", "STATE", "TITLE"}}, // the list at 80 columns
+		{48, []string{"NAME", "STATE", "TIME", "TITLE"}},
+		{60, []string{"NAME", "AGENT", "STATE", "TIME", "IDLE", "TITLE"}},
+		{72, []string{"NAME", "AGENT", "STATE", "TIME", "IDLE", "EXIT", "TITLE"}},
 	}
 	for _, c := range cases {
 		lines := strings.Split(ansi.Strip(View(dark, fixture(), 0, 0, now, c.w, 10)), "\n")
 		if got := strings.Fields(lines[0]); strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("w=%d: header %q, want %q", c.w, got, c.want)
 		}
+	}
+}
+
+// A wider terminal never shows less: at every terminal width the list
+// has the title (the needs-input reason), stacked or side by side, and
+// within each layout a wider terminal's list has every column a narrower
+// one's has. (From 79 to 80 columns the preview moves beside the list:
+// the list trades its duration columns for it, never the title.)
+func TestWiderShowsNoLess(t *testing.T) {
+	var prev []string
+	stacked := true
+	for tw := layout.MinWidth; tw <= 240; tw++ {
+		l := layout.Compute(tw, 30, len(fixture()), layout.ModeSplit)
+		head := strings.Fields(strings.Split(ansi.Strip(View(dark, fixture(), 0, 0, now, l.List.W, 10)), "\n")[0])
+		if !slices.Contains(head, "TITLE") {
+			t.Errorf("%d columns (list %d): no TITLE in %q", tw, l.List.W, head)
+		}
+		if l.Stacked != stacked {
+			stacked, prev = l.Stacked, nil
+		}
+		for _, c := range prev {
+			if !slices.Contains(head, c) {
+				t.Errorf("%d columns (list %d): %q lost %s, shown one column narrower", tw, l.List.W, head, c)
+			}
+		}
+		prev = head
 	}
 }
 
@@ -124,7 +153,7 @@ func TestShownSince(t *testing.T) {
 		want         []time.Time
 	}{
 		{"no duration columns", 0, 28, 10, nil},
-		{"TIME only", 0, 42, 10, all(0, len(infos), false)},
+		{"TIME only", 0, 48, 10, all(0, len(infos), false)},
 		{"TIME and IDLE", 0, 60, 20, all(0, len(infos), true)},
 		{"scrolled, three rows", 4, 60, 1 + 3, all(4, 7, true)},
 		{"header only", 0, 60, 1, nil},
