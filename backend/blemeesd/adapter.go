@@ -50,6 +50,10 @@ func Frame(ev headless.Event) []byte {
 		return blemees.InterruptedFrame(ev.Session, ev.Seq, ev.WasIdle)
 	case headless.EventReplayGap:
 		return blemees.ReplayGapFrame(ev.Session, ev.Since, ev.First)
+	case headless.EventFault:
+		// The spec has no code of its own for it: an unexpected error
+		// of the session, not fatal.
+		return blemees.ErrorFrame("", ev.Session, ev.Seq, blemees.CodeInternal, ev.Text)
 	}
 	return blemees.ErrorFrame("", ev.Session, ev.Seq, blemees.CodeInternal, "unknown event "+ev.Kind.String())
 }
@@ -225,7 +229,8 @@ func (b *Backend) Detach(c blemees.Client) {
 
 // EventOf is the inverse of Frame, for a client following a daemon: the
 // session event a frame a watcher gets (claude.*, blemeesd.stderr, the
-// claude_crashed and oauth_expired errors, blemeesd.interrupted,
+// claude_crashed and oauth_expired errors, a session's sequenced internal
+// error (EventFault), blemeesd.interrupted,
 // blemeesd.replay_gap) stands for; ok is false for any other frame. A
 // claude event's Raw is the frame as read (its type still prefixed
 // "claude."; Type is the native one).
@@ -253,6 +258,8 @@ func EventOf(f blemees.Frame) (ev headless.Event, ok bool) {
 		ev.Kind, ev.Text = headless.EventCrashed, body.Message
 	case f.Type == "blemeesd.error" && body.Code == blemees.CodeOAuthExpired:
 		ev.Kind, ev.Text = headless.EventOAuthExpired, body.Message
+	case f.Type == "blemeesd.error" && body.Code == blemees.CodeInternal && f.SessionID != "" && f.Seq != 0:
+		ev.Kind, ev.Text = headless.EventFault, body.Message
 	case f.Type == "blemeesd.interrupted":
 		ev.Kind, ev.WasIdle = headless.EventInterrupted, body.WasIdle
 	case f.Type == "blemeesd.replay_gap":

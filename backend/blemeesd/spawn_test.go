@@ -130,6 +130,33 @@ func TestNonJSONStdoutDropped(t *testing.T) {
 	}
 }
 
+// A "claude" whose first stdout line is not a JSON event does not speak
+// the protocol: the client gets one internal error on the session (with a
+// seq, what it wrote quoted), the process is stopped, and the session is
+// not left busy: the next turn starts it again and is told the same.
+func TestNotClaudeSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	notClaude := filepath.Join(dir, "claude")
+	if err := os.WriteFile(notClaude, []byte("#!/bin/sh\necho 'Usage: claude [options]'\nexec cat >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(c *Config) { c.ClaudeBin = notClaude })
+	c := e.connect()
+	if f := c.Request(open("n"), "blemeesd.opened"); f.Type() != "blemeesd.opened" {
+		t.Fatalf("open: %v", f)
+	}
+	for _, turn := range []string{"", "one", "two"} { // "": claude started by the open
+		if turn != "" {
+			c.Send(user("n", turn))
+		}
+		fs := c.Until("blemeesd.error", "n")
+		f := fs[len(fs)-1]
+		if f.Str("code") != "internal" || f.Int("seq") == 0 || f.Str("message") != `claude's stdout is not JSON: "Usage: claude [options]"` {
+			t.Fatalf("turn %s: %v", turn, f)
+		}
+	}
+}
+
 // A claude line longer than max_line_bytes is dropped alone: the turn
 // goes on to its result and the session keeps working.
 func TestOversizeClaudeLineDropped(t *testing.T) {

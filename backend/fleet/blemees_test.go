@@ -130,9 +130,15 @@ func TestBlemeesFollow(t *testing.T) {
 // test ends (a second one on the same sock: systemd restarting blemeesd).
 func serveDaemon(t *testing.T, sock string) *blemeesd.Daemon {
 	t.Helper()
+	return serveDaemonOf(t, sock, headlesstest.FakeClaude(t))
+}
+
+// serveDaemonOf is serveDaemon running claude as its claude.
+func serveDaemonOf(t *testing.T, sock, claude string) *blemeesd.Daemon {
+	t.Helper()
 	cfg := blemeesd.Default()
 	cfg.SocketPath = sock
-	cfg.ClaudeBin = headlesstest.FakeClaude(t)
+	cfg.ClaudeBin = claude
 	d := blemeesd.New(cfg, nil, nil)
 	if err := d.Listen(); err != nil {
 		t.Fatal(err)
@@ -144,6 +150,43 @@ func serveDaemon(t *testing.T, sock string) *blemeesd.Daemon {
 		<-served
 	})
 	return d
+}
+
+// A "claude" that does not speak stream-json (not claude at all, or one
+// too old) leaves the session in error with what it wrote, not Thinking
+// forever: the daemon says so (an internal error on the session) and the
+// dashboard shows it.
+func TestBlemeesNotClaude(t *testing.T) {
+	dir := proctest.ShortDir(t)
+	t.Setenv("HOME", dir)
+	notClaude := filepath.Join(dir, "claude")
+	if err := os.WriteFile(notClaude, []byte("#!/bin/sh\necho 'Usage: claude [options]'\nexec cat >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "b.sock")
+	serveDaemonOf(t, sock, notClaude)
+	f := openFleet(t)
+	r := sessiontest.Record(t, f)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{Poll: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	id, err := b.Open(fleet.HeadlessSpec{ID: "h-1", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Wait(t, session.Added, id, 0)
+	if err := f.Send(id, session.Input{Data: []byte("hello\r")}); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, f, id, `system: claude's stdout is not JSON: "Usage: claude [options]"`)
+	proctest.WaitFor(t, "the session in error", 10*time.Second, func() bool {
+		in := infoOf(t, f, id)
+		return in.State == session.Idle && in.Error == "claude's output is not JSON"
+	})
 }
 
 // A session the dashboard opens through the follower (the spawn dialog,

@@ -360,8 +360,13 @@ func (v *claudeView) ops(ev headless.Event) []viewOp {
 	case headless.EventStderr:
 		return []viewOp{{kind: opNotice, text: "stderr: " + ev.Text}}
 	case headless.EventCrashed:
-		return []viewOp{{kind: opProblem, text: "claude crashed: " + ev.Text, problem: "claude crashed",
+		return []viewOp{{kind: opProblem, text: "claude crashed: " + ev.Text, problem: "claude crashed", isErr: true,
 			err: fmt.Errorf("%s: claude crashed: %s", v.sid, ev.Text)}, {kind: opDiscard}, {kind: opState, state: session.Idle}}
+	case headless.EventFault:
+		// A claude that does not speak stream-json will not end its turn:
+		// the view ends it, in error, and shows what it wrote.
+		return []viewOp{{kind: opProblem, text: ev.Text, problem: "claude's output is not JSON", isErr: true,
+			err: fmt.Errorf("%s: %s", v.sid, ev.Text)}, {kind: opDiscard}, {kind: opState, state: session.Idle}}
 	case headless.EventOAuthExpired:
 		return []viewOp{{kind: opProblem, text: headless.ErrOAuthExpired.Error(), problem: "OAuth token expired", err: headless.ErrOAuthExpired}}
 	case headless.EventInterrupted:
@@ -484,7 +489,7 @@ func (v *claudeView) claudeOps(raw json.RawMessage) []viewOp {
 			if ce.Result != "" {
 				msg += ": " + ce.Result
 			}
-			ops = append(ops, viewOp{kind: opProblem, text: msg, problem: "turn failed", err: fmt.Errorf("%s: %s", v.sid, msg)})
+			ops = append(ops, viewOp{kind: opProblem, text: msg, problem: "turn failed", isErr: true, err: fmt.Errorf("%s: %s", v.sid, msg)})
 		case len(denied) > 0:
 			msg := "permission denied: " + strings.Join(denied, ", ")
 			ops = append(ops, viewOp{kind: opProblem, text: msg, problem: msg, err: fmt.Errorf("%s: %s", v.sid, msg)})

@@ -36,6 +36,7 @@ type eventView struct {
 	lastOutput time.Time
 	partial    strings.Builder // the streaming assistant message's text
 	problem    string          // the last turn's failure, shown in the title
+	failure    string          // the failure that ended the last turn (Info.Error), until the next
 	working    time.Duration   // the turn's running time, from heartbeats
 	model      string
 }
@@ -50,7 +51,7 @@ type opKind uint8
 const (
 	opModel      opKind = iota // the session's model is text (the title's start)
 	opNotice                   // a system entry: text
-	opProblem                  // a system entry text; title says problem; the user is told err (if not nil)
+	opProblem                  // a system entry text; title says problem; the user is told err (if not nil); isErr: it ended the turn (Info.Error)
 	opTurnStart                // a turn begins: streamed text and the last problem are cleared
 	opDelta                    // text streams in (the title's tail)
 	opDiscard                  // the streamed text is dropped (an interrupt, a crash)
@@ -106,12 +107,15 @@ func (v *eventView) applyLocked(ops []viewOp) fed {
 				v.addLocked(session.RoleSystem, op.text)
 			}
 			v.problem, d.changed = op.problem, true
+			if op.isErr {
+				v.failure = op.problem
+			}
 			if op.err != nil {
 				d.fails = append(d.fails, op.err)
 			}
 		case opTurnStart:
 			v.partial.Reset()
-			v.problem, v.working, d.changed = "", 0, true
+			v.problem, v.failure, v.working, d.changed = "", "", 0, true
 		case opDelta:
 			v.partial.WriteString(op.text)
 			d.changed = true
@@ -203,7 +207,7 @@ func (v *eventView) userTurn(text string) uint64 {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.addLocked(session.RoleUser, text)
-	v.problem = ""
+	v.problem, v.failure = "", ""
 	return uint64(len(v.entries))
 }
 
@@ -235,6 +239,9 @@ func (v *eventView) info(in *session.Info, model string) {
 	}
 	in.Kind, in.Agent, in.Argv = v.kind, v.agent, v.argv
 	in.State, in.StateSince, in.LastOutput, in.Title = v.state, v.stateSince, v.lastOutput, title
+	if v.state == session.Idle {
+		in.Error = v.failure
+	}
 }
 
 // transcript implements Transcripter for a member.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,9 @@ type child struct {
 	done  chan struct{} // reaped, output read, exit handled
 	exp   atomic.Bool   // its exit is expected (stopped by us)
 	oauth atomic.Bool   // its stderr said the token expired
+	// fault says it does not speak the protocol (EventFault's text); set
+	// by the stdout reader, read once the readers are done.
+	fault string
 
 	tailMu sync.Mutex
 	tail   []string // last lines of stderr
@@ -134,7 +138,8 @@ func (s *Session) runChild(c *child, out, errp *os.File) {
 }
 
 // childExited handles the end of c: a crash is reported unless we stopped
-// it (or it said its token expired).
+// it (or it said its token expired); a fault once the session is ready for
+// the next turn.
 func (s *Session) childExited(c *child, code int) {
 	defer s.m.wg.Done()
 	s.m.log.Info("claude exited", "session_id", s.id, "pid", c.p.PID(), "exit_code", code)
@@ -155,6 +160,9 @@ func (s *Session) childExited(c *child, code int) {
 		}
 		s.m.log.Warn("claude crashed", "session_id", s.id, "exit_code", code, "turn_active", wasTurn)
 		s.emit(Event{Kind: EventCrashed, Text: msg})
+	}
+	if current && c.fault != "" {
+		s.emit(Event{Kind: EventFault, Text: c.fault})
 	}
 }
 
@@ -183,11 +191,16 @@ type StreamEvent struct {
 
 // readStdout forwards claude's stdout, a line an event. A line longer than
 // max_line_bytes is dropped alone (logged): the lines after it are read
-// on, so the turn still reaches its result.
+// on, so the turn still reaches its result. So is a line that is not a
+// JSON event (§6.3); but if the first line is not one, claude does not
+// speak the protocol at all (not claude, not its stream-json) and its turn
+// would never end: it is stopped, and its exit says why (an EventFault);
+// the next turn starts it again, as after a crash.
 func (s *Session) readStdout(c *child, out io.Reader) {
 	defer s.stdoutClosed(c)
 	br := bufio.NewReaderSize(out, 64<<10)
 	var buf []byte
+	spoke := false // a first line was read (or the fault said)
 	for {
 		buf = buf[:0]
 		over := 0 // length of an oversize line, skipped
@@ -210,7 +223,14 @@ func (s *Session) readStdout(c *child, out io.Reader) {
 			var inf claudeInfo
 			if err := json.Unmarshal(line, &inf); err != nil || inf.Type == "" || line[0] != '{' {
 				s.m.log.Warn("non-JSON line on claude's stdout dropped", "session_id", s.id, "line", Redact(line))
+				if !spoke {
+					spoke = true // once
+					c.fault = "claude's stdout is not JSON: " + faultQuote(line)
+					c.expect()
+					c.p.Stop()
+				}
 			} else {
+				spoke = true
 				s.emitObserved(Event{Kind: EventClaude, Type: inf.Type, Raw: bytes.Clone(line)}, &inf)
 			}
 		}
@@ -218,6 +238,19 @@ func (s *Session) readStdout(c *child, out io.Reader) {
 			return
 		}
 	}
+}
+
+// faultLine bounds how much of a line that is not JSON an EventFault
+// quotes.
+const faultLine = 80
+
+// faultQuote is the start of line, quoted (at most faultLine runes).
+func faultQuote(line []byte) string {
+	r := []rune(string(line))
+	if len(r) > faultLine {
+		return strconv.Quote(string(r[:faultLine])) + "…"
+	}
+	return strconv.Quote(string(r))
 }
 
 // stdoutClosed handles the end of c's stdout. A claude that exits closes

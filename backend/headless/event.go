@@ -28,9 +28,13 @@ const (
 	// Since up to First (exclusive) are gone. It has no seq and is
 	// delivered only to the sink replayed to.
 	EventReplayGap
+	// EventFault: claude does not speak the protocol: the first line of
+	// its stdout is not a JSON event. It is stopped (a turn in flight
+	// ends); Text says what it wrote.
+	EventFault
 )
 
-var kindNames = [...]string{"claude", "stderr", "crashed", "oauth_expired", "interrupted", "replay_gap"}
+var kindNames = [...]string{"claude", "stderr", "crashed", "oauth_expired", "interrupted", "replay_gap", "fault"}
 
 func (k EventKind) String() string {
 	if int(k) < len(kindNames) {
