@@ -318,3 +318,44 @@ func TestEndedSessionLeavesAReplacedDirAlone(t *testing.T) {
 		}
 	}
 }
+
+// Issue 29, bug 3: a session that ended while the dashboard was closed,
+// restarted with R, shows the new program's screen at once, not the last
+// screen of the one that ended (the new program here writes nothing).
+func TestPersistRestartShowsNewScreen(t *testing.T) {
+	t.Parallel()
+	gate := filepath.Join(t.TempDir(), "gate")
+	d := newDash(t, "HM_GATE="+gate)
+	cfg := dashConfig + `[[agent]]
+name = "once"
+command = ["sh", "-c", 'if [ -e "$HM_GATE" ]; then exec cat; fi; echo first-run; while [ ! -e "$HM_GATE" ]; do sleep 0.05; done; exit 7']
+`
+	if err := os.WriteFile(d.cfg, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.open()
+	d.waitFor("no sessions")
+	d.command("spawn once")
+	d.waitFor("started once-1")
+	d.waitScreen("once-1's first run on screen", paneLine("first-run").MatchString)
+	d.quitChoosing("l")
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !poll(waitTimeout, func() bool {
+		rec, err := supervisor.ReadRecord(d.dir, "once-1")
+		return err == nil && rec.Ended != nil
+	}) {
+		t.Fatal("once-1 did not end")
+	}
+
+	d.open()
+	d.waitScreen("once-1 listed Dead 7 with its last screen", func(s string) bool {
+		return regexp.MustCompile(`(?m)^>? +once-1 +Dead 7 `).MatchString(s) && paneLine("first-run").MatchString(s)
+	})
+	d.sendKeys("R")
+	d.waitScreen("once-1 running again, its old screen gone", func(s string) bool {
+		return regexp.MustCompile(`(?m)^>? +once-1 +(Idle|Active) `).MatchString(s) && !strings.Contains(s, "first-run")
+	})
+	d.quitChoosing("s")
+}
