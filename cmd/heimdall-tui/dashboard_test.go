@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/classify/classifytest"
 )
 
 // The dashboard, driven through tmux as a person would: a 120×35 pane runs
@@ -468,4 +471,57 @@ func TestDashboardSortKept(t *testing.T) {
 	d2.sendKeys("s")
 	d2.waitFor("sorted by attention") // the one after name
 	d2.quit()
+}
+
+// Issue 29, bug 2: a permission prompt that came up while no dashboard
+// watched wants attention ('*'); answered (no hooks: the screen alone
+// tells) by a program that then stays quiet, it no longer does: the
+// dashboard that comes back shows no stale mark and does not jump to it.
+func TestDashboardAttentionEnds(t *testing.T) {
+	t.Parallel()
+	d := newDash(t)
+	cases, err := classifytest.Load("../../backend/classify/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script strings.Builder
+	for _, c := range cases {
+		if c.Profile == "claude" && c.Expect == "NeedsInput" && strings.HasPrefix(c.Name, "needs-bash") {
+			for i := range c.Frames {
+				fmt.Fprintf(&script, "printf '%%s' '%s'\nsleep 0.1\n", strings.ReplaceAll(string(c.Draw(i, 120, classifytest.TrueColour)), "'", `'\''`))
+			}
+			break
+		}
+	}
+	if script.Len() == 0 {
+		t.Fatal("no claude needs-input case in the corpus")
+	}
+	script.WriteString("read x; printf '\\033[2J\\033[Hdone\\r\\n'; exec sleep 300\n")
+	if r := hmIn(t, d.dir, "run", "--detach", "--id", "p0", "--", "sleep", "300"); r.code != 0 {
+		t.Fatalf("run: %s", r)
+	}
+	if r := hmIn(t, d.dir, "run", "--detach", "--id", "p1", "--classifier", "claude", "--cols", "120", "--rows", strconv.Itoa(classifytest.Rows), "--", "sh", "-c", script.String()); r.code != 0 {
+		t.Fatalf("run: %s", r)
+	}
+	needsInput := func(want bool) func() bool {
+		return func() bool {
+			r := hmIn(t, d.dir, "status", "p1", "--json")
+			return r.code == 0 && strings.Contains(r.stdout, fmt.Sprintf(`"needs_input":%v`, want))
+		}
+	}
+	if !poll(waitTimeout, needsInput(true)) {
+		t.Fatal("the permission prompt was not read as needing input")
+	}
+	hmIn(t, d.dir, "send", "p1", "1")
+	if !poll(waitTimeout, func() bool { return strings.Contains(hmIn(t, d.dir, "screen", "p1").stdout, "done") }) {
+		t.Fatal("the prompt was not answered")
+	}
+	if !poll(waitTimeout, needsInput(false)) {
+		t.Fatal("the answered prompt still reads as needing input")
+	}
+	d.open()
+	d.waitScreen("p0 selected, no mark on p1", func(s string) bool {
+		return regexp.MustCompile(`(?m)^>  p0 `).MatchString(s) && regexp.MustCompile(`(?m)^   p1 `).MatchString(s)
+	})
+	d.quit()
 }
