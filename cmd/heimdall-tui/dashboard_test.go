@@ -480,29 +480,13 @@ func TestDashboardSortKept(t *testing.T) {
 func TestDashboardAttentionEnds(t *testing.T) {
 	t.Parallel()
 	d := newDash(t)
-	cases, err := classifytest.Load("../../backend/classify/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var script strings.Builder
-	for _, c := range cases {
-		if c.Profile == "claude" && c.Expect == "NeedsInput" && strings.HasPrefix(c.Name, "needs-bash") {
-			for i := range c.Frames {
-				fmt.Fprintf(&script, "printf '%%s' '%s'\nsleep 0.1\n", strings.ReplaceAll(string(c.Draw(i, 120, classifytest.TrueColour)), "'", `'\''`))
-			}
-			break
-		}
-	}
-	if script.Len() == 0 {
-		t.Fatal("no claude needs-input case in the corpus")
-	}
+	script.WriteString(promptScript(t))
 	script.WriteString("read x; printf '\\033[2J\\033[Hdone\\r\\n'; exec sleep 300\n")
 	if r := hmIn(t, d.dir, "run", "--detach", "--id", "p0", "--", "sleep", "300"); r.code != 0 {
 		t.Fatalf("run: %s", r)
 	}
-	if r := hmIn(t, d.dir, "run", "--detach", "--id", "p1", "--classifier", "claude", "--cols", "120", "--rows", strconv.Itoa(classifytest.Rows), "--", "sh", "-c", script.String()); r.code != 0 {
-		t.Fatalf("run: %s", r)
-	}
+	runPrompt(t, d.dir, "p1", script.String())
 	needsInput := func(want bool) func() bool {
 		return func() bool {
 			r := hmIn(t, d.dir, "status", "p1", "--json")
@@ -522,6 +506,68 @@ func TestDashboardAttentionEnds(t *testing.T) {
 	d.open()
 	d.waitScreen("p0 selected, no mark on p1", func(s string) bool {
 		return regexp.MustCompile(`(?m)^>  p0 `).MatchString(s) && regexp.MustCompile(`(?m)^   p1 `).MatchString(s)
+	})
+	d.quit()
+}
+
+// promptScript is a shell script that draws a Claude Code permission
+// prompt (the classifier corpus's) at 120 columns.
+func promptScript(t *testing.T) string {
+	t.Helper()
+	cases, err := classifytest.Load("../../backend/classify/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script strings.Builder
+	for _, c := range cases {
+		if c.Profile == "claude" && c.Expect == "NeedsInput" && strings.HasPrefix(c.Name, "needs-bash") {
+			for i := range c.Frames {
+				fmt.Fprintf(&script, "printf '%%s' '%s'\nsleep 0.1\n", strings.ReplaceAll(string(c.Draw(i, 120, classifytest.TrueColour)), "'", `'\''`))
+			}
+			return script.String()
+		}
+	}
+	t.Fatal("no claude needs-input case in the corpus")
+	return ""
+}
+
+// runPrompt runs script as session id with the claude classifier (no
+// hooks: the screen alone tells) at the corpus's size.
+func runPrompt(t *testing.T, dir, id, script string) {
+	t.Helper()
+	if r := hmIn(t, dir, "run", "--detach", "--id", id, "--classifier", "claude", "--cols", "120", "--rows", strconv.Itoa(classifytest.Rows), "--", "sh", "-c", script); r.code != 0 {
+		t.Fatalf("run: %s", r)
+	}
+}
+
+// Issue 29, bug 6: at 60×20 the list says how many rows are above and
+// below the ones shown, and how many of those need input: scrolled to
+// the end, the session waiting for the user (first in the attention
+// order) is out of view and the header says so.
+func TestDashboardSaysWhatIsOutOfView(t *testing.T) {
+	t.Parallel()
+	d := newDash(t)
+	runPrompt(t, d.dir, "q", promptScript(t)+"exec sleep 300\n")
+	for i := range 7 {
+		if r := hmIn(t, d.dir, "run", "--detach", "--id", "p"+strconv.Itoa(i), "--", "sleep", "300"); r.code != 0 {
+			t.Fatalf("run: %s", r)
+		}
+	}
+	if !poll(waitTimeout, func() bool {
+		r := hmIn(t, d.dir, "status", "q", "--json")
+		return strings.Contains(r.stdout, `"needs_input":true`)
+	}) {
+		t.Fatal("q does not need input")
+	}
+	d.run("resize-window", "-t", "main", "-x", "60", "-y", "20")
+	d.open()
+	d.waitFor("! q ")
+	d.waitScreen("more below", regexp.MustCompile(`NAME.* ↓\d`).MatchString)
+	for range 8 {
+		d.sendKeys("j")
+	}
+	d.waitScreen("p6 selected, q above and counted", func(s string) bool {
+		return strings.Contains(s, ">  p6 ") && !strings.Contains(s, "! q ") && regexp.MustCompile(`NAME.* ↑\d+ !1`).MatchString(s)
 	})
 	d.quit()
 }
