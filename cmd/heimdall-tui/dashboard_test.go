@@ -571,3 +571,49 @@ func TestDashboardSaysWhatIsOutOfView(t *testing.T) {
 	})
 	d.quit()
 }
+
+// Issue 29, bug 7: in the attention order, sessions flipping between
+// Active and Idle keep their rows: watched until each flipping session was
+// seen both ways, the order of the rows never changes.
+func TestDashboardAttentionOrderStill(t *testing.T) {
+	t.Parallel()
+	d := newDash(t)
+	// a and c work for two seconds and go quiet for 3.5 (Idle after 2), over and over.
+	for _, s := range []struct{ id, script string }{
+		{"a", "while :; do i=0; while [ $i -lt 8 ]; do echo tick; sleep 0.25; i=$((i+1)); done; sleep 3.5; done"},
+		{"b", "exec sleep 300"},
+		{"c", "sleep 1; while :; do i=0; while [ $i -lt 8 ]; do echo tick; sleep 0.25; i=$((i+1)); done; sleep 3.5; done"},
+		{"d", "exec sleep 300"},
+	} {
+		if r := hmIn(t, d.dir, "run", "--detach", "--id", s.id, "--", "sh", "-c", s.script); r.code != 0 {
+			t.Fatalf("run: %s", r)
+		}
+	}
+	d.open()
+	d.sendKeys("s")
+	d.sendKeys("s")
+	d.waitFor("sorted by attention")
+	row := regexp.MustCompile(`(?m)^.. +([a-d]) +(Active|Idle) `)
+	var first string
+	last, flips := map[string]string{}, map[string]int{}
+	d.waitScreen("a and c flipped twice each", func(s string) bool {
+		var order strings.Builder
+		for _, m := range row.FindAllStringSubmatch(s, -1) {
+			order.WriteString(m[1])
+			if was, ok := last[m[1]]; ok && was != m[2] {
+				flips[m[1]]++
+			}
+			last[m[1]] = m[2]
+		}
+		if order.Len() != 4 {
+			return false
+		}
+		if first == "" {
+			first = order.String()
+		} else if order.String() != first {
+			t.Fatalf("the rows moved: %s, then %s", first, order.String())
+		}
+		return flips["a"] >= 2 && flips["c"] >= 2
+	})
+	d.quit()
+}
