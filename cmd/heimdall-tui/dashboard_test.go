@@ -617,3 +617,28 @@ func TestDashboardAttentionOrderStill(t *testing.T) {
 	})
 	d.quit()
 }
+
+// Issue 29, item 9: the spawn form stays open when its spawn fails (a
+// name taken), says why in place and keeps what was typed; corrected, it
+// starts the session and closes.
+func TestDashboardSpawnFormKeepsInput(t *testing.T) {
+	t.Parallel()
+	d := startDashboard(t)
+	d.command("spawn sh s1")
+	d.waitFor("in$")
+	d.sendKeys("n")
+	d.waitFor("ctrl+s")
+	d.sendKeys("Tab")
+	d.run("send-keys", "-t", "main", "-l", "s1")
+	d.sendKeys("C-s")
+	d.waitScreen("the reason in the open form, the name kept", func(s string) bool {
+		return strings.Contains(s, `session "s1" already exists`) && strings.Contains(s, "ctrl+s") && regexp.MustCompile(`Name +s1\b`).MatchString(s)
+	})
+	d.sendKeys("BSpace")
+	d.run("send-keys", "-t", "main", "-l", "2")
+	d.sendKeys("C-s")
+	d.waitScreen("s2 started, the form closed", func(s string) bool {
+		return strings.Contains(s, "2 running") && !strings.Contains(s, "ctrl+s")
+	})
+	d.quitChoosing("s")
+}
