@@ -577,7 +577,9 @@ func TestDashboardSaysWhatIsOutOfView(t *testing.T) {
 // seen both ways, the order of the rows never changes.
 func TestDashboardAttentionOrderStill(t *testing.T) {
 	t.Parallel()
-	d := newDash(t)
+	// A state dir of its own: the order chosen here is kept there, and
+	// must not become the other dashboards' order.
+	d := newDash(t, "XDG_STATE_HOME="+t.TempDir())
 	// a and c work for two seconds and go quiet for 3.5 (Idle after 2), over and over.
 	for _, s := range []struct{ id, script string }{
 		{"a", "while :; do i=0; while [ $i -lt 8 ]; do echo tick; sleep 0.25; i=$((i+1)); done; sleep 3.5; done"},
