@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 	"golang.org/x/term"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/appendfile"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
@@ -58,7 +58,7 @@ func waitOutput(t *testing.T, out terminal, sub string) time.Duration {
 	return time.Since(begin)
 }
 
-// The patched renderer (backend/third_party/bubbletea) draws the frame that
+// The patched renderer (tui/bubbletea) draws the frame that
 // shows a key at once, even right after another frame, when other updates
 // wait for the end of the frame interval: at 1 FPS, a key typed after an
 // update that is held back for the interval is on the terminal long before

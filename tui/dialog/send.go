@@ -1,7 +1,7 @@
 package dialog
 
 import (
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"

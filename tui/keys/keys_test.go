@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/KEYS.md and the README key section")

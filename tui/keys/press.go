@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 )
 
 // named are the key names of the key map that are not a single character.
