@@ -206,29 +206,6 @@ func appendRaw(t *testing.T, path, s string) {
 	must(t, f.Close())
 }
 
-func TestCountTokens(t *testing.T) {
-	// Reference counts from OpenAI's tiktoken o200k_base.
-	cases := map[string]int{
-		"":                     0,
-		"hello world":          2,
-		"Hello, world!":        4,
-		"balances sum to zero": 4,
-	}
-	for text, want := range cases {
-		got, err := CountTokens(text)
-		must(t, err)
-		if got != want {
-			t.Errorf("CountTokens(%q) = %d, want %d", text, got, want)
-		}
-	}
-	// Measured, not estimated from length: same length, different counts.
-	a, _ := CountTokens(strings.Repeat("a", 64))
-	b, _ := CountTokens(strings.Repeat("a ", 32))
-	if a == b || a == 16 {
-		t.Errorf("counts look estimated: %d and %d", a, b)
-	}
-}
-
 // planfile.FastLedgerLine agrees with encoding/json wherever it accepts a line.
 func FuzzFastLedgerLine(f *testing.F) {
 	for _, s := range []string{

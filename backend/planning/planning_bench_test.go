@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -40,40 +39,6 @@ func BenchmarkLedgerReport1M(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
-}
-
-// The tokenizer's throughput on prose (the demo's plan).
-func BenchmarkCountTokens(b *testing.B) {
-	text, err := demoData.ReadFile("demodata/plan.md")
-	must2(b, err)
-	n, err := CountTokens(string(text)) // builds the vocabulary outside the timing
-	must2(b, err)
-	b.SetBytes(int64(len(text)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := CountTokens(string(text)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
-}
-
-// The one-time cost of building the o200k vocabulary (paid by the first
-// --text/--file of a process), measured in a fresh process.
-func BenchmarkTokenizerColdStart(b *testing.B) {
-	if os.Getenv("PLANNING_COLD") == "1" {
-		CountTokens("x")
-		return
-	}
-	exe, err := os.Executable()
-	must2(b, err)
-	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(exe, "-test.run=^$", "-test.bench=^BenchmarkTokenizerColdStart$", "-test.benchtime=1x")
-		cmd.Env = append(os.Environ(), "PLANNING_COLD=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%v\n%s", err, out)
-		}
-	}
 }
 
 // One locked, atomic rewrite of a 50-fact blackboard (plus its log line).

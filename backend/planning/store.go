@@ -61,6 +61,10 @@ func invalidf(format string, args ...any) error {
 	return kindErr([]error{ErrInvalid}, format, args...)
 }
 
+// Invalid is an error that is ErrInvalid, worded as format says (for the
+// packages that build on the store: validate, demo).
+func Invalid(format string, args ...any) error { return invalidf(format, args...) }
+
 // FileError is an error about one state file. It names the file (and the
 // line, for the line-oriented files) so a person can go and fix it.
 type FileError struct {
@@ -313,7 +317,10 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// marshal is json.Marshal without HTML escaping and without the newline.
+// Marshal is json.Marshal without HTML escaping and without the newline,
+// as every file and output of the protocol is written.
+func Marshal(v any) ([]byte, error) { return marshal(v) }
+
 func marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -19,6 +19,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/demo"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/plancli"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/tokens"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/validate"
 	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
 )
 
@@ -26,7 +30,7 @@ import (
 func planStore() *planning.Store { return planning.Open(planning.DefaultRoot()) }
 
 // msgIDOf names a message in retry and escalation lines.
-func msgIDOf(v planning.Validation) string {
+func msgIDOf(v validate.Validation) string {
 	if v.MsgID == "" {
 		return "(no msg_id)"
 	}
@@ -44,26 +48,26 @@ func printEntries(a *app, entries []planning.Entry) {
 // no planning tree at all, it says so, and how to start one: a newcomer's
 // "not found" is most often that.
 func planFail(a *app, code int, err error) error {
-	a.errorf("%v", err)
-	if root := planning.DefaultRoot(); !exists(root) {
-		a.errorf("no planning tree at %s: `heimdall-tui protocol init` starts one there (HEIMDALL_PLANNING_DIR names another)", root)
-	}
-	return exitCode(code)
+	return exitCode(plancli.Fail(a.planIO(), code, err))
 }
 
-// exists reports whether path exists.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+// planIO is where a planning command writes, and the name it goes by.
+func (a *app) planIO() plancli.IO {
+	return plancli.IO{Prog: progName, Tool: progName != toollinks.Binary, Stdout: a.stdout, Stderr: a.stderr}
+}
+
+// planExit is a plancli tool's exit status as the command's result.
+func planExit(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return exitCode(code)
 }
 
 // planErr maps a backend error to its exit code: 1 for not found, invalid
 // and conflicts; 2 for everything else (I/O, corrupt or foreign state).
 func planErr(a *app, err error) error {
-	if errors.Is(err, planning.ErrNotFound) || errors.Is(err, planning.ErrInvalid) || errors.Is(err, planning.ErrConflict) {
-		return planFail(a, 1, err)
-	}
-	return planFail(a, 2, err)
+	return exitCode(plancli.Err(a.planIO(), err))
 }
 
 // usageLine is cmd's usage line as the tool was invoked: through a link
@@ -163,7 +167,7 @@ func newValidateCmd(a *app) *cobra.Command {
 		Args: planArgs(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s := planStore()
-			v, err := s.Validator()
+			v, err := validate.Load(s)
 			if err != nil {
 				return planErr(a, err)
 			}
@@ -174,8 +178,8 @@ func newValidateCmd(a *app) *cobra.Command {
 			if err != nil {
 				return planFail(a, 2, fmt.Errorf("read stdin: %w", err))
 			}
-			res, err := s.ValidateMessage(v, msg)
-			a.println(string(planning.MarshalValidation(res)))
+			res, err := validate.Message(s, v, msg)
+			a.println(string(validate.Marshal(res)))
 			if err != nil {
 				return planErr(a, err)
 			}
@@ -190,11 +194,11 @@ func newValidateCmd(a *app) *cobra.Command {
 }
 
 // validateOnReceipt implements "malformed → one retry → escalate".
-func validateOnReceipt(a *app, s *planning.Store, v *planning.Validator) error {
+func validateOnReceipt(a *app, s *planning.Store, v *validate.Validator) error {
 	sc := bufio.NewScanner(a.stdin)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	retrying := false
-	var last planning.Validation
+	var last validate.Validation
 	escalate := func() error {
 		who := msgIDOf(last)
 		if err := s.Log("validate", "escalate", who+" invalid after one retry: "+strings.Join(last.Errors, "; ")); err != nil {
@@ -208,8 +212,8 @@ func validateOnReceipt(a *app, s *planning.Store, v *planning.Validator) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		res, err := s.ValidateMessage(v, line)
-		a.println(string(planning.MarshalValidation(res)))
+		res, err := validate.Message(s, v, line)
+		a.println(string(validate.Marshal(res)))
 		if err != nil {
 			return planErr(a, err)
 		}
@@ -239,50 +243,14 @@ func validateOnReceipt(a *app, s *planning.Store, v *planning.Validator) error {
 }
 
 func newResolveCmd(a *app) *cobra.Command {
-	var reverse string
 	c := &cobra.Command{
-		Use:   "resolve ID | resolve set ID VALUE | resolve --reverse VALUE | resolve list",
-		Short: "Symbol table: resolve short ids to artifacts and back",
-		Args:  planArgs(0, -1),
+		Use:                "resolve ID | resolve set ID VALUE | resolve --reverse VALUE | resolve list",
+		Short:              "Symbol table: resolve short ids to artifacts and back",
+		DisableFlagParsing: true, // plancli parses, as heimdall's resolve does
 		RunE: func(cmd *cobra.Command, args []string) error {
-			y := planStore().Symbols()
-			if cmd.Flags().Changed("reverse") {
-				if len(args) != 0 {
-					return usageErr(a, cmd, "--reverse takes only the value")
-				}
-				ids, err := y.Reverse(reverse)
-				if err != nil {
-					return planErr(a, err)
-				}
-				a.println(ids...)
-				return nil
-			}
-			switch {
-			case len(args) == 3 && args[0] == "set":
-				if err := y.Set(args[1], args[2]); err != nil {
-					return planErr(a, err)
-				}
-				return nil
-			case len(args) == 1 && args[0] == "list":
-				entries, err := y.List()
-				if err != nil {
-					return planErr(a, err)
-				}
-				printEntries(a, entries)
-				return nil
-			case len(args) == 1 && args[0] != "set":
-				v, err := y.Get(args[0])
-				if err != nil {
-					return planErr(a, err)
-				}
-				a.println(v)
-				return nil
-			}
-			return usageErr(a, cmd, "bad arguments %q", args)
+			return planExit(plancli.Resolve(a.planIO(), args))
 		},
 	}
-	c.Flags().StringVar(&reverse, "reverse", "", "print the id(s) whose value is `VALUE`")
-	c.Flags().SetInterspersed(false)
 	return planCmd(a, c)
 }
 
@@ -446,58 +414,16 @@ func newLedgerCmd(a *app) *cobra.Command {
 		Use:   "ledger",
 		Short: "Token ledger: measured token costs by role, v1 baselines, deltas",
 	}
-	var e planning.LedgerEntry
-	var tokens int64
-	var text, file string
 	logCmd := &cobra.Command{
 		Use:   "log --role R --kind K (--tokens N | --text S | --file F) [--msg-id M]",
 		Short: "Log the token cost of one message or spawn",
 		Long: "log appends one line to protocol/ledger.jsonl. With --text or --file the tokens are\n" +
 			"counted with the o200k_base BPE tokenizer (built in, offline).",
-		Args: planArgs(0, 0),
+		DisableFlagParsing: true, // plancli parses, as heimdall's ledger log does
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if e.Role == "" || e.Kind == "" {
-				return usageErr(a, cmd, "--role and --kind are required")
-			}
-			n := 0
-			for _, name := range []string{"tokens", "text", "file"} {
-				if cmd.Flags().Changed(name) {
-					n++
-				}
-			}
-			if n != 1 {
-				return usageErr(a, cmd, "give exactly one of --tokens, --text, --file")
-			}
-			switch {
-			case cmd.Flags().Changed("tokens"):
-				e.Tokens = tokens
-			default:
-				if cmd.Flags().Changed("file") {
-					b, err := os.ReadFile(file)
-					if err != nil {
-						return planFail(a, 2, err)
-					}
-					text = string(b)
-				}
-				c, err := planning.CountTokens(text)
-				if err != nil {
-					return planFail(a, 2, err)
-				}
-				e.Tokens = int64(c)
-			}
-			if err := planStore().Ledger().Log(e); err != nil {
-				return planErr(a, err)
-			}
-			return nil
+			return planExit(plancli.LedgerLog(a.planIO(), args, tokens.Count))
 		},
 	}
-	f := logCmd.Flags()
-	f.StringVar(&e.Role, "role", "", "role (orchestration, coder, ...)")
-	f.StringVar(&e.Kind, "kind", "", "kind of message (delta_brief, task_result, ...)")
-	f.Int64Var(&tokens, "tokens", 0, "token count")
-	f.StringVar(&text, "text", "", "text whose tokens to count")
-	f.StringVar(&file, "file", "", "file whose tokens to count")
-	f.StringVar(&e.MsgID, "msg-id", "", "message id")
 
 	report := &cobra.Command{
 		Use:   "report",
@@ -574,11 +500,11 @@ func newGateCmd(a *app) *cobra.Command {
 				return usageErr(a, cmd, "--report, --from and --msg-id are required")
 			}
 			s := planStore()
-			v, err := s.Validator()
+			v, err := validate.Load(s)
 			if err != nil {
 				return planErr(a, err)
 			}
-			msg, err := s.GateToMessage(v, report, from, msgID)
+			msg, err := validate.Gate(s, v, report, from, msgID)
 			if err != nil {
 				return planErr(a, err)
 			}
@@ -652,7 +578,7 @@ func newProtocolCmd(a *app) *cobra.Command {
 				defer os.RemoveAll(tmp)
 				d = tmp
 			}
-			res, err := planning.RunDemo(d)
+			res, err := demo.Run(d)
 			if err != nil {
 				return planErr(a, err)
 			}

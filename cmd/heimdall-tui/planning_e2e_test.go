@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/demo"
 )
 
 // planEnv is one planning tree and a working directory to run commands in.
@@ -258,7 +259,7 @@ func TestPlanningDemo(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("demo: %s", r)
 	}
-	lib, err := planning.RunDemo(filepath.Join(t.TempDir(), "demo"))
+	lib, err := demo.Run(filepath.Join(t.TempDir(), "demo"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package planning
+package validate
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 )
 
 // GateMessage is the gate_report message `gate to-message` prints. Its
@@ -20,12 +22,12 @@ type GateMessage struct {
 	ReportRef string          `json:"report_ref"`
 }
 
-// GateToMessage is the only reader of an H-1 report.json: it takes exactly
+// Gate is the only reader of an H-1 report.json: it takes exactly
 // gate_id, status and wave from it (never the open-keyed metrics, never
 // the body) and returns a gate_report message referencing the report by
 // its absolute path, checked against the message schema. A report that is
-// not JSON, or whose fields make an invalid message, is ErrInvalid.
-func (s *Store) GateToMessage(v *Validator, reportPath, from, msgID string) ([]byte, error) {
+// not JSON, or whose fields make an invalid message, is planning.ErrInvalid.
+func Gate(s *planning.Store, v *Validator, reportPath, from, msgID string) ([]byte, error) {
 	abs, err := filepath.Abs(reportPath)
 	if err != nil {
 		return nil, fmt.Errorf("report path: %w", err)
@@ -40,7 +42,7 @@ func (s *Store) GateToMessage(v *Validator, reportPath, from, msgID string) ([]b
 		Wave   json.RawMessage `json:"wave"`
 	}
 	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, &FileError{Path: abs, Err: invalidf("report is not a JSON object: %v", err)}
+		return nil, &planning.FileError{Path: abs, Err: planning.Invalid("report is not a JSON object: %v", err)}
 	}
 	if bytes.Equal(rep.Wave, []byte("null")) {
 		rep.Wave = nil
@@ -52,12 +54,12 @@ func (s *Store) GateToMessage(v *Validator, reportPath, from, msgID string) ([]b
 	if msg.Status == nil {
 		msg.Status = json.RawMessage("null")
 	}
-	out, err := marshal(msg)
+	out, err := planning.Marshal(msg)
 	if err != nil {
 		return nil, fmt.Errorf("encode gate_report: %w", err)
 	}
 	if res := v.Validate(out); !res.Valid {
-		return nil, &FileError{Path: abs, Err: invalidf("the report does not make a valid gate_report: %v", res.Errors)}
+		return nil, &planning.FileError{Path: abs, Err: planning.Invalid("the report does not make a valid gate_report: %v", res.Errors)}
 	}
 	return out, s.Log("gate", "to-message", fmt.Sprintf("%s %s=%s %s", msgID, rawText(msg.GateID), rawText(msg.Status), abs))
 }

@@ -1,4 +1,7 @@
-package planning
+// Package tokens counts tokens as OpenAI's o200k_base BPE does, for the
+// ledger's --text and --file: apart from planning, so that only the
+// commands that count link the vocabulary.
+package tokens
 
 import (
 	"fmt"
@@ -17,17 +20,17 @@ var (
 	codecErr  error
 )
 
-// TokenizerName names the encoding CountTokens uses.
-const TokenizerName = "o200k_base"
+// Name names the encoding Count uses.
+const Name = "o200k_base"
 
-// CountTokens returns the number of o200k_base tokens in text: measured by
+// Count returns the number of o200k_base tokens in text: measured by
 // the real BPE, not estimated from its length.
-func CountTokens(text string) (int, error) {
+func Count(text string) (int, error) {
 	codecOnce.Do(func() {
 		codec, codecErr = tokenizer.Get(tokenizer.O200kBase)
 	})
 	if codecErr != nil {
-		return 0, fmt.Errorf("tokenizer %s: %w", TokenizerName, codecErr)
+		return 0, fmt.Errorf("tokenizer %s: %w", Name, codecErr)
 	}
 	n, err := codec.Count(text)
 	if err != nil {

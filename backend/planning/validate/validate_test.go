@@ -1,4 +1,4 @@
-package planning
+package validate
 
 import (
 	"encoding/json"
@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 )
 
 func TestValidateMessages(t *testing.T) {
-	v, err := NewValidator()
+	v, err := New()
 	must(t, err)
 	valid := []string{
 		`{"type":"task_result","from":"coder","msg_id":"m1","task":"3.2","status":"pass","criteria":[1,2],"commit":"a2ef507"}`,
@@ -59,7 +61,7 @@ func TestValidateMessages(t *testing.T) {
 	}
 	// The printed form.
 	res := v.Validate([]byte(valid[0]))
-	if got := string(MarshalValidation(res)); got != `{"valid":true,"errors":[]}` {
+	if got := string(Marshal(res)); got != `{"valid":true,"errors":[]}` {
 		t.Errorf("printed = %s", got)
 	}
 	if res.MsgID != "m1" {
@@ -69,29 +71,29 @@ func TestValidateMessages(t *testing.T) {
 
 func TestSchemaFile(t *testing.T) {
 	var doc map[string]any
-	must(t, json.Unmarshal(MessageSchema(), &doc))
-	if doc["$id"] != SchemaID || !strings.Contains(SchemaID, ProtocolVersion) {
+	must(t, json.Unmarshal(planning.MessageSchema(), &doc))
+	if doc["$id"] != planning.SchemaID || !strings.Contains(planning.SchemaID, planning.ProtocolVersion) {
 		t.Errorf("$id = %v", doc["$id"])
 	}
 	if doc["$schema"] != "http://json-schema.org/draft-07/schema#" {
 		t.Errorf("$schema = %v", doc["$schema"])
 	}
 	enum := doc["properties"].(map[string]any)["type"].(map[string]any)["enum"].([]any)
-	if fmt.Sprint(enum) != fmt.Sprint(MessageTypes) {
-		t.Errorf("type enum %v, want %v", enum, MessageTypes)
+	if fmt.Sprint(enum) != fmt.Sprint(planning.MessageTypes) {
+		t.Errorf("type enum %v, want %v", enum, planning.MessageTypes)
 	}
 }
 
 // The validator enforces the installed schema, not a copy of it.
 func TestValidatorUsesInstalledSchema(t *testing.T) {
 	s := newStore(t)
-	v, err := s.Validator()
+	v, err := Load(s)
 	must(t, err)
 	if v.Source() != "embedded" {
 		t.Errorf("without init: source %q", v.Source())
 	}
 	must(t, s.Init())
-	v, err = s.Validator()
+	v, err = Load(s)
 	must(t, err)
 	if v.Source() != s.SchemaPath() {
 		t.Errorf("after init: source %q", v.Source())
@@ -102,26 +104,26 @@ func TestValidatorUsesInstalledSchema(t *testing.T) {
 	}
 	// Tighten the installed schema: the validator follows it.
 	var doc map[string]any
-	must(t, json.Unmarshal(MessageSchema(), &doc))
+	must(t, json.Unmarshal(planning.MessageSchema(), &doc))
 	doc["properties"].(map[string]any)["from"] = map[string]any{"enum": []any{"orchestrator"}}
 	b, _ := json.Marshal(doc)
 	must(t, os.WriteFile(s.SchemaPath(), b, 0o644))
-	v, err = s.Validator()
+	v, err = Load(s)
 	must(t, err)
 	if v.Validate(msg).Valid {
 		t.Error("the validator ignored the installed schema")
 	}
 	// A 2.0.x schema under another URL is accepted.
-	other := strings.Replace(string(MessageSchema()), SchemaID, "https://example.org/heimdall/v2.0.3/messages.json", 1)
+	other := strings.Replace(string(planning.MessageSchema()), planning.SchemaID, "https://example.org/heimdall/v2.0.3/messages.json", 1)
 	must(t, os.WriteFile(s.SchemaPath(), []byte(other), 0o644))
-	if v, err := s.Validator(); err != nil || !v.Validate(msg).Valid {
+	if v, err := Load(s); err != nil || !v.Validate(msg).Valid {
 		t.Errorf("2.0.3 schema: %v", err)
 	}
 	// A schema of another version, or a broken one, is an error naming it.
-	for _, bad := range []string{strings.Replace(string(MessageSchema()), "2.0.0", "3.0.0", 1), strings.Replace(string(MessageSchema()), "2.0.0", "12.0.0", 1), "{", `{"$id":"` + SchemaID + `","type":12}`} {
+	for _, bad := range []string{strings.Replace(string(planning.MessageSchema()), "2.0.0", "3.0.0", 1), strings.Replace(string(planning.MessageSchema()), "2.0.0", "12.0.0", 1), "{", `{"$id":"` + planning.SchemaID + `","type":12}`} {
 		must(t, os.WriteFile(s.SchemaPath(), []byte(bad), 0o644))
-		_, err := s.Validator()
-		if err == nil || !strings.Contains(err.Error(), s.SchemaPath()) || !(errors.Is(err, ErrVersion) || errors.Is(err, ErrCorrupt)) {
+		_, err := Load(s)
+		if err == nil || !strings.Contains(err.Error(), s.SchemaPath()) || !(errors.Is(err, planning.ErrVersion) || errors.Is(err, planning.ErrCorrupt)) {
 			t.Errorf("schema %.40q: %v", bad, err)
 		}
 	}
@@ -129,20 +131,20 @@ func TestValidatorUsesInstalledSchema(t *testing.T) {
 
 func TestValidateMessageLogs(t *testing.T) {
 	s := newStore(t)
-	v, _ := NewValidator()
-	_, err := s.ValidateMessage(v, []byte(`{"type":"question","from":"c","msg_id":"m1","question":"?"}`))
+	v, _ := New()
+	_, err := Message(s, v, []byte(`{"type":"question","from":"c","msg_id":"m1","question":"?"}`))
 	must(t, err)
-	_, err = s.ValidateMessage(v, []byte(`{"type":"question","from":"c","msg_id":"m2"}`))
+	_, err = Message(s, v, []byte(`{"type":"question","from":"c","msg_id":"m2"}`))
 	must(t, err)
 	lines, _ := s.Tail(2)
-	if len(lines) != 2 || lines[0] != "2026-06-11T12:07:27Z\tvalidate\taccept\tm1" || !strings.HasPrefix(lines[1], "2026-06-11T12:07:27Z\tvalidate\treject\tm2 /: missing property 'question'") {
+	if len(lines) != 2 || untimed(lines[0]) != "validate\taccept\tm1" || !strings.HasPrefix(untimed(lines[1]), "validate\treject\tm2 /: missing property 'question'") {
 		t.Errorf("log = %q", lines)
 	}
 }
 
 func TestGateToMessage(t *testing.T) {
 	s := newStore(t)
-	v, _ := NewValidator()
+	v, _ := New()
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
 	body := `{"gate_id":"exchange-lob","status":"pass","wave":3,"summary":"SECRET-BODY","metrics":{"bloat_ratio":0.12,"secret_metric":42}}`
@@ -150,7 +152,7 @@ func TestGateToMessage(t *testing.T) {
 	wd, _ := os.Getwd()
 	must(t, os.Chdir(dir))
 	defer os.Chdir(wd)
-	out, err := s.GateToMessage(v, "report.json", "sentinel-bloat", "g1")
+	out, err := Gate(s, v, "report.json", "sentinel-bloat", "g1")
 	must(t, err)
 	want := `{"type":"gate_report","from":"sentinel-bloat","msg_id":"g1","gate_id":"exchange-lob","status":"pass","wave":3,"report_ref":"` + report + `"}`
 	if string(out) != want {
@@ -166,7 +168,7 @@ func TestGateToMessage(t *testing.T) {
 	}
 	// Without a wave.
 	must(t, os.WriteFile(report, []byte(`{"gate_id":"g","status":"fail"}`), 0o644))
-	out, err = s.GateToMessage(v, report, "s", "g2")
+	out, err = Gate(s, v, report, "s", "g2")
 	must(t, err)
 	if strings.Contains(string(out), "wave") {
 		t.Errorf("message without wave: %s", out)
@@ -174,11 +176,29 @@ func TestGateToMessage(t *testing.T) {
 	// A status the schema does not allow, a missing gate_id, a non-object.
 	for _, bad := range []string{`{"gate_id":"g","status":"flaky"}`, `{"status":"pass"}`, `[1]`, `not json`} {
 		must(t, os.WriteFile(report, []byte(bad), 0o644))
-		if _, err := s.GateToMessage(v, report, "s", "g3"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), report) {
+		if _, err := Gate(s, v, report, "s", "g3"); !errors.Is(err, planning.ErrInvalid) || !strings.Contains(err.Error(), report) {
 			t.Errorf("report %s: %v, want ErrInvalid naming it", bad, err)
 		}
 	}
-	if _, err := s.GateToMessage(v, filepath.Join(dir, "missing.json"), "s", "g4"); err == nil || errors.Is(err, ErrInvalid) {
+	if _, err := Gate(s, v, filepath.Join(dir, "missing.json"), "s", "g4"); err == nil || errors.Is(err, planning.ErrInvalid) {
 		t.Errorf("missing report: %v, want an I/O error", err)
+	}
+}
+
+func newStore(t *testing.T) *planning.Store {
+	t.Helper()
+	return planning.Open(filepath.Join(t.TempDir(), ".planning"))
+}
+
+// untimed is a protocol.log line without its timestamp.
+func untimed(line string) string {
+	_, rest, _ := strings.Cut(line, "\t")
+	return rest
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

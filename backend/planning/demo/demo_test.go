@@ -1,4 +1,4 @@
-package planning
+package demo
 
 import (
 	"errors"
@@ -7,16 +7,19 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/tokens"
 )
 
 // The demo's figures are the tokenizer's counts of its texts, logged to
 // the ledger and turned into a delta by the ledger's own code: recount
 // them independently here.
-func TestRunDemo(t *testing.T) {
+func TestRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
-	res, err := RunDemo(dir)
+	res, err := Run(dir)
 	must(t, err)
-	d := Open(dir)
+	d := planning.Open(dir)
 	rep, err := d.Ledger().Report(100)
 	must(t, err)
 	if len(rep.Roles) != 1 || rep.Roles[0].Role != "orchestration" {
@@ -41,16 +44,16 @@ func TestRunDemo(t *testing.T) {
 	for _, kv := range demoSymbols {
 		table += kv[0] + "\t" + kv[1] + "\n"
 	}
-	n, _ := CountTokens(table)
+	n, _ := tokens.Count(table)
 	v2 += int64(n)
 	for _, task := range demoTasks {
-		brief, err := d.BuildBrief(BriefSpec{Task: task.id, Spec: task.spec, Symbols: task.symbols, Capsules: []string{"w1"}, Invariants: "INVARIANTS.md"})
+		brief, err := d.BuildBrief(planning.BriefSpec{Task: task.id, Spec: task.spec, Symbols: task.symbols, Capsules: []string{"w1"}, Invariants: "INVARIANTS.md"})
 		must(t, err)
 		if strings.Contains(brief, "# PLAN") || strings.Contains(brief, "ACCEPTANCE CRITERIA") {
 			t.Errorf("a v2 brief restates the plan:\n%s", brief)
 		}
-		a, _ := CountTokens(brief)
-		b, _ := CountTokens(task.typed)
+		a, _ := tokens.Count(brief)
+		b, _ := tokens.Count(task.typed)
 		v2 += int64(a + b)
 	}
 	if v2 != res.V2() {
@@ -66,7 +69,7 @@ func TestRunDemo(t *testing.T) {
 		t.Errorf("lines = %q", lines)
 	}
 	// The demo refuses to run over an existing tree.
-	if _, err := RunDemo(dir); !errors.Is(err, ErrInvalid) {
+	if _, err := Run(dir); !errors.Is(err, planning.ErrInvalid) {
 		t.Errorf("second run in the same dir: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "protocol", "capsules", "w1.md")); err != nil {
@@ -79,5 +82,12 @@ func TestKilo(t *testing.T) {
 		if got := kilo(n); got != want {
 			t.Errorf("kilo(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

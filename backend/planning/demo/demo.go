@@ -1,10 +1,16 @@
-package planning
+// Package demo runs the token-frugal protocol's demo: one wave counted as
+// v1 and as v2 (`protocol demo`).
+package demo
 
 import (
 	"embed"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/tokens"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/validate"
 )
 
 // The demo's wave: a plan, its acceptance criteria and the context of the
@@ -63,22 +69,22 @@ var demoTasks = []demoTask{
 	},
 }
 
-// DemoResult is what one run of the demo measured.
-type DemoResult struct {
+// Result is what one run of the demo measured.
+type Result struct {
 	// Delta is the ledger's own: v1's total as the orchestration baseline
 	// against the sum of v2's logged costs.
-	Delta Delta
+	Delta planning.Delta
 }
 
 // V1 is v1's orchestration tokens (verbatim briefs and prose results).
-func (r DemoResult) V1() int64 { return r.Delta.Baseline }
+func (r Result) V1() int64 { return r.Delta.Baseline }
 
 // V2 is v2's orchestration tokens (symbol table, delta briefs, typed
 // results), as the ledger summed them.
-func (r DemoResult) V2() int64 { return r.Delta.Measured }
+func (r Result) V2() int64 { return r.Delta.Measured }
 
 // Lines are the demo's printed lines.
-func (r DemoResult) Lines() []string {
+func (r Result) Lines() []string {
 	return []string{
 		fmt.Sprintf("v1 orchestration (briefing %d spawns, verbatim): %d tokens (baseline)", len(demoTasks), r.V1()),
 		fmt.Sprintf("v2 orchestration (symbol table + %d delta briefs + %d typed results): %d tokens", len(demoTasks), len(demoTasks), r.V2()),
@@ -98,20 +104,20 @@ func kilo(n int64) string {
 	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
 }
 
-// RunDemo runs one wave twice — v1, where the orchestrator restates the
+// Run runs one wave twice — v1, where the orchestrator restates the
 // plan, criteria and prior context into each of the 3 briefs and gets
 // prose back, and v2, with the symbol table, delta briefs (BuildBrief) and
 // typed results (validated) — in a fresh planning tree at dir (which must
 // be empty or missing). Every figure is counted with the tokenizer: v1's
 // total becomes the orchestration baseline, v2's costs are logged to the
 // ledger one message at a time, and the delta is the ledger's own Delta.
-func RunDemo(dir string) (DemoResult, error) {
+func Run(dir string) (Result, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return DemoResult{}, invalidf("demo directory %s is not empty", dir)
+		return Result{}, planning.Invalid("demo directory %s is not empty", dir)
 	}
-	d := Open(dir)
+	d := planning.Open(dir)
 	if err := d.Init(); err != nil {
-		return DemoResult{}, err
+		return Result{}, err
 	}
 	read := func(name string) (string, error) {
 		b, err := demoData.ReadFile("demodata/" + name)
@@ -119,18 +125,18 @@ func RunDemo(dir string) (DemoResult, error) {
 	}
 	plan, err := read("plan.md")
 	if err != nil {
-		return DemoResult{}, err
+		return Result{}, err
 	}
 	criteria, err := read("criteria.md")
 	if err != nil {
-		return DemoResult{}, err
+		return Result{}, err
 	}
 	prior, err := read("prior.md")
 	if err != nil {
-		return DemoResult{}, err
+		return Result{}, err
 	}
 	count := func(s string) (int64, error) {
-		n, err := CountTokens(s)
+		n, err := tokens.Count(s)
 		return int64(n), err
 	}
 	const role = "orchestration"
@@ -143,13 +149,13 @@ func RunDemo(dir string) (DemoResult, error) {
 		for _, text := range []string{brief, t.result} {
 			n, err := count(text)
 			if err != nil {
-				return DemoResult{}, err
+				return Result{}, err
 			}
 			v1 += n
 		}
 	}
 	if err := d.Ledger().SetBaseline(role, v1); err != nil {
-		return DemoResult{}, err
+		return Result{}, err
 	}
 
 	// v2: the symbol table, written once; a capsule for wave 1; delta
@@ -157,12 +163,12 @@ func RunDemo(dir string) (DemoResult, error) {
 	var table strings.Builder
 	for _, kv := range demoSymbols {
 		if err := d.Symbols().Set(kv[0], kv[1]); err != nil {
-			return DemoResult{}, err
+			return Result{}, err
 		}
 		table.WriteString(kv[0] + "\t" + kv[1] + "\n")
 	}
-	if err := d.Capsules().Write(Capsule{ID: "w1", What: "order model, gateway normalisation, engine skeleton (inserts only)", Where: "F12", Gotcha: "seed the generator (42) or replays diverge; prices are integer ticks"}); err != nil {
-		return DemoResult{}, err
+	if err := d.Capsules().Write(planning.Capsule{ID: "w1", What: "order model, gateway normalisation, engine skeleton (inserts only)", Where: "F12", Gotcha: "seed the generator (42) or replays diverge; prices are integer ticks"}); err != nil {
+		return Result{}, err
 	}
 	var v2 int64
 	logCost := func(kind, msgID, text string) error {
@@ -171,43 +177,43 @@ func RunDemo(dir string) (DemoResult, error) {
 			return err
 		}
 		v2 += n
-		return d.Ledger().Log(LedgerEntry{Role: role, Kind: kind, Tokens: n, MsgID: msgID})
+		return d.Ledger().Log(planning.LedgerEntry{Role: role, Kind: kind, Tokens: n, MsgID: msgID})
 	}
 	if err := logCost("symbol_table", "s0", table.String()); err != nil {
-		return DemoResult{}, err
+		return Result{}, err
 	}
-	v, err := d.Validator()
+	v, err := validate.Load(d)
 	if err != nil {
-		return DemoResult{}, err
+		return Result{}, err
 	}
 	for i, t := range demoTasks {
-		brief, err := d.BuildBrief(BriefSpec{Task: t.id, Spec: t.spec, Symbols: t.symbols, Capsules: []string{"w1"}, Invariants: "INVARIANTS.md"})
+		brief, err := d.BuildBrief(planning.BriefSpec{Task: t.id, Spec: t.spec, Symbols: t.symbols, Capsules: []string{"w1"}, Invariants: "INVARIANTS.md"})
 		if err != nil {
-			return DemoResult{}, err
+			return Result{}, err
 		}
 		if err := logCost("delta_brief", fmt.Sprintf("b%d", i+1), brief); err != nil {
-			return DemoResult{}, err
+			return Result{}, err
 		}
-		res, err := d.ValidateMessage(v, []byte(t.typed))
+		res, err := validate.Message(d, v, []byte(t.typed))
 		if err != nil {
-			return DemoResult{}, err
+			return Result{}, err
 		}
 		if !res.Valid {
-			return DemoResult{}, fmt.Errorf("demo result %s is not a valid message: %v", t.id, res.Errors)
+			return Result{}, fmt.Errorf("demo result %s is not a valid message: %v", t.id, res.Errors)
 		}
 		if err := logCost("task_result", res.MsgID, t.typed); err != nil {
-			return DemoResult{}, err
+			return Result{}, err
 		}
 	}
 	delta, err := d.Ledger().Delta(role)
 	if err != nil {
-		return DemoResult{}, err
+		return Result{}, err
 	}
 	// The ledger's sums must be what was counted and logged.
 	if delta.Baseline != v1 || delta.Measured != v2 {
-		return DemoResult{}, fmt.Errorf("demo: the ledger says %d -> %d tokens, the demo counted %d -> %d", delta.Baseline, delta.Measured, v1, v2)
+		return Result{}, fmt.Errorf("demo: the ledger says %d -> %d tokens, the demo counted %d -> %d", delta.Baseline, delta.Measured, v1, v2)
 	}
-	return DemoResult{Delta: delta}, nil
+	return Result{Delta: delta}, nil
 }
 
 func resolveAll(ids []string) []string {
