@@ -271,6 +271,29 @@ type fileConfig struct {
 	Heddle           Heddle              `toml:"heddle"`
 }
 
+// LoadFile is Load of the file a --config flag names: path, or with path
+// "" the default file if there is one.
+func LoadFile(path string) (Config, []string, error) {
+	if path == "" {
+		return Load(DefaultPath(), false)
+	}
+	return Load(path, true)
+}
+
+// SocketDirFor returns the socket directory: flag (--socket-dir), else
+// $HEIMDALL_SOCKET_DIR, else the config's socket_dir, else the default.
+func (c Config) SocketDirFor(flag string) string {
+	switch {
+	case flag != "":
+		return flag
+	case os.Getenv("HEIMDALL_SOCKET_DIR") != "":
+		return os.Getenv("HEIMDALL_SOCKET_DIR")
+	case c.SocketDir != "":
+		return c.SocketDir
+	}
+	return supervisor.DefaultDir()
+}
+
 // Load reads the config file at path and returns the effective
 // configuration, warnings about unknown keys, and an error for a missing
 // explicit file, unreadable file, TOML error or invalid value. If explicit

@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/host"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
@@ -45,7 +45,7 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 	if len(f.supervisor) == 0 {
 		return nil, fmt.Errorf("spawn %s: no supervisor command configured", id)
 	}
-	args, envVar, err := f.runArgs(id, spec)
+	args, environ, err := f.runArgs(id, spec)
 	if err != nil {
 		return nil, fmt.Errorf("spawn %s: %w", id, err)
 	}
@@ -55,8 +55,8 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 		return nil, fmt.Errorf("spawn %s: %w", id, supervisor.ErrAlreadyRunning)
 	}
 	cmd := exec.Command(f.supervisor[0], args...)
-	cmd.Args[0] = "heimdall-tui" // not /proc/self/exe in ps
-	cmd.Env = append(os.Environ(), envVar)
+	cmd.Args[0] = supervisorName(f.supervisor[0])
+	cmd.Env = environ
 	cmd.Dir = "/" // a supervisor lives for hours: it keeps no directory busy
 	rd, wr, err := os.Pipe()
 	if err != nil {
@@ -77,6 +77,15 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 		return m, nil
 	}
 	return f.launchFailure(id, p, said, err, r)
+}
+
+// supervisorName is the name a supervisor started from exe goes by in ps:
+// its executable's, heimdall-tui for /proc/self/exe.
+func supervisorName(exe string) string {
+	if name := filepath.Base(exe); name != "exe" {
+		return name
+	}
+	return "heimdall-tui"
 }
 
 // exitWait bounds how long a spawn that cannot follow its session waits
@@ -110,17 +119,12 @@ func (f *Fleet) launchFailure(id string, p *proc.Process, said []byte, dialErr e
 	return nil, fmt.Errorf("spawn %s: %s", id, msg)
 }
 
-// SpawnEnvVar carries the environment a spawn adds (the preset's, then the
-// spec's) from the dashboard to its supervisor, as a JSON array of
-// NAME=value: not as `run --env` arguments, which any user can read in
-// the process list for as long as the supervisor lives (API keys…).
-// `run --dashboard` takes it out of its own environment.
-const SpawnEnvVar = "HEIMDALL_SPAWN_ENV"
-
 // runArgs are the supervisor's arguments for spec under id (the preset's
-// classifier, the working directory made absolute), and the SpawnEnvVar
-// entry of its environment.
-func (f *Fleet) runArgs(id string, spec Spec) (args []string, envVar string, err error) {
+// classifier, the working directory made absolute), and its environment
+// (host.SupervisorEnv: what the program's adds travels in it, not on the
+// command line, which other users can read for as long as the supervisor
+// lives).
+func (f *Fleet) runArgs(id string, spec Spec) (args, environ []string, err error) {
 	cls := spec.Classifier
 	var env []string
 	if p, ok := f.preset(spec.Agent); ok {
@@ -134,11 +138,11 @@ func (f *Fleet) runArgs(id string, spec Spec) (args []string, envVar string, err
 		cls = f.cfg.Classifier
 	}
 	if cls != "" && !slices.Contains(classify.Names(), cls) {
-		return nil, "", fmt.Errorf("unknown classifier %q (one of %s)", cls, strings.Join(classify.Names(), ", "))
+		return nil, nil, fmt.Errorf("unknown classifier %q (one of %s)", cls, strings.Join(classify.Names(), ", "))
 	}
 	dir, err := filepath.Abs(spec.Dir) // "" is this process's directory
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	args = append(slices.Clone(f.supervisor[1:]), "run", "--dashboard", "--id", id, "--workdir", dir)
 	if cls != "" {
@@ -150,11 +154,11 @@ func (f *Fleet) runArgs(id string, spec Spec) (args []string, envVar string, err
 	if spec.Cols > 0 && spec.Rows > 0 {
 		args = append(args, "--cols", strconv.Itoa(int(spec.Cols)), "--rows", strconv.Itoa(int(spec.Rows)))
 	}
-	js, err := json.Marshal(withoutRepeats(env))
+	environ, err = host.SupervisorEnv(os.Environ(), withoutRepeats(env))
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	return append(append(args, "--"), spec.Argv...), SpawnEnvVar + "=" + string(js), nil
+	return append(append(args, "--"), spec.Argv...), environ, nil
 }
 
 // withoutRepeats drops each entry of env that a later entry repeats

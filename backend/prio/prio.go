@@ -1,8 +1,9 @@
-// Package prio changes the CPU priority of a process's autogroup (the
-// calling process's, or its program's),
-// so that work nobody waits for (a session supervisor emulating a flood)
-// yields the CPU to work somebody does (the dashboard the user types into),
-// and takes it back when somebody does wait for it (a terminal attached).
+// Package prio changes the CPU priority of the calling process's
+// autogroup, so that work nobody waits for (a session supervisor emulating
+// a flood) yields the CPU to work somebody does (the dashboard the user
+// types into), and takes it back when somebody does wait for it (a
+// terminal attached). It never changes another process's: the user's
+// programs keep the user's priority.
 //
 // With autogrouping on (kernel.sched_autogroup_enabled, Linux's default
 // when processes are not put into CPU cgroups of their own) the scheduler
@@ -13,9 +14,9 @@
 // counts against the dashboard. It applies to every process in the group:
 // the session's leader and whatever it started that stayed in its session,
 // including what outlives the leader (a daemon, an orphan that ignored the
-// hang-up), for as long as any of them runs. So the owner of a group it
-// lowered for another process gives it back (End) before it reaps that
-// process.
+// hang-up), for as long as any of them runs. A supervisor's program leads a
+// session, and so a group, of its own: lowering the supervisor's leaves it
+// alone.
 //
 // Thread nice values are left alone on purpose: an unprivileged process
 // cannot take a raised one back (RLIMIT_NICE is 0 by default), and a niced
@@ -56,11 +57,9 @@ type Group struct {
 	onErr func(error)
 
 	mu      sync.Mutex
-	idle    sync.Cond // signalled when running turns false (on mu)
-	want    int       // the nice value asked for last
-	has     int       // the nice value last read or written
-	running bool      // a goroutine is writing want
-	ended   bool      // End was called: nothing more is written
+	want    int  // the nice value asked for last
+	has     int  // the nice value last read or written
+	running bool // a goroutine is writing want
 }
 
 // Own returns the calling process's autogroup if the process leads its
@@ -79,77 +78,29 @@ func Own(onErr func(error)) *Group {
 	return open(autogroupFile, onErr)
 }
 
-// Of returns the autogroup of process pid (a supervisor's program, which
-// it started in a session of its own) under the same conditions as Own:
-// nil unless pid leads its session and the kernel puts it in an autogroup.
-// The group is named by pid, which names the process only until it is
-// reaped: its parent calls Of before it waits for it, and End once it has
-// exited and before it is reaped (a zombie's group can still be written),
-// after which nothing is written to a pid that may be another process's.
-func Of(pid int, onErr func(error)) *Group {
-	if sid, err := unix.Getsid(pid); err != nil || sid != pid {
-		return nil
-	}
-	return open("/proc/"+strconv.Itoa(pid)+"/autogroup", onErr)
-}
-
 func open(path string, onErr func(error)) *Group {
 	nice, err := ReadNice(path)
 	if err != nil {
 		return nil
 	}
-	g := &Group{path: path, onErr: onErr, want: -1, has: nice}
-	g.idle.L = &g.mu
-	return g
+	return &Group{path: path, onErr: onErr, want: -1, has: nice}
 }
 
 // Set asks for the group's nice value to become nice (0..19). It returns at
 // once: the value is written on a goroutine, which waits and tries again
 // while the kernel refuses for now (see retryEvery) and exits once the last
 // value asked for is written (or given up on), so a group nobody changes
-// holds no goroutine or timer. After End it does nothing.
+// holds no goroutine or timer.
 func (g *Group) Set(nice int) {
 	if g == nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.ended {
-		g.askLocked(nice)
-	}
-}
-
-// askLocked makes nice (clamped to 0..19) the value asked for and starts
-// the writer unless it runs already (g.mu held).
-func (g *Group) askLocked(nice int) {
 	g.want = min(max(nice, 0), 19)
 	if !g.running {
 		g.running = true
 		go g.apply()
-	}
-}
-
-// End sets the group's nice value to nice, unless it is there already,
-// and returns once it is written or given up on (onErr is told): it waits
-// while the kernel refuses for now, as Set does, up to retries×retryEvery
-// (~11 s; it takes that long only if other processes change autogroups
-// ~10 times a second meanwhile, machine-wide). After End, Set does
-// nothing. Call it before the process is reaped (see Of).
-func (g *Group) End(nice int) {
-	if g == nil {
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.ended {
-		return
-	}
-	g.ended = true
-	if g.running || g.has != min(max(nice, 0), 19) {
-		g.askLocked(nice)
-	}
-	for g.running {
-		g.idle.Wait()
 	}
 }
 
@@ -175,7 +126,6 @@ func (g *Group) apply() {
 		}
 		if g.want == want {
 			g.running = false
-			g.idle.Broadcast()
 			return
 		}
 		try = -1 // a new value: its own retries

@@ -6,12 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 const helperEnv = "PRIO_TEST_HELPER"
@@ -139,134 +136,4 @@ func TestReadNice(t *testing.T) {
 func TestNilGroupSetIsANoOp(t *testing.T) {
 	var g *Group
 	g.Set(19) // must not panic
-}
-
-// Of changes another process's group when that process leads its session
-// (a supervisor's program), and leaves one that does not alone.
-func TestOfAnotherProcess(t *testing.T) {
-	autogroups(t)
-	start := func(setsid bool) *exec.Cmd {
-		cmd := exec.Command("sleep", "30")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: setsid}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			cmd.Process.Kill()
-			cmd.Wait()
-		})
-		return cmd
-	}
-	own, _ := ReadNice(autogroupFile)
-	if g := Of(start(false).Process.Pid, nil); g != nil {
-		t.Fatal("Of returned the group of a process that does not lead its session")
-	}
-	leader := start(true)
-	var errs []error
-	g := Of(leader.Process.Pid, func(err error) { errs = append(errs, err) })
-	if g == nil {
-		t.Fatal("Of returned no group for a session leader")
-	}
-	for _, n := range []int{19, 0} {
-		g.Set(n)
-		deadline := time.Now().Add(20 * time.Second)
-		for got, _ := g.Nice(); got != n; got, _ = g.Nice() {
-			if time.Now().After(deadline) {
-				t.Fatalf("Set(%d): the group's nice value is %d (%v)", n, got, errs)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-	if now, err := ReadNice(autogroupFile); err != nil || now != own {
-		t.Fatalf("the test's own group went from nice %d to %d (%v)", own, now, err)
-	}
-}
-
-// End gives the group back before it returns — here to an exited program
-// not yet reaped (a zombie), whose group outlives it in what it left
-// running — and after it Set writes nothing: the pid may be another
-// process's once the program is reaped.
-func TestEndBeforeReap(t *testing.T) {
-	autogroups(t)
-	cmd := exec.Command("sleep", "30")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	reaped := false
-	t.Cleanup(func() {
-		if !reaped {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	pid := cmd.Process.Pid
-	var errs []error
-	var errMu sync.Mutex
-	g := Of(pid, func(err error) { errMu.Lock(); errs = append(errs, err); errMu.Unlock() })
-	if g == nil {
-		t.Fatal("Of returned no group for a session leader")
-	}
-	g.Set(19)
-	deadline := time.Now().Add(20 * time.Second)
-	for got, _ := g.Nice(); got != 19; got, _ = g.Nice() {
-		if time.Now().After(deadline) {
-			t.Fatalf("Set(19): the group's nice value is %d", got)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-
-	cmd.Process.Kill()
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err == nil {
-			break
-		}
-		if err != unix.EINTR {
-			t.Fatal(err)
-		}
-	}
-	g.End(0)
-	if got, err := g.Nice(); err != nil || got != 0 {
-		t.Fatalf("End(0) returned with the exited program's group at nice %d (%v)", got, err)
-	}
-	g.Set(19)
-	g.mu.Lock()
-	running := g.running
-	g.mu.Unlock()
-	if running {
-		t.Error("Set after End writes the group")
-	}
-	cmd.Wait()
-	reaped = true
-	errMu.Lock()
-	defer errMu.Unlock()
-	if len(errs) > 0 {
-		t.Errorf("errors: %v", errs)
-	}
-}
-
-// End leaves a group at the value asked for alone, and waits for nothing.
-func TestEndUnchanged(t *testing.T) {
-	autogroups(t)
-	cmd := exec.Command("sleep", "30")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
-	g := Of(cmd.Process.Pid, nil)
-	if g == nil {
-		t.Fatal("Of returned no group for a session leader")
-	}
-	g.End(0)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.running || !g.ended {
-		t.Errorf("after End(0) of a group at 0: running %v, ended %v", g.running, g.ended)
-	}
 }

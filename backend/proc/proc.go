@@ -19,8 +19,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // DefaultGrace is Options.Grace's zero value.
@@ -45,12 +43,6 @@ type Options struct {
 	ChildOnly bool
 	// Logger receives warnings about escalations (nil: none).
 	Logger *slog.Logger
-	// Exited, if set, is called on the wait goroutine once the child has
-	// exited and before it is reaped: until it returns the child's pid
-	// still names the child (a zombie), so what is done to the process by
-	// pid there (its autogroup's priority given back) cannot reach another
-	// process that took the pid. The reap, and so Done, waits for it.
-	Exited func()
 }
 
 // Process is a started child leading its own session and process group.
@@ -116,17 +108,8 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 	return p, nil
 }
 
-// wait reaps the child (after Options.Exited), records its exit code and
-// closes done.
+// wait reaps the child, records its exit code and closes done.
 func (p *Process) wait() {
-	if p.o.Exited != nil {
-		if err := waitExited(p.pid); err != nil {
-			// Not expected (the child is ours, and the reaper leaves
-			// it alone); Exited is still called, before the reap.
-			p.log.Warn("waiting for the child's exit", "pid", p.pid, "err", err)
-		}
-		p.o.Exited()
-	}
 	err := p.cmd.Wait()
 	code := ExitCode(p.cmd.ProcessState, err)
 	p.mu.Lock()
@@ -290,17 +273,5 @@ func (p *Process) KillRest() {
 	defer p.mu.Unlock()
 	if p.stopped && !p.o.ChildOnly {
 		syscall.Kill(-p.pid, syscall.SIGKILL)
-	}
-}
-
-// waitExited blocks until child pid has exited and leaves it to be reaped
-// (waitid with WNOWAIT).
-func waitExited(pid int) error {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err != unix.EINTR {
-			return err
-		}
 	}
 }

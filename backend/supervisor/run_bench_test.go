@@ -83,9 +83,9 @@ func benchRedraw(b *testing.B, size int) (string, int) {
 func runThroughput(b *testing.B, file string, want int) {
 	bin := os.Getenv("HEIMDALL_BENCH_BIN")
 	if bin == "" {
-		bin = filepath.Join(b.TempDir(), "heimdall-tui")
-		if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/heimdall-tui").CombinedOutput(); err != nil {
-			b.Fatalf("build heimdall-tui: %v\n%s", err, out)
+		bin = filepath.Join(b.TempDir(), "heimdall")
+		if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/heimdall").CombinedOutput(); err != nil {
+			b.Fatalf("build heimdall: %v\n%s", err, out)
 		}
 	}
 	var ratios, fwdRatios, rawRates, runRates, cpuPerMB, sysPerMB, rawPerMB, subPerMB []float64
@@ -146,7 +146,7 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// runCat runs the gated cat under `heimdall-tui run --detach` and reads it
+// runCat runs the gated cat under `heimdall run --foreground` and reads it
 // as a subscriber until EXIT. It returns the bytes read, the time from
 // opening the gate to EXIT, and the run process's own CPU time at EXIT
 // (user+system, and system alone).
@@ -157,6 +157,9 @@ func runCat(b *testing.B, bin, file string, i int) (int, time.Duration, time.Dur
 	args := append([]string{"run", "--foreground", "--id", id, "--socket-dir", dir, "--classifier", "claude", "--"},
 		gatedCat(g, file)...)
 	cmd := exec.Command(bin, args...)
+	// The runtime settings a dashboard's supervisor starts with
+	// (host.RuntimeEnv, which this package cannot import).
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "GOGC=off", "GOMEMLIMIT=32MiB")
 	cmd.Stderr = new(bytes.Buffer)
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)

@@ -100,25 +100,8 @@ type Config struct {
 	// OnTerminals, if set, is called with the number of interactive
 	// terminals attached (see TerminalAttached) each time it changes. It
 	// must not block. run uses it to give an attached session's supervisor
-	// the user's priority back (cmd/heimdall-tui/background.go).
+	// the user's priority back (backend/host).
 	OnTerminals func(attached int)
-	// OnFlood, if set, is called with true when the program starts
-	// flooding its terminal (more than 512 KiB of output within a
-	// second: faster than anybody reads) and with false when a second
-	// passes with less, or when the program exits while it floods
-	// (before OnExiting); never after that. Calls are made in order, with
-	// no lock of the session's held (on the pty reader, a timer's
-	// goroutine, or the one that waits for the program); it must return
-	// quickly, as the reader waits for it. run uses it to let a detached
-	// flood yield the CPU (cmd/heimdall-tui/background.go).
-	OnFlood func(flooding bool)
-	// OnExiting, if set, is called once the program has exited and before
-	// it is reaped: until it returns the program's pid still names it (a
-	// zombie) and cannot be another process's, so it may still act on the
-	// program by pid — run gives its autogroup back its priority there,
-	// as the group outlives the program in whatever it left running. The
-	// session's exit (Done, the exit's state and frames) waits for it.
-	OnExiting func()
 }
 
 func (c *Config) fill() {
@@ -173,8 +156,7 @@ type Session struct {
 	tmu       sync.Mutex   // serialises changes of terminals (terminalsChanged)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
 
-	scr   *screen     // the terminal emulator and its feeder
-	flood *floodMeter // nil without Config.OnFlood
+	scr *screen // the terminal emulator and its feeder
 
 	readerDone chan struct{}
 	done       chan struct{} // closed once the exit is recorded and all output delivered
@@ -214,22 +196,8 @@ func Start(cfg Config) (*Session, error) {
 		"TERM=xterm-256color", cfg.SessionEnvVar+"="+cfg.ID)
 	cmd.Env = append(cmd.Env, cfg.Env...)
 	log := cfg.Logger.With("session", cfg.ID)
-	var flood *floodMeter
-	if cfg.OnFlood != nil {
-		flood = newFloodMeter(cfg.OnFlood)
-	}
-	// Once the program has exited, before it is reaped: a flood still on
-	// ends, then OnExiting.
-	exiting := func() {
-		if flood != nil {
-			flood.stop()
-		}
-		if cfg.OnExiting != nil {
-			cfg.OnExiting()
-		}
-	}
 	pm, p, err := startInPty(cmd, &pty.Winsize{Cols: cfg.Cols, Rows: cfg.Rows}, proc.Options{
-		Ctty: true, Grace: cfg.KillGrace, ChildOnly: cfg.KillChildOnly, Logger: log, Exited: exiting})
+		Ctty: true, Grace: cfg.KillGrace, ChildOnly: cfg.KillChildOnly, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %q: %w", cfg.Argv[0], err)
 	}
@@ -254,7 +222,6 @@ func Start(cfg Config) (*Session, error) {
 	s.cls = classify.NewLayered(inner)
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
 	s.scr.YieldTo(s.unread)
-	s.flood = flood
 	s.log.Info("session started", "pid", p.PID(), "argv", cfg.Argv, "dir", cfg.Dir)
 	s.scr.Start()
 	go s.readLoop()
@@ -548,11 +515,6 @@ func (s *Session) publish(chunk []byte) {
 	s.scr.enqueue(chunk)
 	ls := s.listeners
 	s.mu.Unlock()
-	if s.flood != nil {
-		// Unlocked: OnFlood may wait (for the locks of what it
-		// changes), and the session's readers must not wait with it.
-		s.flood.output(now, len(chunk))
-	}
 	for _, l := range ls {
 		l.fn(chunk)
 	}
@@ -563,7 +525,7 @@ func (s *Session) publish(chunk []byte) {
 // the exit and closes done.
 func (s *Session) waitLoop() {
 	code := s.proc.Wait()
-	s.reaped.Store(true) // the flood meter was stopped before the reap (Start)
+	s.reaped.Store(true)
 	// Wake a reader blocked in read; from now on it sets its own deadlines.
 	s.pty.rd.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-s.readerDone

@@ -72,7 +72,7 @@ const cols, rows = 120, 35
 
 func main() {
 	var (
-		bin      = flag.String("bin", "", "heimdall-tui binary (default: go build ./cmd/heimdall-tui)")
+		bin      = flag.String("bin", "", "heimdall-tui binary, with heimdall beside it (default: go build ./cmd/...)")
 		idleN    = flag.Int("idle", 20, "idle sessions")
 		idleFor  = flag.Duration("idle-for", 5*time.Second, "idle: measurement window of each contestant in each round")
 		rounds   = flag.Int("rounds", 6, "idle: interleaved rounds")
@@ -130,8 +130,10 @@ func run(bin, base string, idleN, rounds int, idleFor, settle, stagger time.Dura
 	}
 	defer os.RemoveAll(tmp)
 	if bin == "" {
+		// Both executables, as installed: the dashboard starts its
+		// supervisors as the heimdall beside it.
 		bin = filepath.Join(tmp, "heimdall-tui")
-		out, err := exec.Command("go", "build", "-o", bin, "./cmd/heimdall-tui").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", tmp+"/", "./cmd/heimdall-tui", "./cmd/heimdall").CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}

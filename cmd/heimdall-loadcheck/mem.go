@@ -49,7 +49,7 @@ type memVariant struct {
 // memSettle is how long sessions are left after the last spawn before
 // they are measured: their programs' output is in, and an idle supervisor
 // has returned its free memory (5 s after its screen last changed,
-// cmd/heimdall-tui/run.go's trimQuiet). tmux gets as long.
+// backend/host's idleRelease). tmux gets as long.
 const memSettle = 8 * time.Second
 
 func memScenario(bin, cfg, tmp string, o memOptions) error {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/hook"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
@@ -217,7 +218,7 @@ func TestHookCommandAlwaysQuiet(t *testing.T) {
 	cases["accepts, never reads"], cases["never accepts"] = hung.Addr().String(), deaf.Addr().String()
 	for name, sock := range cases {
 		cmd := exec.Command(binPath, "hook")
-		cmd.Env = append(os.Environ(), HookSocketEnv+"="+sock)
+		cmd.Env = append(os.Environ(), hook.SocketEnv+"="+sock)
 		cmd.Stdin = strings.NewReader(payload)
 		out, err := cmd.CombinedOutput()
 		if err != nil || len(out) != 0 {
@@ -230,7 +231,7 @@ func TestHookCommandAlwaysQuiet(t *testing.T) {
 // turn completion it reports makes the session Done.
 func TestAgentHooksCodex(t *testing.T) {
 	dir := newSockDir(t)
-	p := startRun(t, dir, "cx", nil, []string{"--agent", "codex"}, "sh", "-c", `printf 'arg:%s\n' "$@"; printf 'env:%s\n' "$`+HookSocketEnv+`"; exec sleep 30`, "codex")
+	p := startRun(t, dir, "cx", nil, []string{"--agent", "codex"}, "sh", "-c", `printf 'arg:%s\n' "$@"; printf 'env:%s\n' "$`+hook.SocketEnv+`"; exec sleep 30`, "codex")
 	waitLive(t, p)
 	var screen string
 	if !poll(waitTimeout, func() bool {
@@ -247,7 +248,7 @@ func TestAgentHooksCodex(t *testing.T) {
 	}
 	w := watchState(t, p.sock)
 	cmd := exec.Command(binPath, "hook", "--codex", `{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"t1","cwd":"/w","last-assistant-message":"ok"}`)
-	cmd.Env = append(os.Environ(), HookSocketEnv+"="+p.sock)
+	cmd.Env = append(os.Environ(), hook.SocketEnv+"="+p.sock)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 		t.Fatalf("hook --codex: %v %q", err, out)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/host"
 	"github.com/heimdall-tui/heimdall-tui/backend/notify"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
@@ -189,12 +190,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		Sort:        loadDashState().Sort,
 		SaveSort:    func(order string) error { return saveDashState(dashState{Sort: order}) },
 	})
-	// Every message is activity for the collector's sleep (gcsleep.go):
-	// a dashboard left open all day wakes only for what it shows.
-	gc := newIdleGC(gcQuiet, nil)
-	defer gc.stop()
-	opts := []tea.ProgramOption{tea.WithInput(a.stdin), tea.WithOutput(outFile(a)),
-		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg { gc.activity(); return msg })}
+	opts := []tea.ProgramOption{tea.WithInput(a.stdin), tea.WithOutput(outFile(a))}
 	// HEIMDALL_FRAMETRACE=FILE times every message and frame into FILE
 	// (tea.WithFrameTrace; heimdall-loadcheck's busy scenario reads it).
 	if path := os.Getenv("HEIMDALL_FRAMETRACE"); path != "" {
@@ -230,7 +226,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 	if err := f.Close(); err != nil {
 		logger.Warn("fleet close", "err", err)
 	}
-	supervisor.ReapOrphans(orphanWait)
+	supervisor.ReapOrphans(host.OrphanWait)
 	logger.Info("dashboard stopped", "err", runErr)
 	if runErr != nil {
 		return fmt.Errorf("dashboard: %w", runErr)
@@ -256,11 +252,16 @@ func (a *app) openFleet(logger *slog.Logger) (*fleet.Fleet, string, error) {
 }
 
 // supervisorCommand is how the dashboard starts a session's supervisor:
-// this very binary (/proc/self/exe, so a binary replaced or deleted since,
-// as `go run` does, still works) with the global flags that make it read
-// the same config and serve in the same socket dir.
+// heimdall beside this binary (supervisorExe), else this very binary
+// (/proc/self/exe, so one replaced since still works), with the global
+// flags that make it read the same config and serve in the same socket
+// dir.
 func (a *app) supervisorCommand(dir string) []string {
-	cmd := []string{"/proc/self/exe", "--socket-dir", dir}
+	exe := "/proc/self/exe" // this binary even if its file was replaced since
+	if small, err := supervisorExe(); err == nil && filepath.Base(small) == "heimdall" {
+		exe = small
+	}
+	cmd := []string{exe, "--socket-dir", dir}
 	if a.configPath != "" {
 		if p, err := filepath.Abs(a.configPath); err == nil {
 			cmd = append(cmd, "--config", p)

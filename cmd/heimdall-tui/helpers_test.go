@@ -598,3 +598,6 @@ func lastLine(screen string) string {
 	lines := strings.Split(strings.TrimRight(screen, " \n"), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

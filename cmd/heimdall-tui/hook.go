@@ -1,46 +1,42 @@
 package main
 
 import (
-	"slices"
-	"strconv"
+	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/earlyhook"
+	"github.com/heimdall-tui/heimdall-tui/backend/hook"
 )
 
-// `heimdall-tui hook` is the command in the hooks of the settings file a
-// Claude session is started with (agenthooks.go), and codex's notify
-// program (`hook --codex JSON`). It reports the event to the session's
-// supervisor — the socket in HookSocketEnv — as one HOOK frame on a
-// connection of its own, and exits 0, printing nothing, within
-// earlyhook.BudgetMillis. It runs before every tool call, so it is done
-// during package initialisation, before the packages it does not need are
-// initialised: see internal/earlyhook. main and this command run the same
-// code when that did not happen.
-
-// HookSocketEnv names the session's socket in the environment of the
-// program run starts, so its hooks find their supervisor.
-const HookSocketEnv = earlyhook.SocketEnv
-
-// newHookCmd lists `hook` in the help; the hook runs before the command
-// tree is built, so this RunE runs only for an invocation neither
-// earlyhook nor main caught (`heimdall-tui --socket-dir D hook`, say).
+// newHookCmd is `hook`: the command in the hooks of the settings file a
+// Claude session is started with, and codex's notify program (package
+// hook). Sessions started from a heimdall-tui with heimdall beside it run
+// heimdall's, which starts faster; this one is the same code.
 func newHookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "hook [--codex JSON]",
 		Short: "Report an agent's hook event to its session (run by the agent; prints nothing, exits 0)",
 		Long: "hook is the command in the hooks heimdall-tui gives a Claude Code session (--settings) and\n" +
 			"codex's notify program. It sends the event (Claude's payload on stdin, codex's JSON argument\n" +
-			"after --codex) to the session named by $" + HookSocketEnv + " and exits 0 within " +
-			strconv.Itoa(earlyhook.BudgetMillis) + " ms, printing\nnothing, whatever happens.",
+			"after --codex) to the session named by $" + hook.SocketEnv + " and exits 0 within " +
+			hook.Budget.String() + ", printing\nnothing, whatever happens.",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if slices.ContainsFunc(args, func(s string) bool { return s == "--help" || s == "-h" }) {
+			if helpAsked(args) {
 				return cmd.Help()
 			}
-			earlyhook.Run(args)
+			hook.Run(args, os.Stdin, hook.Budget)
 			return nil
 		},
 	}
+}
+
+// helpAsked reports whether args ask for a command's help.
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		if a == "--help" || a == "-h" {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,7 @@ import (
 // Paths of the binaries built once by TestMain for the end-to-end tests.
 var (
 	binPath        string // heimdall-tui
+	smallPath      string // heimdall, beside it: what supervisors and hooks run as
 	seedClientPath string // testdata/seedclient: the wire protocol seed's client
 	fakeClaudePath string // testdata/fakeclaude, named claude: Claude Code with hooks
 )
@@ -54,15 +55,18 @@ func testMain(m *testing.M) int {
 	os.Unsetenv("TMUX")
 
 	binPath = filepath.Join(tmp, "heimdall-tui")
+	smallPath = filepath.Join(tmp, "heimdall")
 	seedClientPath = filepath.Join(tmp, "seedclient")
 	fakeClaudePath = filepath.Join(tmp, "fake", "claude")
 	builds := [][]string{
 		{"build", "-o", binPath, "."},
+		{"build", "-o", smallPath, "../heimdall"},
 		{"build", "-o", seedClientPath, "./testdata/seedclient"},
 		{"build", "-o", fakeClaudePath, "./testdata/fakeclaude"},
 	}
 	if raceEnabled {
 		builds[0] = []string{"build", "-race", "-o", binPath, "."}
+		builds[1] = []string{"build", "-race", "-o", smallPath, "../heimdall"}
 		// A race-enabled program sleeps 1s at exit (atexit_sleep_ms) so
 		// that late reports get out; that would cost a second per CLI
 		// call. The binary still reports races (on stderr, checked by

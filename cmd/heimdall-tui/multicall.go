@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/toollinks"
 )
 
 // progName prefixes the planning commands' error messages: the name the

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/toollinks"
 )
 
 func TestMulticallArgs(t *testing.T) {

@@ -22,8 +22,8 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/planning/demo"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning/plancli"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning/tokens"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/toollinks"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning/validate"
-	"github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/internal/toollinks"
 )
 
 // planStore opens the planning root ($HEIMDALL_PLANNING_DIR or ./.planning).

@@ -11,7 +11,6 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
-	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 )
 
@@ -39,17 +38,7 @@ type app struct {
 
 // dir returns the socket directory: --socket-dir, else $HEIMDALL_SOCKET_DIR,
 // else the config's socket_dir, else the default.
-func (a *app) dir() string {
-	switch {
-	case a.socketDir != "":
-		return a.socketDir
-	case os.Getenv("HEIMDALL_SOCKET_DIR") != "":
-		return os.Getenv("HEIMDALL_SOCKET_DIR")
-	case a.cfg.SocketDir != "":
-		return a.cfg.SocketDir
-	}
-	return supervisor.DefaultDir()
-}
+func (a *app) dir() string { return a.cfg.SocketDirFor(a.socketDir) }
 
 // errorf prints a message on stderr, prefixed with the name the binary
 // was invoked as (heimdall-resolve etc. through a link).
@@ -73,11 +62,7 @@ func newRoot(a *app) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			path, explicit := a.configPath, a.configPath != ""
-			if !explicit {
-				path = config.DefaultPath()
-			}
-			cfg, warnings, err := config.Load(path, explicit)
+			cfg, warnings, err := config.LoadFile(a.configPath)
 			for _, w := range warnings {
 				fmt.Fprintln(a.stderr, "heimdall-tui: warning:", w)
 			}

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/hook"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 )
 
@@ -211,11 +212,11 @@ var startCases = []startCase{
 	}},
 	// Claude's PreToolUse hook reporting to a live session's supervisor.
 	{name: "hook-live", old: true, setup: func(b *testing.B) invocation {
-		return invocation{args: []string{"hook"}, env: []string{HookSocketEnv + "=" + benchSession(b)}, stdin: []byte(benchHookPayload)}
+		return invocation{args: []string{"hook"}, env: []string{hook.SocketEnv + "=" + benchSession(b)}, stdin: []byte(benchHookPayload)}
 	}},
 	// The same with the supervisor gone (its socket missing).
 	{name: "hook-missing", old: true, setup: func(b *testing.B) invocation {
-		return invocation{args: []string{"hook"}, env: []string{HookSocketEnv + "=" + filepath.Join(b.TempDir(), "gone.sock")}, stdin: []byte(benchHookPayload)}
+		return invocation{args: []string{"hook"}, env: []string{hook.SocketEnv + "=" + filepath.Join(b.TempDir(), "gone.sock")}, stdin: []byte(benchHookPayload)}
 	}},
 }
 

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/host"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/backend/webterm"
 )
@@ -94,7 +95,7 @@ func (a *app) web(addr string, custom []string) error {
 	}
 	w.stop(logger)
 	f.Close()
-	supervisor.ReapOrphans(orphanWait)
+	supervisor.ReapOrphans(host.OrphanWait)
 	return nil
 }
 

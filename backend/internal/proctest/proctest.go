@@ -61,14 +61,16 @@ func (g Gate) Open(t testing.TB) {
 // Path is the gate's file, for scripts that test it themselves.
 func (g Gate) Path() string { return g.path }
 
-// BuildHeimdall builds the heimdall-tui binary into dir and returns its
-// path: what tests of packages that start sessions' supervisors (`run`)
-// give their fleets as the supervisor command. Call it from TestMain.
+// BuildHeimdall builds both executables into dir, as `go install
+// ./cmd/...` installs them, and returns heimdall's path: what tests of
+// packages that start sessions' supervisors (`run`) give their fleets as
+// the supervisor command, built once per test binary (heimdall hands the
+// commands it does not serve, heddle-headless say, to the heimdall-tui
+// beside it). Call it from TestMain.
 func BuildHeimdall(dir string) (string, error) {
-	bin := filepath.Join(dir, "heimdall-tui")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui")
+	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/heimdall-tui/heimdall-tui/cmd/heimdall", "github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build heimdall-tui: %v\n%s", err, out)
+		return "", fmt.Errorf("go build ./cmd/...: %v\n%s", err, out)
 	}
-	return bin, nil
+	return filepath.Join(dir, "heimdall"), nil
 }

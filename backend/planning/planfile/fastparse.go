@@ -1,6 +1,7 @@
 package planfile
 
 import (
+	"bytes"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -39,33 +40,6 @@ func FastTable[V any](b []byte, field string, unquote func(quoted []byte) (strin
 		return "", nil, false
 	}
 	return version, m, true
-}
-
-// FastLookup is key's value in a table of strings, read as
-// FastTable[string](b, field, nil) reads it but without building the table
-// (a lookup in a fresh process pays for every allocation): ok=false where
-// that does, else the version and the value (found=false when key is not
-// in the table).
-func FastLookup(b []byte, field, key string) (version, value string, found, ok bool) {
-	p := &scanner{b: b}
-	version, ok = p.table(field, func() bool {
-		k, plainKey, ok := p.rawStr()
-		if !ok || !plainKey || !p.expect(':') {
-			return false
-		}
-		v, plain, ok := p.rawStr()
-		if !ok || !plain {
-			return false
-		}
-		if string(k) == key {
-			value, found = string(v), true // the last of duplicates wins, as in a map
-		}
-		return true
-	})
-	if !ok {
-		return "", "", false, false
-	}
-	return version, value, found, true
 }
 
 // table reads {"version": STRING, FIELD: {ENTRY, ...}} (the two keys in
@@ -247,22 +221,13 @@ func FastLedgerLine(line []byte) (role []byte, tokens int64, ok bool) {
 // mayFoldTo reports whether encoding/json may take the object key key for
 // the field name (lower-case ASCII): key equals it but for ASCII case, or
 // has a non-ASCII byte (Unicode folds more, e.g. the Kelvin sign to k).
-// Not bytes.EqualFold: package bytes imports unicode, whose tables would
-// then be built in every run before earlyplan's init.
 func mayFoldTo(key []byte, name string) bool {
-	for _, c := range key {
+	return !isASCII(key) || bytes.EqualFold(key, []byte(name))
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
 		if c >= utf8.RuneSelf {
-			return true
-		}
-	}
-	if len(key) != len(name) {
-		return false
-	}
-	for i, c := range key {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != name[i] {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package hook
 
 import (
 	"encoding/json"
@@ -10,15 +10,15 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
-// Agent hooks: how `run` has the agent report its steps to its session's
-// supervisor (`heimdall-tui hook`, hook.go), without touching the user's
-// own settings (agent-signals §1):
+// How `run` has the agent report its steps to its session's supervisor
+// (`EXE hook`, Run), without touching the user's own settings
+// (agent-signals §1):
 //   - Claude Code gets a settings file of its own, DIR/.hooks/ID.json
 //     (0600), holding a command hook for each event the classifier reads,
 //     passed with --settings (claude merges it over the user's settings;
 //     both sets of hooks run). It is removed when the session ends.
 //   - codex gets `-c notify=[EXE,"hook","--codex"]`: its turn completions.
-// The program's environment names the session's socket (HookSocketEnv).
+// The program's environment names the session's socket (SocketEnv).
 
 // claudeHookEvents are the Claude Code events the settings file hooks:
 // agent-signals §1's table. The tool events take a matcher ("*": every
@@ -43,48 +43,56 @@ var claudeHookEvents = []struct {
 }
 
 // hookTimeout is the timeout (seconds) Claude gets for each hook: the
-// command returns within earlyhook.BudgetMillis (3 s); this only bounds a
-// stuck shell.
+// command returns within Budget; this only bounds a stuck shell.
 const hookTimeout = 5
 
-// signalAgent names the agent a session runs for its hooks: "claude",
+// Session is what Prepare needs to know of a session.
+type Session struct {
+	Dir, ID           string   // the socket dir and the session's ID
+	Agent, Classifier string   // the preset's name, the classifier's
+	Argv              []string // what it runs
+}
+
+// agentOf names the agent a session runs for its hooks: "claude",
 // "codex", or "" (none: the screen alone tells). A preset of that name
 // counts, or the matching classifier with a program of that name.
-func signalAgent(o runOptions) string {
-	base := filepath.Base(o.argv[0])
+func agentOf(o Session) string {
+	base := filepath.Base(o.Argv[0])
 	for _, name := range []string{"claude", "codex"} {
-		if o.agent == name || (o.classifier == name && base == name) {
+		if o.Agent == name || (o.Classifier == name && base == name) {
 			return name
 		}
 	}
 	return ""
 }
 
-// prepareHooks returns the argv and extra environment that make the
-// session's agent report to its supervisor, and a clean-up to run when
-// the session has ended; argv unchanged if its agent has no hooks.
-func prepareHooks(dir string, o runOptions) (argv, env []string, cleanup func(), err error) {
+// Prepare returns the argv and extra environment that make the session's
+// agent report to its supervisor through this executable's `hook`, and a
+// clean-up to run when the session has ended; argv unchanged if its agent
+// has no hooks.
+func Prepare(o Session) (argv, env []string, cleanup func(), err error) {
 	cleanup = func() {}
-	agent := signalAgent(o)
+	agent := agentOf(o)
 	if agent == "" {
-		return o.argv, nil, cleanup, nil
+		return o.Argv, nil, cleanup, nil
 	}
+	dir := o.Dir
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("agent hooks: %w", err)
 	}
-	sock, err := filepath.Abs(supervisor.SocketPath(dir, o.id))
+	sock, err := filepath.Abs(supervisor.SocketPath(dir, o.ID))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("agent hooks: %w", err)
 	}
-	env = []string{HookSocketEnv + "=" + sock}
-	argv = append([]string(nil), o.argv...)
+	env = []string{SocketEnv + "=" + sock}
+	argv = append([]string(nil), o.Argv...)
 	switch agent {
 	case "codex":
 		notify, _ := json.Marshal([]string{exe, "hook", "--codex"})
 		argv = append(argv, "-c", "notify="+string(notify))
 	case "claude":
-		path := supervisor.HooksPath(dir, o.id)
+		path := supervisor.HooksPath(dir, o.ID)
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, nil, nil, fmt.Errorf("agent hooks: %w", err)
 		}

@@ -1,0 +1,129 @@
+// Command heimdall is the small executable: what runs often, linking only
+// what that needs, so that it starts in about the time any Go program
+// does. It is each session's supervisor (`run`, which the dashboard and
+// heimdall-tui's own `run` start), the hook an agent runs before every
+// tool call (`hook`), and the protocol tools agents call in a loop
+// (`resolve`, `ledger log`). Any other command is heimdall-tui's: heimdall
+// hands it over to the heimdall-tui beside it, so either name takes every
+// command. Invoked through a link named like a bash protocol tool
+// (heimdall-resolve, heimdall-ledger, ...), it is that tool.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/hook"
+	"github.com/heimdall-tui/heimdall-tui/backend/host"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/plancli"
+	"github.com/heimdall-tui/heimdall-tui/backend/planning/toollinks"
+)
+
+const name = "heimdall"
+
+func main() { os.Exit(run(os.Args)) }
+
+func run(argv []string) int {
+	args, tool := toollinks.Args(argv)
+	prog := name
+	if tool != "" {
+		prog = tool
+	}
+	pio := plancli.IO{Prog: prog, Tool: tool != "", Stdout: os.Stdout, Stderr: os.Stderr}
+	switch {
+	case len(args) >= 1 && args[0] == "hook" && tool == "" && !helpAsked(args[1:]):
+		hook.Run(args[1:], os.Stdin, hook.Budget)
+		return 0
+	case len(args) >= 1 && args[0] == "resolve":
+		return plancli.Resolve(pio, args[1:])
+	case len(args) >= 2 && args[0] == "ledger" && args[1] == "log" && !plancli.Counts(args[2:]):
+		return plancli.LedgerLog(pio, args[2:], nil) // counting tokens takes heimdall-tui's tokenizer
+	}
+	if tool == "" {
+		global := pflag.NewFlagSet(name, pflag.ContinueOnError)
+		global.SetInterspersed(false)
+		global.SetOutput(os.Stderr)
+		configPath := global.String("config", "", "config file")
+		socketDir := global.String("socket-dir", "", "directory of session sockets")
+		if err := global.Parse(args); err == nil && global.NArg() > 0 && global.Arg(0) == "run" {
+			if code, ok := supervise(*configPath, *socketDir, global.Args()[1:]); ok {
+				return code
+			}
+		}
+	}
+	return handOver(argv)
+}
+
+// helpAsked reports whether args ask for a command's help.
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		if a == "--help" || a == "-h" {
+			return true
+		}
+	}
+	return false
+}
+
+// supervise is `run` when this process is to be the supervisor (--dashboard,
+// --spawned, --foreground); ok is false for any other run (one that
+// attaches a terminal or returns at once is heimdall-tui's) and for help.
+func supervise(configPath, socketDir string, args []string) (code int, ok bool) {
+	fs := pflag.NewFlagSet(name+" run", pflag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	o := host.Flags(fs)
+	if helpAsked(args) {
+		return 0, false
+	}
+	if err := fs.Parse(args); err != nil {
+		return fail(err), true
+	}
+	if !o.Supervises() {
+		return 0, false
+	}
+	cfg, warnings, err := config.LoadFile(configPath)
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, name+": warning:", w)
+	}
+	if err != nil {
+		return fail(err), true
+	}
+	if err := o.Check(cfg, fs.Args(), fs.ArgsLenAtDash()); err != nil {
+		return fail(err), true
+	}
+	code, err = host.Run(cfg, cfg.SocketDirFor(socketDir), *o, name, os.Stderr)
+	if err != nil {
+		var ee host.ExitError
+		if errors.As(err, &ee) {
+			return int(ee), true
+		}
+		return fail(err), true
+	}
+	return code, true
+}
+
+func fail(err error) int {
+	fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+	return 1
+}
+
+// handOver runs argv as heimdall-tui, the executable beside this one, in
+// this process (same pid, descriptors and environment).
+func handOver(argv []string) int {
+	exe, err := os.Executable()
+	if err == nil {
+		tui := filepath.Join(filepath.Dir(exe), toollinks.Binary)
+		argv0 := toollinks.Binary
+		if _, tool := toollinks.Args(argv); tool != "" {
+			argv0 = argv[0] // heimdall-tui is that tool too
+		}
+		err = syscall.Exec(tui, append([]string{argv0}, argv[1:]...), os.Environ())
+	}
+	fmt.Fprintf(os.Stderr, "%s: this command is heimdall-tui's, which is not beside %s (install both: go install ./cmd/...): %v\n", name, exe, err)
+	return 2
+}
