@@ -157,12 +157,12 @@ func busyRound(bin, cfg, tmp, name, label string, o busyOptions) (busyResult, er
 func runDelay(pids []int) time.Duration { return schedstatSum(pids, 1) }
 
 // keyStages is where one keypress's time went, from the dashboard's frame
-// trace (tea.WithFrameTrace): written to the pty → the event loop takes
-// the key (arrive: the tty read, input parsing, and whatever message the
-// loop was handling) → Update → View → the renderer loop starts the frame
-// that shows it (queue; negative when a draw already under way took the
-// key's view) → frame written (draw) → the emulator shows it (seen: the
-// pty, this process's reader and emulator).
+// trace (tui/frametrace): written to the pty → Update is called with the
+// key (arrive: the tty read, input parsing, and whatever message the loop
+// was handling) → Update → View → the renderer's write of the frame that
+// shows it starts (queue; negative when a write already under way took
+// the key's view) → frame written (draw) → the emulator shows it (seen:
+// the pty, this process's reader and emulator).
 type keyStages struct {
 	arrive, update, view, queue, draw, seen time.Duration
 	gc                                      bool // a collection ended between the key's arrival and its frame's write

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
+	"github.com/heimdall-tui/heimdall-tui/tui/frametrace"
 	"golang.org/x/term"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/appendfile"
@@ -190,18 +192,20 @@ func (a *app) dashboard(o dashboardOptions) error {
 		Sort:        loadDashState().Sort,
 		SaveSort:    func(order string) error { return saveDashState(dashState{Sort: order}) },
 	})
-	opts := []tea.ProgramOption{tea.WithInput(a.stdin), tea.WithOutput(outFile(a))}
+	var root tea.Model = m
+	var out io.Writer = outFile(a)
 	// HEIMDALL_FRAMETRACE=FILE times every message and frame into FILE
-	// (tea.WithFrameTrace; heimdall-loadcheck's busy scenario reads it).
+	// (tui/frametrace; heimdall-loadcheck's busy scenario reads it).
 	if path := os.Getenv("HEIMDALL_FRAMETRACE"); path != "" {
 		if tf, err := os.Create(path); err != nil {
 			logger.Warn("frame trace", "err", err)
 		} else {
 			defer tf.Close()
-			opts = append(opts, tea.WithFrameTrace(tf))
+			tr := frametrace.New(tf)
+			root, out = tr.Model(m), tr.Output(outFile(a))
 		}
 	}
-	p := tea.NewProgram(m, opts...)
+	p := tea.NewProgram(root, tea.WithInput(a.stdin), tea.WithOutput(out))
 
 	// SIGHUP (the terminal went away) and SIGTERM end the UI and leave the
 	// sessions running, as tmux does: only the user's "Stop them" stops
@@ -217,6 +221,9 @@ func (a *app) dashboard(o dashboardOptions) error {
 
 	logger.Info("dashboard started", "dir", dir)
 	final, runErr := p.Run()
+	if tm, ok := final.(interface{ Unwrap() tea.Model }); ok { // timed (frametrace)
+		final = tm.Unwrap()
+	}
 	if web != nil {
 		web.stop(logger)
 	}

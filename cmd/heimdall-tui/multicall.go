@@ -31,15 +31,17 @@ func newInstallLinksCmd(a *app) *cobra.Command {
 	var force bool
 	c := &cobra.Command{
 		Use:   "install-links DIR",
-		Short: "Create heimdall-resolve, heimdall-ledger, ... links to this binary in DIR",
+		Short: "Create heimdall-resolve, heimdall-ledger, ... links to the executables in DIR",
 		Long: "install-links creates, in DIR, one symbolic link per tool of the bash implementation\n" +
 			"(heimdall-validate, -resolve, -capsule, -brief, -blackboard, -ledger, -gate, -protocol,\n" +
 			"-haid, -claim, -ledger-mcp),\n" +
-			"each pointing at this binary, which then behaves as that tool. An existing link to this\n" +
-			"binary is kept; anything else in the way is an error unless --force replaces it.",
+			"each pointing at heimdall beside this binary (which answers resolve and ledger log itself,\n" +
+			"fast, and hands the rest to heimdall-tui), or at this binary where heimdall is not beside\n" +
+			"it; invoked through a link, the executable behaves as that tool. An existing link to the\n" +
+			"same executable is kept; anything else in the way is an error unless --force replaces it.",
 		Args: planArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			exe, err := os.Executable()
+			exe, err := supervisorExe() // heimdall beside, else this one
 			if err == nil {
 				exe, err = filepath.EvalSymlinks(exe)
 			}

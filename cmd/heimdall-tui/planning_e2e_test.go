@@ -356,7 +356,7 @@ func TestPlanningMulticall(t *testing.T) {
 	if r.code != 0 || r.stdout != want.String() {
 		t.Fatalf("install-links: %s", r)
 	}
-	exe, _ := filepath.EvalSymlinks(binPath)
+	exe, _ := filepath.EvalSymlinks(smallPath) // heimdall, beside heimdall-tui
 	for _, n := range names {
 		if target, err := os.Readlink(filepath.Join(bin, n)); err != nil || target != exe {
 			t.Errorf("%s -> %q, %v", n, target, err)

@@ -554,10 +554,6 @@ type Program struct {
 	// updates. heimdall-tui patch (not in upstream).
 	inputFrame chan struct{}
 
-	// trace, when set, times each message and frame (WithFrameTrace).
-	// heimdall-tui patch (not in upstream).
-	trace *frameTracer
-
 	// once is used to stop the renderer.
 	once sync.Once
 
@@ -776,10 +772,6 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 			return model, err
 
 		case msg := <-p.msgs:
-			var received int64 // heimdall-tui patch: WithFrameTrace
-			if p.trace != nil {
-				received = p.trace.now()
-			}
 			msg = p.translateInputEvent(msg)
 
 			// Filter messages.
@@ -900,10 +892,6 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 
 			var cmd Cmd
 			model, cmd = model.Update(msg) // run update
-			var updated int64              // heimdall-tui patch: WithFrameTrace
-			if p.trace != nil {
-				updated = p.trace.now()
-			}
 
 			select {
 			case <-p.ctx.Done():
@@ -911,10 +899,7 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 			case cmds <- cmd: // process command (if any)
 			}
 
-			p.render(model)     // render view
-			if p.trace != nil { // heimdall-tui patch
-				p.trace.msg(msg, received, updated, p.trace.now())
-			}
+			p.render(model) // render view
 			// heimdall-tui patch: ask for a frame; the user's input
 			// is drawn at once.
 			if isInput(msg) {
@@ -1514,24 +1499,15 @@ func (p *Program) startRenderer() {
 	// Start the renderer.
 	p.renderer.start()
 	go func() {
-		// input: the interval loop below took inputFrame's mark for
-		// this draw.
-		draw := func(input bool) {
-			var start int64
-			if p.trace != nil {
-				start = p.trace.now()
-			}
-			// This draw shows any input handled so far.
+		draw := func() {
+			// This draw shows any input handled so far: its request
+			// to draw at once is spent.
 			select {
 			case <-p.inputFrame:
-				input = true
 			default:
 			}
 			_ = p.flush()
 			_ = p.renderer.flush(false)
-			if p.trace != nil {
-				p.trace.draw(start, p.trace.now(), input)
-			}
 		}
 		var interval *time.Timer
 		for {
@@ -1541,14 +1517,13 @@ func (p *Program) startRenderer() {
 				return
 			case <-p.frameRequest:
 			}
-			draw(false) // the first frame after a quiet spell goes out at once
+			draw() // the first frame after a quiet spell goes out at once
 			if interval == nil {
 				interval = time.NewTimer(framerate)
 			} else {
 				interval.Reset(framerate)
 			}
 			for pending := true; pending; {
-				input := false
 				select {
 				case <-p.rendererDone:
 					interval.Stop()
@@ -1557,12 +1532,11 @@ func (p *Program) startRenderer() {
 				case <-p.inputFrame:
 					// Drawn below at once: the input's request is
 					// in frameRequest too.
-					input = true
 					p.requestFrame()
 				}
 				select {
 				case <-p.frameRequest:
-					draw(input)
+					draw()
 					interval.Reset(framerate)
 				default:
 					pending = false
