@@ -213,7 +213,8 @@ const sharedBlankCols = 512
 
 // sharedBlank is the read-only row of empty cells that unwritten rows of
 // every emulator of the process are slices of (12 KiB, made on first use:
-// package initialisation runs before every subcommand, docs/ARCHITECTURE.md).
+// package initialisation runs before every subcommand: docs/ARCHITECTURE.md,
+// Invariants).
 // Nothing may write to it; fill's bulk copies read it too.
 var sharedBlank = sync.OnceValue(func() []cell {
 	r := make([]cell, sharedBlankCols)

@@ -13,7 +13,7 @@ var widthCond = &runewidth.Condition{EastAsianWidth: false}
 
 // asciiBytes is the 128 ASCII characters in order. Printing ASCII takes a
 // one-byte slice of it, so it never allocates, and, being a constant, it
-// costs nothing before main (docs/ARCHITECTURE.md).
+// costs nothing before main (docs/ARCHITECTURE.md, Invariants).
 const asciiBytes = "" +
 	"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f" +
 	"\x20\x21\x22\x23\x24\x25\x26\x27\x28\x29\x2a\x2b\x2c\x2d\x2e\x2f\x30\x31\x32\x33\x34\x35\x36\x37\x38\x39\x3a\x3b\x3c\x3d\x3e\x3f" +

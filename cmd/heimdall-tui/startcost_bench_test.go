@@ -21,43 +21,29 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 )
 
-// Start cost (issue 18): `hook` runs before every tool call of a Claude
-// session and `resolve` / `ledger log` replace bash+jq tools, so what counts
-// is a whole process run — exec, runtime start, package initialisation,
-// cobra, the command's work, exit. BenchmarkStartCost times such runs of the
-// binary built by TestMain and reports their median and 99th percentile.
-// testdata/starttimer, a small program of its own, starts and times them.
-// Timed from this process — whose TestMain made it a child subreaper that
-// scans /proc on every SIGCHLD, beside the next run, with the test binary's
-// threads — the same runs read 0.1–0.9 ms more wall time (median, 2 CPUs,
-// varying with other load), their CPU time the same. Other load on the
-// machine moves both more: a `resolve` run's CPU time was 1.9 ms on a quiet
-// machine and 2.4 ms with other builds running, so compare builds only
-// within one invocation, as below:
+// Start cost: `hook` runs before every tool call of a Claude session and
+// `resolve` / `ledger log` replace bash+jq tools, so what counts is a whole
+// process run — exec, runtime start, package initialisation, the command's
+// work, exit. BenchmarkStartCost times such runs of heimdall (the small
+// executable, which agents run) beside a static Go hello world's (hello_,
+// the floor any Go program pays) and heimdall-tui's doing the same
+// (tui_), interleaved, all three built here without cgo as the README
+// installs them, and reports each one's median and 99th percentile wall
+// time and median CPU time, and heimdall's median over hello world's
+// (x_hello). testdata/starttimer, a small program of its own, starts and
+// times them. Compare builds only within one invocation, as below (load
+// on the machine moves every figure):
 //
 //	go test -run '^$' -bench StartCost -benchtime 1x ./cmd/heimdall-tui/
 //
 // Each case runs max(b.N, $HEIMDALL_BENCH_RUNS or 200) times (-benchtime 1x
-// keeps it to one pass). With HEIMDALL_BENCH_OLD_BIN naming another build,
-// e.g. main's:
+// keeps it to one pass). HEIMDALL_BENCH_OLD_BIN adds other builds of
+// heimdall (or of heimdall-tui before it: the cases are commands both
+// take), as one path (prefix old_) or NAME=PATH words (prefix NAME_):
 //
 //	mkdir /tmp/hm-main && git archive main | tar -x -C /tmp/hm-main
-//	(cd /tmp/hm-main && go build -o /tmp/hm-old ./cmd/heimdall-tui)
+//	(cd /tmp/hm-main && CGO_ENABLED=0 go build -o /tmp/hm-old ./cmd/heimdall)
 //	HEIMDALL_BENCH_OLD_BIN=/tmp/hm-old go test -run '^$' -bench StartCost -benchtime 1x ./cmd/heimdall-tui/
-//
-// the cases marked old also run that binary, interleaved with this one (the
-// order rotating every run, each binary timed from a fresh copy: see
-// copyBins), so load from other processes on the machine falls on both
-// alike; its figures are reported with an old_ prefix. It may
-// also name several builds as NAME=PATH words, reported with a NAME_
-// prefix, e.g. this tree built with and without cgo beside main's:
-//
-//	CGO_ENABLED=0 go build -o /tmp/hm-static ./cmd/heimdall-tui
-//	HEIMDALL_BENCH_OLD_BIN="static=/tmp/hm-static old=/tmp/hm-old" go test ...
-//
-// (TestMain's binary is built as `go build` builds by default: with cgo
-// where a C compiler is installed.) On a loaded machine cpu_p50_ms (user +
-// system time) moves less than the wall times.
 func BenchmarkStartCost(b *testing.B) {
 	if raceEnabled {
 		b.Skip("a -race binary says nothing about start cost")
@@ -70,7 +56,11 @@ func BenchmarkStartCost(b *testing.B) {
 		}
 		runs = n
 	}
-	self, others := copyBins(b, binPath, benchBins(b))
+	dir := b.TempDir()
+	small := buildStatic(b, dir, "../heimdall", "heimdall")
+	tui := buildStatic(b, dir, ".", "heimdall-tui")
+	hello := buildStatic(b, dir, "./testdata/hello", "hello")
+	self, others := copyBins(b, small, append([]benchBin{{"hello_", hello}, {"tui_", tui}}, benchBins(b)...))
 	timer := buildStartTimer(b)
 	for _, c := range startCases {
 		b.Run(c.name, func(b *testing.B) {
@@ -81,17 +71,27 @@ func BenchmarkStartCost(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			bins := []benchBin{{path: self}}
-			if c.old {
-				bins = append(bins, others...)
-			}
+			bins := append([]benchBin{{path: self}}, others...)
 			times := timeRuns(b, timer, bins, inv, max(b.N, runs))
 			b.ReportMetric(0, "ns/op") // b.N runs are not what was timed
 			for k, bin := range bins {
 				times[k].report(b, bin.prefix)
 			}
+			b.ReportMetric(percentileMs(times[0].wall, 50)/percentileMs(times[1].wall, 50), "x_hello")
 		})
 	}
+}
+
+// buildStatic builds pkg without cgo, as the README installs the
+// executables, into dir/name.
+func buildStatic(b *testing.B, dir, pkg, name string) string {
+	path := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", path, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build %s: %v\n%s", pkg, err, out)
+	}
+	return path
 }
 
 // copyBins copies self and each of others into a temp dir and returns the
@@ -165,10 +165,7 @@ func benchBins(b *testing.B) []benchBin {
 // dir, a running session to report to) and returns the invocation; a
 // session it starts must be stopped with b.Cleanup.
 type startCase struct {
-	name string
-	// old: HEIMDALL_BENCH_OLD_BIN's builds run it too (they have the
-	// subcommand and exit 0 on it).
-	old   bool
+	name  string
 	setup func(b *testing.B) invocation
 }
 
@@ -184,13 +181,8 @@ type invocation struct {
 }
 
 var startCases = []startCase{
-	// The bare start: runtime, package initialisation, the cobra tree, the
-	// config lookup, and cobra's help text. (There is no --version.)
-	{name: "help", old: true, setup: func(*testing.B) invocation {
-		return invocation{args: []string{"--help"}}
-	}},
 	// A lookup in a 500-symbol table, as an agent's `heimdall-resolve F250`.
-	{name: "resolve", old: true, setup: func(b *testing.B) invocation {
+	{name: "resolve", setup: func(b *testing.B) invocation {
 		root := benchPlanningDir(b)
 		syms := map[string]string{}
 		for i := range 500 {
@@ -206,16 +198,16 @@ var startCases = []startCase{
 		return invocation{args: []string{"resolve", "F250"}, env: []string{"HEIMDALL_PLANNING_DIR=" + root}}
 	}},
 	// An append to the token ledger (lock, append, protocol.log line).
-	{name: "ledger-log", old: true, setup: func(b *testing.B) invocation {
+	{name: "ledger-log", setup: func(b *testing.B) invocation {
 		root := benchPlanningDir(b)
 		return invocation{args: []string{"ledger", "log", "--role", "r", "--kind", "k", "--tokens", "1"}, env: []string{"HEIMDALL_PLANNING_DIR=" + root}}
 	}},
 	// Claude's PreToolUse hook reporting to a live session's supervisor.
-	{name: "hook-live", old: true, setup: func(b *testing.B) invocation {
+	{name: "hook-live", setup: func(b *testing.B) invocation {
 		return invocation{args: []string{"hook"}, env: []string{hook.SocketEnv + "=" + benchSession(b)}, stdin: []byte(benchHookPayload)}
 	}},
 	// The same with the supervisor gone (its socket missing).
-	{name: "hook-missing", old: true, setup: func(b *testing.B) invocation {
+	{name: "hook-missing", setup: func(b *testing.B) invocation {
 		return invocation{args: []string{"hook"}, env: []string{hook.SocketEnv + "=" + filepath.Join(b.TempDir(), "gone.sock")}, stdin: []byte(benchHookPayload)}
 	}},
 }

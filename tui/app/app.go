@@ -59,13 +59,11 @@ const (
 //
 // One or a few sessions writing (an agent streaming its answer) are
 // followed at maxFPS. When many write at once (a grid of flooding panes)
-// each batch redraws them all, and drawing that maxFPS times a second
-// kept the dashboard at 29–30% of a core (heimdall-loadcheck -only busy,
-// 16 panes, 2 cores); at floodFPS, 22–24%, and the grid is still redrawn
-// as often as anybody can follow sixteen panes. Keys are not slowed: the
-// frame that shows input is drawn at once (the patched renderer's
-// requestInputFrame); their p99 under that load did not move either
-// (docs/ARCHITECTURE.md, "Keys under floods", says what would).
+// each batch redraws them all, and drawing them maxFPS times a second
+// costs the dashboard a third more CPU than floodFPS, at which the grid
+// is still redrawn as often as anybody can follow sixteen panes
+// (docs/PERFORMANCE.md). Keys are not slowed: the frame that shows input
+// is drawn at once (the patched renderer's requestInputFrame).
 func batchGap(changedOnScreen int) time.Duration {
 	if changedOnScreen > floodPanes {
 		return time.Second / floodFPS

@@ -77,7 +77,8 @@ const (
 
 // dialogKeys are the fixed dialog bindings; Override cannot change them, so
 // the default map is the effective one. Built on first use: package
-// initialisation runs before every subcommand (docs/ARCHITECTURE.md).
+// initialisation runs before every subcommand (docs/ARCHITECTURE.md,
+// Invariants).
 var dialogKeys = sync.OnceValue(keys.Default)
 
 // dkey returns the dialog action of a key press, "" if none.

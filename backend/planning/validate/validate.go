@@ -25,7 +25,7 @@ import (
 
 // printer renders the validator's messages (in English). Like the regular
 // expressions below it is made on first use: package initialisation runs
-// before every subcommand (docs/ARCHITECTURE.md).
+// before every subcommand (docs/ARCHITECTURE.md, Invariants).
 var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // schemaVersion matches a schema $id of this protocol version: 2.0.x as a
