@@ -16,7 +16,7 @@ import (
 )
 
 // BenchmarkRunThroughput is the figure for the whole product path: a child
-// cats a 64 MiB log inside `heimdall-tui run` (the built binary, its
+// cats a 64 MiB log inside `heimdall run` (the built binary, its
 // emulator and claude classifier on, in a process of its own), and this
 // process reads it as a socket subscriber (wire/frame's client, as attach
 // and the dashboard read) until EXIT. Each iteration is a pair, side by
@@ -25,7 +25,7 @@ import (
 //
 //	go test -run '^$' -bench RunThroughput -benchtime 5x ./backend/supervisor/
 //
-// It builds cmd/heimdall-tui first; HEIMDALL_BENCH_BIN=PATH runs that build
+// It builds cmd/heimdall first; HEIMDALL_BENCH_BIN=PATH runs that build
 // instead, to compare builds side by side (alternate the two).
 //
 // Metrics: run/raw, the median over the pairs of raw time / run time (goal

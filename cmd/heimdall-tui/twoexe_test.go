@@ -224,3 +224,26 @@ func TestPlanToolsAlike(t *testing.T) {
 		t.Errorf("the ledger has %d lines, want %d:\n%s", n, 4*4, b)
 	}
 }
+
+// heimdall run --foreground is the supervisor itself, its flags in either
+// place (the global ones before or after the subcommand, as heimdall-tui
+// and hm take them), and exits with the program's code.
+func TestSmallExecutableSupervises(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--foreground", "--id", "f", "--socket-dir", "DIR", "--", "sh", "-c", "exit 3"},
+		{"--socket-dir", "DIR", "run", "--foreground", "--id", "f", "--", "sh", "-c", "exit 3"},
+	} {
+		dir := newSockDir(t)
+		for i, a := range args {
+			if a == "DIR" {
+				args[i] = dir
+			}
+		}
+		if r := runCmd(t, exec.Command(smallPath, args...)); r.code != 3 || !strings.Contains(r.stderr, `session "f" running`) {
+			t.Errorf("%q: %s", args, r)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "f.json")); err != nil {
+			t.Errorf("%q: no record: %v", args, err)
+		}
+	}
+}

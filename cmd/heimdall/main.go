@@ -77,6 +77,10 @@ func supervise(configPath, socketDir string, args []string) (code int, ok bool) 
 	fs := pflag.NewFlagSet(name+" run", pflag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	o := host.Flags(fs)
+	// The global flags may follow the subcommand, as heimdall-tui's
+	// (cobra's persistent flags) and hm's may.
+	fs.StringVar(&configPath, "config", configPath, "config file")
+	fs.StringVar(&socketDir, "socket-dir", socketDir, "directory of session sockets")
 	if helpAsked(args) {
 		return 0, false
 	}
