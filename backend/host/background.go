@@ -11,7 +11,7 @@ import (
 // SupervisorNice is the nice value of a detached supervisor's autogroup
 // while no interactive terminal is attached to its session (background):
 // under floods the dashboard, which the user types into, then gets the
-// CPU first (docs/PERFORMANCE.md, "Priorities under floods"); when nothing
+// CPU first (docs/PERFORMANCE.md, "Keys under floods"); when nothing
 // else wants the CPU a niced supervisor runs as fast as before.
 const SupervisorNice = 19
 

@@ -236,8 +236,8 @@ func Run(cfg config.Config, dir string, o Options, prog string, stderr io.Writer
 const SpawnEnvVar = "HEIMDALL_SPAWN_ENV"
 
 // RuntimeEnv is the Go runtime's settings a detached supervisor starts
-// with, read by its runtime as it starts (docs/PERFORMANCE.md, "Small
-// sessions"): one P (its work is a chain of hand-offs with little to do
+// with, read by its runtime as it starts (docs/PERFORMANCE.md, "Two
+// executables"): one P (its work is a chain of hand-offs with little to do
 // at each, and woken idle Ps only spun), and no proportional collector
 // but a memory limit (no collection every two minutes in an idle
 // session; a flood's garbage collected at the limit, not every few MiB).
