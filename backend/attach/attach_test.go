@@ -40,7 +40,11 @@ func servedWith(t *testing.T, srv *supervisor.Server, argv ...string) (*supervis
 	srv.Session = sess
 	go srv.Serve(claim.Listener)
 	t.Cleanup(func() {
-		syscall.Kill(-sess.PID(), syscall.SIGKILL)
+		select { // once reaped, its pid may be another test's session's
+		case <-sess.Done():
+		default:
+			syscall.Kill(-sess.PID(), syscall.SIGKILL)
+		}
 		select {
 		case <-sess.Done():
 		case <-time.After(10 * time.Second):

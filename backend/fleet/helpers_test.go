@@ -144,7 +144,13 @@ func startExternal(t testing.TB, dir, id string, argv ...string) *extSession {
 		x.stop()
 	}()
 	t.Cleanup(func() {
-		syscall.Kill(-x.sess.PID(), syscall.SIGKILL)
+		// Only while it runs: once reaped, its pid (and group id) may be
+		// another test's session by now, as a leader of its own group.
+		select {
+		case <-x.sess.Done():
+		default:
+			syscall.Kill(-x.sess.PID(), syscall.SIGKILL)
+		}
 		select {
 		case <-x.sess.Done():
 		case <-time.After(10 * time.Second):

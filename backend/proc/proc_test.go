@@ -33,7 +33,11 @@ func started(t *testing.T, o Options, script string) (*Process, *bufio.Reader) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-p.PID(), syscall.SIGKILL)
+		select { // once reaped, its pid may be another test's group leader's
+		case <-p.Done():
+		default:
+			syscall.Kill(-p.PID(), syscall.SIGKILL)
+		}
 		select {
 		case <-p.Done():
 		case <-time.After(10 * time.Second):

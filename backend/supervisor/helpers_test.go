@@ -55,7 +55,13 @@ func startServed(t testing.TB, cfg Config, opts ...func(*Server)) *served {
 	t.Cleanup(func() {
 		// Straight to the group, not through Signal: that takes the
 		// session's lock, which a broken session may never release.
-		syscall.Kill(-sess.PID(), syscall.SIGKILL)
+		// Only while it runs: once reaped, its pid (and group id) may be
+		// another test's session by now.
+		select {
+		case <-sess.Done():
+		default:
+			syscall.Kill(-sess.PID(), syscall.SIGKILL)
+		}
 		select {
 		case <-sess.Done():
 		case <-time.After(10 * time.Second):
@@ -271,7 +277,11 @@ func startSession(t testing.TB, cfg Config) *Session {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-s.PID(), syscall.SIGKILL) // see startServed
+		select { // see startServed
+		case <-s.Done():
+		default:
+			syscall.Kill(-s.PID(), syscall.SIGKILL)
+		}
 		select {
 		case <-s.Done():
 		case <-time.After(10 * time.Second):
