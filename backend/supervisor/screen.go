@@ -62,12 +62,12 @@ func (sc *screen) observe(uint64) {
 	sc.s.mu.Lock()
 	sc.s.cls.Screen(now, classify.Screen{Lines: p.Lines, Title: p.Title, CursorY: p.Cursor.Y})
 	sc.s.mu.Unlock()
-	sc.s.checkAttention(now, true)
-	sc.s.signalled()
 	if old := sc.title.Load(); old == nil || *old != p.Title {
 		t := p.Title
-		sc.title.Store(&t)
+		sc.title.Store(&t) // before the state is published: it carries the title
 	}
+	sc.s.checkAttention(now, true)
+	sc.s.signalled()
 	if fn := sc.s.cfg.OnScreen; fn != nil {
 		fn(p.Seq)
 	}

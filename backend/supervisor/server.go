@@ -251,6 +251,14 @@ func (c *conn) handle(f frame.Frame) bool {
 		c.extraPayload(f)
 		b, _ := WireStatus(sess.Status()).MarshalBinary()
 		return c.write(frame.StatusResp, b) == nil
+	case frame.Hello:
+		id, err := frame.ParseHello(f.Payload)
+		if err != nil {
+			c.log.Warn("HELLO ignored", "err", err)
+			return true
+		}
+		b, _ := frame.HelloInfo{Request: id, Protocol: frame.HelloProtocol, Features: features}.MarshalBinary()
+		return c.write(frame.HelloResp, b) == nil
 	case frame.Attach:
 		if len(f.Payload) != 0 {
 			c.log.Warn("ATTACH with a payload ignored", "len", len(f.Payload))
@@ -326,6 +334,11 @@ func (c *conn) handle(f frame.Frame) bool {
 	}
 	return true
 }
+
+// features are the extensions this server serves, as HELLO_RESP lists
+// them.
+var features = []string{frame.FeatureScreen, frame.FeatureSubscribeScreen, frame.FeatureAttach, frame.FeatureHangup,
+	frame.FeatureHook, frame.FeatureWatchState, frame.FeatureStateView, frame.FeatureWatchScreen, frame.FeatureTerminal}
 
 // watchState (WATCH_STATE) sends a STATE now and after every change
 // until the connection closes, straight to the socket before SUBSCRIBE and

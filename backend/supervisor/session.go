@@ -612,6 +612,7 @@ func (s *Session) Resize(cols, rows uint16) error {
 	s.cols, s.rows = cols, rows
 	s.mu.Unlock()
 	s.scr.Resize(int(cols), int(rows))
+	s.publishState() // the size is part of the state view
 	return nil
 }
 

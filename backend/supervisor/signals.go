@@ -37,6 +37,13 @@ type StateView struct {
 	Since     time.Time
 	Attention bool
 	Detail
+	// What a viewer shows besides: the program's pid, the title, the
+	// pty's size, and when the program last wrote (not compared: it
+	// moves with every output).
+	PID        int
+	Title      string
+	Cols, Rows int
+	LastOutput time.Time
 }
 
 // recheck are the delays after a hook or screen change at which a watched
@@ -113,7 +120,8 @@ func (s *Session) Seen() {
 func (s *Session) viewLocked(now time.Time) StateView {
 	st, since, cd := s.cls.Verdict(now)
 	d := Detail{Detail: cd, Done: !cd.Finished.IsZero() && cd.Finished.After(s.sig.seen)}
-	return StateView{State: st, Since: since, Attention: s.attentionLocked(), Detail: d}
+	return StateView{State: st, Since: since, Attention: s.attentionLocked(), Detail: d,
+		PID: s.proc.PID(), Title: s.Title(), Cols: int(s.cols), Rows: int(s.rows), LastOutput: s.lastOut}
 }
 
 // WatchState calls fn with the session's state view now and after each
@@ -208,7 +216,9 @@ func (s *Session) publishState() {
 }
 
 // sameView reports whether a and b show the same (Since is not compared:
-// it moves only with the state).
+// it moves only with the state; nor LastOutput, which moves with every
+// output).
 func sameView(a, b StateView) bool {
-	return a.State == b.State && a.Attention == b.Attention && a.Detail == b.Detail
+	return a.State == b.State && a.Attention == b.Attention && a.Detail == b.Detail &&
+		a.PID == b.PID && a.Title == b.Title && a.Cols == b.Cols && a.Rows == b.Rows
 }

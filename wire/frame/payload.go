@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // State is the classifier state byte carried in a StatusResp. The byte values
@@ -198,6 +199,15 @@ type StateInfo struct {
 	StateMs    uint32 `json:"state_ms"`
 	NeedsInput bool   `json:"needs_input"`
 	Attention  bool   `json:"attention,omitempty"`
+	// The session as a viewer shows it (servers whose HELLO_RESP lists
+	// FeatureStateView): the program's pid, the window title, the pty's
+	// size, and how long ago the program last wrote (IdleMs, at the time
+	// of the push).
+	PID    int    `json:"pid,omitempty"`
+	Title  string `json:"title,omitempty"`
+	Cols   int    `json:"cols,omitempty"`
+	Rows   int    `json:"rows,omitempty"`
+	IdleMs uint32 `json:"idle_ms,omitempty"`
 	AgentState
 }
 
@@ -222,3 +232,63 @@ func (s *ScreenInfo) UnmarshalBinary(b []byte) error {
 	}
 	return nil
 }
+
+// HelloInfo is the HELLO_RESP payload: what the server speaks.
+type HelloInfo struct {
+	// Request is the id the HELLO carried (0 if none), so a client can
+	// match the reply to its request.
+	Request uint32 `json:"request"`
+	// Protocol is the version of this document's extensions the server
+	// implements (HelloProtocol).
+	Protocol int `json:"protocol"`
+	// Features names the extensions the server serves (the Feature
+	// constants); a client uses none it does not find here.
+	Features []string `json:"features"`
+}
+
+// HelloProtocol is the version of the extensions HELLO_RESP reports.
+const HelloProtocol = 2
+
+// Features a HELLO_RESP may list.
+const (
+	FeatureScreen          = "screen"           // SCREEN
+	FeatureSubscribeScreen = "subscribe_screen" // SUBSCRIBE_SCREEN
+	FeatureAttach          = "attach"           // ATTACH
+	FeatureHangup          = "hangup"           // HANGUP
+	FeatureHook            = "hook"             // HOOK, SEEN
+	FeatureWatchState      = "watch_state"      // WATCH_STATE, STATE
+	FeatureStateView       = "state_view"       // STATE carries pid, title, size and idle time, and is pushed when they change (but idle time)
+	FeatureWatchScreen     = "watch_screen"     // WATCH_SCREEN, PAINT
+	FeatureTerminal        = "terminal"         // TERMINAL, TERMINAL_STATE
+)
+
+// HelloPayload is a HELLO's payload carrying request id id.
+func HelloPayload(id uint32) []byte {
+	return []byte{byte(id >> 24), byte(id >> 16), byte(id >> 8), byte(id)}
+}
+
+// ParseHello reads a HELLO's request id: its payload's four bytes, or 0
+// for an empty payload.
+func ParseHello(p []byte) (uint32, error) {
+	switch len(p) {
+	case 0:
+		return 0, nil
+	case 4:
+		return uint32(p[0])<<24 | uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3]), nil
+	}
+	return 0, fmt.Errorf("frame: HELLO: %d-byte payload, want 0 or 4", len(p))
+}
+
+// MarshalBinary encodes h as the HELLO_RESP payload.
+func (h HelloInfo) MarshalBinary() ([]byte, error) { return json.Marshal(h) }
+
+// UnmarshalBinary decodes a HELLO_RESP payload.
+func (h *HelloInfo) UnmarshalBinary(b []byte) error {
+	if err := json.Unmarshal(b, h); err != nil {
+		return fmt.Errorf("frame: HELLO_RESP: %w", err)
+	}
+	return nil
+}
+
+// Has reports whether the server serves feature.
+func (h HelloInfo) Has(feature string) bool { return slices.Contains(h.Features, feature) }
