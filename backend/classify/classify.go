@@ -85,6 +85,11 @@ func NewSimple(idle time.Duration, start time.Time) *Simple {
 // Name implements Classifier.
 func (s *Simple) Name() string { return "simple" }
 
+// IdleThreshold is how long after the last output the session turns Idle:
+// a verdict that changes with time alone, which a session publishing its
+// state re-reads then.
+func (s *Simple) IdleThreshold() time.Duration { return s.idle }
+
 // Output implements Classifier.
 func (s *Simple) Output(t time.Time, n int) {
 	if n <= 0 || !s.dead.IsZero() {

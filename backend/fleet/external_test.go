@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -474,12 +475,14 @@ func serveFake(c net.Conn, screen bool, other func(frame.Frame)) {
 	}
 }
 
-// A session the dashboard does not show costs it at most a PAINT per
-// status refresh, however fast its program writes: its screen is pulled,
-// not its output followed. Through a relay: no OUTPUT reaches the
-// dashboard, which never subscribes; it asks for a PAINT only once it has
-// the last, gets no PAINT it did not ask for, and reports the screen
-// changed only with a PAINT. Once shown (Screen), it is the session's own.
+// A session the dashboard does not show costs it nothing, however fast
+// its program writes: its screen is pulled, not its output followed, and
+// only when drawn. Through a relay: no OUTPUT reaches the dashboard, which
+// never subscribes; after the first PAINT (when it connected) none comes
+// until the screen is drawn (Screen), which asks for the next; it asks
+// only once it has the last, gets no PAINT it did not ask for, and reports
+// the screen changed only with a PAINT. Once shown, it is the session's
+// own.
 func TestUnshownFloodIsNotFollowed(t *testing.T) {
 	dir, real := shortDir(t), shortDir(t)
 	g := newGate(t)
@@ -490,13 +493,22 @@ func TestUnshownFloodIsNotFollowed(t *testing.T) {
 	r.Wait(t, session.Added, "flood", 0)
 	g.Open(t)
 	waitFor(t, "the flood", 10*time.Second, func() bool { return strings.Contains(x.sess.Screen().Text(), "line") })
-	// Pulled on across refreshes (the first PAINT came before the flood),
-	// or followed.
-	waitFor(t, "PAINTs of the flood", 10*time.Second, func() bool {
-		rl.mu.Lock()
-		defer rl.mu.Unlock()
-		return rl.paints >= 4 || rl.down[frame.Output] > 0
-	})
+	// Not shown: nothing is asked for, so nothing more comes.
+	rl.mu.Lock()
+	before := rl.paints
+	rl.mu.Unlock()
+	if before != 1 {
+		t.Fatalf("%d PAINTs for a session never drawn, want the first only", before)
+	}
+	// Drawn (as a pane would, each time it changed): pulled.
+	for i := 0; i < 3; i++ {
+		f.Screen("flood")
+		waitFor(t, "the next PAINT", 10*time.Second, func() bool {
+			rl.mu.Lock()
+			defer rl.mu.Unlock()
+			return rl.paints > before+i
+		})
+	}
 	dirty := r.Count(session.Dirty, "flood") // each after its PAINT
 	rl.mu.Lock()
 	out, subs, asks, paints, early := rl.down[frame.Output], rl.up[frame.Subscribe]+rl.up[frame.SubscribeScreen], rl.up[frame.WatchScreen], rl.paints, rl.early
@@ -515,13 +527,13 @@ func TestUnshownFloodIsNotFollowed(t *testing.T) {
 	}
 }
 
-// A supervisor that knows SUBSCRIBE_SCREEN but not WATCH_SCREEN (the
-// release before it) is followed from its output: screen, input, and the
-// final screen with the exit.
-func TestFollowServerWithoutWatchScreen(t *testing.T) {
+// A supervisor that knows SUBSCRIBE_SCREEN but not HELLO (an earlier
+// release) is followed from its output, as a legacy session: screen,
+// input, and the final screen with the exit.
+func TestFollowServerWithoutHello(t *testing.T) {
 	dir, real := shortDir(t), shortDir(t)
 	x := startExternal(t, real, "old", "sh", "-c", `printf 'ready\n'; read a; printf 'got:%s\n' "$a"; exit 4`)
-	startRelay(t, supervisor.SocketPath(dir, "old"), supervisor.SocketPath(real, "old"), frame.WatchScreen)
+	startRelay(t, supervisor.SocketPath(dir, "old"), supervisor.SocketPath(real, "old"), frame.Hello)
 	f := newFleet(t, dir)
 	r := record(t, f)
 	waitFor(t, "ready on the screen", 10*time.Second, func() bool { return screenHas(f, "old", "ready") })
@@ -572,6 +584,7 @@ type relay struct {
 	up     map[frame.Type]int // the client's frames passed on
 	down   map[frame.Type]int // the server's frames
 	paints int                // complete PAINTs (their last pieces)
+	conns  int                // connections relayed
 	early  int                // WATCH_SCREENs sent while one waited for its PAINT
 }
 
@@ -593,6 +606,9 @@ func startRelay(t *testing.T, path, sock string, drop frame.Type) *relay {
 // serve relays c until either side ends.
 func (r *relay) serve(c net.Conn) {
 	defer c.Close()
+	r.mu.Lock()
+	r.conns++
+	r.mu.Unlock()
 	up, err := net.Dial("unix", r.sock)
 	if err != nil {
 		r.mu.Lock()
@@ -650,5 +666,54 @@ func (r *relay) pass(src io.Reader, dst io.Writer, note func(frame.Frame) bool) 
 		if ok && frame.Write(dst, f.Type, f.Payload) != nil {
 			return
 		}
+	}
+}
+
+// A fleet following idle supervisors holds one connection to each and,
+// once connected, sends them nothing more: no poll, no timer. Counted
+// through relays: after the handshake (HELLO, STATUS, WATCH_STATE,
+// WATCH_SCREEN) no frame goes up while they sit idle, though they push.
+func TestIdleFollowersSendNothing(t *testing.T) {
+	const n = 20
+	dir, real := shortDir(t), shortDir(t)
+	var relays []*relay
+	for i := range n {
+		id := fmt.Sprintf("s%d", i)
+		startExternal(t, real, id, "sh", "-c", "printf ready; exec sleep 60")
+		relays = append(relays, startRelay(t, supervisor.SocketPath(dir, id), supervisor.SocketPath(real, id), 0))
+	}
+	f := newFleet(t, dir)
+	waitFor(t, "every session idle", 10*time.Second, func() bool {
+		ins := f.Sessions()
+		if len(ins) != n {
+			return false
+		}
+		for _, in := range ins {
+			if in.State != session.Idle {
+				return false
+			}
+		}
+		return true
+	})
+	sent := func() (conns, up int) {
+		for _, rl := range relays {
+			rl.mu.Lock()
+			conns += rl.conns
+			for _, k := range rl.up {
+				up += k
+			}
+			rl.mu.Unlock()
+		}
+		return conns, up
+	}
+	conns, up := sent()
+	if conns != n || up != 4*n {
+		t.Fatalf("%d connections and %d frames sent to %d sessions, want one each and 4 each", conns, up, n)
+	}
+	// Past the supervisors' last re-checks of their state (3.1 s after a
+	// change): a poll or a timer of the follower's would show by then.
+	time.Sleep(4 * time.Second)
+	if c, u := sent(); c != conns || u != up {
+		t.Fatalf("idle: %d connections and %d frames sent, then %d and %d", conns, up, c, u)
 	}
 }

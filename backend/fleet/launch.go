@@ -176,48 +176,6 @@ func withoutRepeats(env []string) []string {
 	return out
 }
 
-// follow dials the session served on id's socket and returns it as a
-// followed member reporting to r, described by its record (agent,
-// classifier, working dir, command, start, who started it) or, without
-// one, by /proc. With wait (its socket was just created) it gives the
-// supervisor recordWait to write the record. sup is the supervisor if this
-// process launched it. A session whose command is known can be restarted:
-// launched again under the same ID.
-func (f *Fleet) follow(id string, r Reporter, wait bool, sup *proc.Process) (Member, error) {
-	sock := supervisor.SocketPath(f.dir, id)
-	x, err := dialFollowed(sock, r)
-	if err != nil {
-		return nil, err
-	}
-	x.log, x.idle, x.supervisor = f.log, f.idle, sup
-	x.info.ID = id
-	rec, ok := f.recordOf(id, x.info.PID, wait)
-	if ok {
-		x.rec = rec
-		x.info.Agent, x.info.Classifier = rec.Agent, rec.Classifier
-		x.info.Argv, x.info.Dir = slices.Clone(rec.Argv), rec.Dir
-		x.info.Started, x.info.Owned = rec.Started, rec.Dashboard
-		if x.info.Conversation == "" {
-			x.info.Conversation = rec.Conversation
-		}
-	} else {
-		x.info.Argv, x.info.Dir = procInfo(x.info.PID)
-		x.info.Agent = f.agentName(x.info.Argv)
-		x.info.Started = time.Now()
-		if fi, err := os.Lstat(sock); err == nil {
-			x.info.Started = fi.ModTime() // when the session's supervisor bound it
-		}
-	}
-	// What a restart starts is read from x.info before the reader and its
-	// status refreshes write to it.
-	restartable, spec := len(x.info.Argv) > 0, specOf(id, x.info, rec.Env)
-	x.start()
-	if !restartable {
-		return x, nil
-	}
-	return restartableFollowed{followed: x, f: f, spec: spec}, nil
-}
-
 // recordOf reads id's record if it describes the live session whose
 // program is pid (a record an earlier session under the ID left has ended,
 // or names another pid).

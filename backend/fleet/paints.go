@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -10,14 +9,13 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
-// A followed session whose supervisor answers WATCH_SCREEN is shown from
-// its screen, pulled, rather than from its output: the dashboard asks for
-// a PAINT (the supervisor's repaint of its screen) when it has drawn the
-// last one, so a flood costs the dashboard a repaint per frame it draws
-// of that session instead of emulating every byte, and a session it does
-// not show costs it at most a repaint per status refresh (refreshEvery).
-// Between pulls the dashboard keeps only the last repaint's bytes (a
-// prompt's are a few hundred); a snapshot is drawn from them when asked
+// A followed session (external.go) is shown from its screen, pulled,
+// rather than from its output: the dashboard asks for a PAINT (the
+// supervisor's repaint of its screen) when it has drawn the last one, so a
+// flood costs the dashboard a repaint per frame it draws of that session
+// instead of emulating every byte, and a session it does not show costs it
+// nothing. Between pulls the dashboard keeps only the last repaint's bytes
+// (a prompt's are a few hundred); a snapshot is drawn from them when asked
 // for (ScreenInto), on an emulator borrowed from paintEmus.
 
 // painting is a complete PAINT: the repaint and what its header said.
@@ -92,60 +90,4 @@ func (r *paintReader) add(payload []byte) (painting, bool, error) {
 		r.buf, r.joining = nil, false
 	}
 	return painting{h: h, b: piece}, true, nil
-}
-
-// watchScreen asks a for a PAINT (WATCH_SCREEN) and tells whether its
-// server knows the extension: a STATUS sent after it is answered after the
-// PAINT by one that does, first by one that does not (it ignored
-// WATCH_SCREEN, and a is as it was). The first PAINT is returned.
-func watchScreen(a *frame.Client) (p painting, known bool, err error) {
-	var pr paintReader
-	err = exchange(a, []frame.Type{frame.WatchScreen}, func(fr frame.Frame, _ bool) (bool, error) {
-		switch fr.Type {
-		case frame.Paint:
-			pt, done, err := pr.add(fr.Payload) // its payload is ours: the painting keeps it
-			if done {
-				p, known = pt, true
-			}
-			return done, err
-		case frame.Exit:
-			return true, errors.New("watch screen: the session ended")
-		}
-		return false, nil
-	})
-	return p, known, err
-}
-
-// ask asks for the next PAINT unless one is asked for already: the
-// supervisor sends it once the screen differs from the last one. The
-// request goes out on a goroutine of its own: ScreenInto, which asks, is
-// called from the dashboard's event loop and must not wait on a socket.
-func (x *followed) ask() {
-	x.mu.Lock()
-	ended := x.ended
-	x.mu.Unlock()
-	if ended {
-		return
-	}
-	x.pmu.Lock()
-	if x.asked {
-		x.pmu.Unlock()
-		return
-	}
-	x.asked = true
-	x.pmu.Unlock()
-	go func() {
-		if err := x.a.Send(frame.WatchScreen, nil); err != nil {
-			x.log.Debug("watch screen", "sock", x.sock, "err", err)
-		}
-	}()
-}
-
-// painted takes a complete PAINT (on the reader's goroutine).
-func (x *followed) painted(p painting) {
-	x.pmu.Lock()
-	x.paint, x.asked = p, false
-	x.pmu.Unlock()
-	x.output()
-	x.r.Dirty(p.h.Seq)
 }

@@ -153,12 +153,16 @@ func TestEndlessPaintDisconnects(t *testing.T) {
 	}
 }
 
-// serveEndlessPaint answers as serveOlder does, and the first
-// WATCH_SCREEN with a PAINT, then with pieces of the next one, each marked
-// More, up to twice maxPaint.
+// serveEndlessPaint answers as serveOlder does, HELLO and WATCH_STATE as
+// a current supervisor does (answerHello), and the first WATCH_SCREEN with
+// a PAINT, then with pieces of the next one, each marked More, up to twice
+// maxPaint.
 func serveEndlessPaint(c net.Conn) {
 	h := frame.PaintHeader{Cols: 80, Rows: 24, Seq: 1}
 	serveFake(c, true, func(fr frame.Frame) {
+		if answerHello(c, fr) {
+			return
+		}
 		if fr.Type != frame.WatchScreen || h.Seq > 1 {
 			return
 		}
@@ -185,4 +189,23 @@ func BenchmarkPaintDraw(b *testing.B) {
 		dst = pt.draw(dst)
 	}
 	b.ReportMetric(float64(len(p.Bytes)), "bytes/paint")
+}
+
+// answerHello answers fr as a current supervisor of an idle 80x24 session
+// does if it is a HELLO (with every feature a follower needs) or a
+// WATCH_STATE (a STATE), and reports whether it was one of them.
+func answerHello(c net.Conn, fr frame.Frame) bool {
+	switch fr.Type {
+	case frame.Hello:
+		id, _ := frame.ParseHello(fr.Payload)
+		b, _ := frame.HelloInfo{Request: id, Protocol: frame.HelloProtocol,
+			Features: []string{frame.FeatureWatchState, frame.FeatureStateView, frame.FeatureWatchScreen}}.MarshalBinary()
+		frame.Write(c, frame.HelloResp, b)
+	case frame.WatchState:
+		b, _ := frame.StateInfo{State: "Idle", PID: 1, Cols: 80, Rows: 24}.MarshalBinary()
+		frame.Write(c, frame.StateEvent, b)
+	default:
+		return false
+	}
+	return true
 }

@@ -59,3 +59,19 @@ func TestStateView(t *testing.T) {
 	}
 	nextState(t, w, "the size", func(si frame.StateInfo) bool { return si.Cols == 100 && si.Rows == 30 })
 }
+
+// While the program writes without changing anything else a viewer shows,
+// STATE still comes (about each second), with the idle time it moved.
+func TestStateViewIdleTime(t *testing.T) {
+	s := startServed(t, Config{Argv: []string{"sh", "-c", "while :; do echo tick; sleep 0.05; done"}})
+	w := dial(t, s.sock)
+	if err := w.Send(frame.WatchState, nil); err != nil {
+		t.Fatal(err)
+	}
+	nextState(t, w, "the first", func(frame.StateInfo) bool { return true })
+	for i := 0; i < 2; i++ {
+		if si := nextState(t, w, "another, the program still writing", func(frame.StateInfo) bool { return true }); si.IdleMs > 1000 {
+			t.Fatalf("STATE %+v while the program writes every 50 ms", si)
+		}
+	}
+}

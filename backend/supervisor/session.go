@@ -220,6 +220,9 @@ func Start(cfg Config) (*Session, error) {
 		inner = classify.NewSimple(cfg.IdleThreshold, now)
 	}
 	s.cls = classify.NewLayered(inner)
+	if t, ok := inner.(interface{ IdleThreshold() time.Duration }); ok {
+		s.sig.quietAfter = t.IdleThreshold() + classify.DebounceHold + 100*time.Millisecond
+	}
 	s.scr = newScreen(s, int(cfg.Cols), int(cfg.Rows))
 	s.scr.YieldTo(s.unread)
 	s.log.Info("session started", "pid", p.PID(), "argv", cfg.Argv, "dir", cfg.Dir)

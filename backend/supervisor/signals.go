@@ -60,12 +60,36 @@ type signalState struct {
 	last     *StateView // the view last given to the watchers
 	timer    *time.Timer
 	step     int // the next recheck
-	wmu      sync.Mutex
+	// quiet re-reads the verdict when a timing classifier turns the
+	// session Idle on its own (quietAfter past the last output), while
+	// watched: nothing else happens then to publish it.
+	quiet      *time.Timer
+	quietAfter time.Duration // 0: the classifier's verdict does not change with time alone
+	wmu        sync.Mutex
 }
 
 func (g *signalState) stopTimer() {
 	if g.timer != nil {
 		g.timer.Stop()
+	}
+	if g.quiet != nil {
+		g.quiet.Stop()
+	}
+}
+
+// armQuietLocked arms the quiet re-read for the last output (s.mu held).
+func (s *Session) armQuietLocked(now time.Time) {
+	if s.sig.quietAfter <= 0 || len(s.sig.watchers) == 0 || s.exited {
+		return
+	}
+	d := s.lastOut.Add(s.sig.quietAfter).Sub(now)
+	if d <= 0 {
+		return
+	}
+	if s.sig.quiet == nil {
+		s.sig.quiet = time.AfterFunc(d, s.publishState)
+	} else {
+		s.sig.quiet.Reset(d)
 	}
 }
 
@@ -138,8 +162,17 @@ func (s *Session) WatchState(fn func(StateView)) (remove func()) {
 	id := s.sig.nextW
 	s.sig.nextW++
 	s.sig.watchers[id] = fn
-	v := s.viewLocked(time.Now())
+	now := time.Now()
+	v := s.viewLocked(now)
 	s.sig.last = &v
+	// A verdict about to change with time (a debounce, a hook going
+	// stale, the session turning Idle) is re-read for the new watcher
+	// as after a change.
+	if !s.exited {
+		s.sig.step = 0
+		s.armLocked()
+		s.armQuietLocked(now)
+	}
 	s.mu.Unlock()
 	fn(v)
 	return func() {
@@ -162,6 +195,7 @@ func (s *Session) signalled() {
 	}
 	s.sig.step = 0
 	s.armLocked()
+	s.armQuietLocked(time.Now())
 }
 
 func (s *Session) armLocked() {
@@ -199,7 +233,9 @@ func (s *Session) publishState() {
 	var v StateView
 	if len(s.sig.watchers) > 0 { // nobody watching: no view to make (observe calls this)
 		v = s.viewLocked(time.Now())
-		if s.sig.last == nil || !sameView(*s.sig.last, v) {
+		// Output moves the idle time without a change of the view: a
+		// watcher hears of it at most each second while output flows.
+		if s.sig.last == nil || !sameView(*s.sig.last, v) || v.LastOutput.Sub(s.sig.last.LastOutput) >= time.Second {
 			s.sig.last = &v
 			for _, fn := range s.sig.watchers {
 				fns = append(fns, fn)

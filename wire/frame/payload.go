@@ -216,6 +216,7 @@ func (s StateInfo) MarshalBinary() ([]byte, error) { return json.Marshal(s) }
 
 // UnmarshalBinary decodes a STATE payload.
 func (s *StateInfo) UnmarshalBinary(b []byte) error {
+	*s = StateInfo{} // the fields a payload omits are empty, not what s held
 	if err := json.Unmarshal(b, s); err != nil {
 		return fmt.Errorf("frame: STATE: %w", err)
 	}
@@ -227,6 +228,7 @@ func (s ScreenInfo) MarshalBinary() ([]byte, error) { return json.Marshal(s) }
 
 // UnmarshalBinary decodes a SCREEN_RESP payload.
 func (s *ScreenInfo) UnmarshalBinary(b []byte) error {
+	*s = ScreenInfo{} // the fields a payload omits are empty, not what s held
 	if err := json.Unmarshal(b, s); err != nil {
 		return fmt.Errorf("frame: SCREEN_RESP: %w", err)
 	}
@@ -284,6 +286,7 @@ func (h HelloInfo) MarshalBinary() ([]byte, error) { return json.Marshal(h) }
 
 // UnmarshalBinary decodes a HELLO_RESP payload.
 func (h *HelloInfo) UnmarshalBinary(b []byte) error {
+	*h = HelloInfo{} // the fields a payload omits are empty, not what s held
 	if err := json.Unmarshal(b, h); err != nil {
 		return fmt.Errorf("frame: HELLO_RESP: %w", err)
 	}
