@@ -69,14 +69,30 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 		rd.Close()
 		return nil, fmt.Errorf("spawn %s: start supervisor: %w", id, err)
 	}
-	rd.SetReadDeadline(time.Now().Add(launchWait))
+	deadline := time.Now().Add(launchWait)
+	rd.SetReadDeadline(deadline)
 	said, _ := io.ReadAll(io.LimitReader(rd, 64<<10))
 	rd.Close()
 	m, err := f.follow(id, r, false, p)
+	// A supervisor that serves but answers slowly (it runs at a low
+	// priority on a busy machine) is given until the deadline.
+	for err != nil && errors.Is(err, os.ErrDeadlineExceeded) && !exited(p) && time.Now().Before(deadline) {
+		m, err = f.follow(id, r, false, p)
+	}
 	if err == nil {
 		return m, nil
 	}
 	return f.launchFailure(id, p, said, err, r)
+}
+
+// exited reports whether p has exited.
+func exited(p *proc.Process) bool {
+	select {
+	case <-p.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // supervisorName is the name a supervisor started from exe goes by in ps:

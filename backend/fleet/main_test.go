@@ -17,6 +17,7 @@ var supervisorBin string
 
 func TestMain(m *testing.M) {
 	heddletest.RunIfWorker() // this binary as a scripted heddle worker (heddle_test.go)
+	runSlowSupervisor()      // or as a slow supervisor (slowsup_test.go)
 	os.Exit(testMain(m))
 }
 
