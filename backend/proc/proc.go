@@ -108,8 +108,10 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 	return p, nil
 }
 
-// wait reaps the child, records its exit code and closes done.
+// wait reaps the child once it has exited (awaitExit: no thread held
+// meanwhile), records its exit code and closes done.
 func (p *Process) wait() {
+	awaitExit(p.pid)
 	err := p.cmd.Wait()
 	code := ExitCode(p.cmd.ProcessState, err)
 	p.mu.Lock()
