@@ -294,10 +294,10 @@ func (b *Blemees) poll() {
 			Sessions []blemees.SessionSummary `json:"sessions"`
 		}
 		fr.Decode(&rows)
+		// Detached ones too: a session whose dashboard quit goes on in
+		// the daemon, and the next dashboard shows it.
 		for _, row := range rows.Sessions {
-			if row.Attached {
-				b.follow(row.SessionID)
-			}
+			b.follow(row.SessionID)
 		}
 	}
 }
@@ -442,17 +442,11 @@ func (m *blemeesMember) vanish() {
 	m.stopOnce.Do(func() { close(m.stop) })
 }
 
-// hangup ends the member as the fleet closes: a session the dashboard
-// owns is closed with it, as those of its own daemon are; a watched one
-// is left to its owner.
+// hangup ends the member as the fleet closes: the dashboard stops
+// following the session, which goes on in the daemon (one it owned is
+// detached there, as its connection ends) for the next dashboard to show.
+// Stop closes a session.
 func (m *blemeesMember) hangup() {
-	if m.owns() {
-		if _, err := m.b.request("blemeesd.close", map[string]any{"session_id": m.sid}); err != nil {
-			m.b.log().Info("close on hangup", "session_id", m.sid, "err", err)
-		}
-		m.vanish() // closed: nothing to unwatch
-		return
-	}
 	m.stopOnce.Do(func() { close(m.stop) })
 }
 

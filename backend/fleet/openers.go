@@ -7,13 +7,12 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
-// Opener opens sessions of one event-driven kind (Headless, Heddle).
+// Opener opens sessions of one event-driven kind (Blemees, Heddle).
 type Opener interface {
 	Open(spec HeadlessSpec) (id string, err error)
 }
 
 var (
-	_ Opener = (*Headless)(nil)
 	_ Opener = (*Blemees)(nil)
 	_ Opener = (*Heddle)(nil)
 )

@@ -140,7 +140,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 	var daemon *dashDaemon
 	if o.blemeesd || a.cfg.Blemeesd.Enabled {
 		turns := ledgerTurns(planning.Open(planning.DefaultRoot()), logger)
-		daemon, err = startDashDaemon(a.cfg.Blemeesd.Socket, f, turns, logger)
+		daemon, err = startDashDaemon("/proc/self/exe", a.cfg.Blemeesd.Socket, f, turns, logger)
 		switch {
 		case errors.Is(err, errDaemonRunning):
 			// A daemon answers on the socket but could not be followed.

@@ -6,40 +6,41 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/blemeesd"
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	hmproc "github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
-// dashDaemon is blemeesd in the dashboard ([blemeesd] enabled or
-// --blemeesd): run in process, its Manager's sessions (those socket
-// clients open and those the dashboard opens) are members of the
-// dashboard's fleet; or, when a standalone daemon already answers on the
-// socket, that one followed (follow), its sessions listed as they are
-// found (fleet.Blemees: those of the dashboard's directories), so the same
-// sessions show either way; the spawn dialog opens sessions through
-// either.
+// dashDaemon is the dashboard's blemeesd ([blemeesd] enabled or
+// --blemeesd): a daemon outside the dashboard, as supervisors are — the
+// one already answering on the socket, or one the dashboard starts,
+// detached, when none does — followed (fleet.Blemees): its sessions of the
+// dashboard's directories are listed, and the spawn dialog opens headless
+// sessions through it. So headless sessions, like pty sessions, outlive
+// the dashboard (a quit, a closed terminal, a crash) and a dashboard
+// started again lists them with their transcripts.
 type dashDaemon struct {
-	d        *blemeesd.Daemon
-	headless *fleet.Headless // nil when following a standalone daemon
-	served   chan struct{}
-	follow   *fleet.Blemees // non-nil when following a standalone daemon
+	follow *fleet.Blemees
 }
 
-// errDaemonRunning: a daemon already answers on the socket; the dashboard
-// does not start its own (startDashDaemon follows it instead).
-var errDaemonRunning = errors.New("a blemeesd already answers on the socket")
+// daemonStartWait bounds how long a dashboard waits for the daemon it
+// started to answer.
+const daemonStartWait = 10 * time.Second
 
-// startDashDaemon starts blemeesd on its socket (socket, else blemeesd's
-// own resolution: its config file, BLEMEESD_SOCKET, the default) with its
-// Manager's sessions listed in f. It logs to logger, never to the
-// terminal. claude --version is not run (hello_ack says it is unknown):
-// that would hold the dashboard's start.
-func startDashDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless.Usage), logger *slog.Logger) (*dashDaemon, error) {
+// startDashDaemon follows the blemeesd answering on its socket (socket,
+// else blemeesd's own resolution: its config file, BLEMEESD_SOCKET, the
+// default), starting one first if none answers: exe's `blemeesd`,
+// detached (a session of its own, stdio on /dev/null, its log
+// $XDG_STATE_HOME/heimdall/blemeesd.log). It logs to logger, never to the
+// terminal.
+func startDashDaemon(exe, socket string, f *fleet.Fleet, onTurn func(string, headless.Usage), logger *slog.Logger) (*dashDaemon, error) {
 	cfg, warnings, err := loadBlemeesdConfig("")
 	if err != nil {
 		return nil, fmt.Errorf("blemeesd: %w", err)
@@ -54,27 +55,48 @@ func startDashDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless
 	for _, w := range warnings {
 		log.Warn("config", "warning", w)
 	}
-	d := blemeesd.New(cfg, log, nil)
-	if err := d.Listen(); err != nil {
-		if errors.Is(err, unixsock.ErrInUse) {
-			return followDaemon(cfg.SocketPath, f, onTurn, log)
+	if st, _ := unixsock.Inspect(cfg.SocketPath); st != unixsock.Live {
+		if err := spawnDaemon(exe, cfg.SocketPath, log); err != nil {
+			return nil, fmt.Errorf("blemeesd: %w", err)
 		}
-		return nil, fmt.Errorf("blemeesd: %w", err)
 	}
-	dd := &dashDaemon{d: d, headless: fleet.NewHeadless(f, d.Manager, onTurn), served: make(chan struct{})}
-	go func() {
-		defer close(dd.served)
-		if err := d.Serve(); err != nil {
-			log.Error("serve", "err", err)
-		}
-	}()
-	log.Info("daemon start", "socket", cfg.SocketPath)
-	return dd, nil
+	return followDaemon(cfg.SocketPath, f, onTurn, log)
 }
 
-// followDaemon follows the standalone daemon answering on socket: its
-// sessions of the dashboard's working directory are listed in f. An error
-// wraps errDaemonRunning.
+// spawnDaemon starts exe's blemeesd on socket, detached, and waits until
+// it answers there (or exits: what it said is the error).
+func spawnDaemon(exe, socket string, log *slog.Logger) error {
+	logPath := filepath.Join(config.StateDir(), "blemeesd.log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, "blemeesd", "--socket", socket, "--log-file", logPath)
+	cmd.Dir = "/" // a daemon lives for hours: it keeps no directory busy
+	p, err := hmproc.Start(cmd, hmproc.Options{Logger: log})
+	if err != nil {
+		return fmt.Errorf("start the daemon: %w", err)
+	}
+	deadline := time.Now().Add(daemonStartWait)
+	for {
+		if st, _ := unixsock.Inspect(socket); st == unixsock.Live {
+			log.Info("daemon started", "socket", socket, "pid", p.PID())
+			return nil
+		}
+		select {
+		case <-p.Done():
+			return fmt.Errorf("the daemon exited with code %d (its log: %s)", p.ExitCode(), logPath)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.Stop()
+			return fmt.Errorf("the daemon does not answer on %s", socket)
+		}
+	}
+}
+
+// followDaemon follows the daemon answering on socket: its sessions of the
+// dashboard's working directory are listed in f. An error wraps
+// errDaemonRunning.
 func followDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless.Usage), log *slog.Logger) (*dashDaemon, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -86,21 +108,18 @@ func followDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless.Us
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errDaemonRunning, socket, err)
 	}
-	log.Info("following a standalone daemon", "socket", socket, "daemon", b.Daemon(), "cwd", cwd)
+	log.Info("following the daemon", "socket", socket, "daemon", b.Daemon(), "cwd", cwd)
 	return &dashDaemon{follow: b}, nil
 }
 
-// Shutdown stops the daemon as blemeesd does on SIGTERM (§9.5), or stops
-// following the standalone one (its sessions go on). Call it after the
-// fleet has closed (the sessions the dashboard owns are closed by then).
-func (dd *dashDaemon) Shutdown() {
-	if dd.follow != nil {
-		dd.follow.Close()
-		return
-	}
-	dd.d.Shutdown()
-	<-dd.served
-}
+// errDaemonRunning: a daemon answers on the socket but could not be
+// followed.
+var errDaemonRunning = errors.New("a blemeesd answers on the socket")
+
+// Shutdown stops following the daemon; it and its sessions go on. Call it
+// after the fleet has closed (the sessions the dashboard stopped are
+// closed by then).
+func (dd *dashDaemon) Shutdown() { dd.follow.Close() }
 
 // ledgerTurns is the OnTurn of the dashboard's headless sessions: each
 // turn's usage, as claude reported it, is a ledger entry (role = the

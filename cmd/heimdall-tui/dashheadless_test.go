@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
-	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
@@ -15,15 +18,11 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
-type nopSink struct{}
-
-func (nopSink) Deliver(headless.Event) {}
-func (nopSink) Taken(string, int)      {}
-
-// The dashboard's blemeesd: its sessions (here one a socket client would
-// open) are listed in the fleet; a second dashboard on the same socket
-// starts no daemon but follows the first one's, and opens headless
-// sessions through it (owned by the second, watched by the first).
+// The dashboard's blemeesd is a daemon of its own: the first dashboard
+// starts it, detached, and follows it; a second follows the same one
+// (no second daemon); a session opened through the first is listed in both
+// (owned by the opener); and once both dashboards have gone, the daemon
+// and the session go on, and the next dashboard lists it again.
 func TestDashDaemon(t *testing.T) {
 	dir, env := daemonEnv(t)
 	for _, kv := range env {
@@ -31,58 +30,86 @@ func TestDashDaemon(t *testing.T) {
 			t.Setenv(k, v)
 		}
 	}
-	f, err := fleet.New(fleet.Options{Dir: filepath.Join(dir, "s"), Config: config.Default()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	t.Chdir(dir) // a dashboard follows the sessions of its working directory
 	sock := filepath.Join(dir, "b.sock")
-	dd, err := startDashDaemon(sock, f, nil, slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { stopDaemonsOn(t, sock) })
+	dashboard := func(name string) (*fleet.Fleet, *dashDaemon) {
+		f, err := fleet.New(fleet.Options{Dir: filepath.Join(dir, name), Config: config.Default()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dd, err := startDashDaemon(binPath, sock, f, nil, slog.New(slog.DiscardHandler))
+		if err != nil {
+			f.Close()
+			t.Fatal(err)
+		}
+		return f, dd
+	}
+	f, dd := dashboard("s")
+	id, err := headlessOpener(dd, nil).Open(fleet.HeadlessSpec{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dd.Shutdown()
-	// A second dashboard on the socket follows the first one's daemon.
-	t.Chdir(dir) // it follows the sessions of its working directory
-	f2, err := fleet.New(fleet.Options{Dir: filepath.Join(dir, "s2"), Config: config.Default()})
-	if err != nil {
-		t.Fatal(err)
+	f2, dd2 := dashboard("s2")
+	if n := len(daemonsOn(sock)); n != 1 {
+		t.Fatalf("%d daemons on the socket, want the first dashboard's only", n)
 	}
-	defer f2.Close()
-	dd2, err := startDashDaemon(sock, f2, nil, slog.New(slog.DiscardHandler))
-	if err != nil || dd2.follow == nil || dd2.d != nil {
-		t.Fatalf("a second dashboard on the socket: %v %+v", err, dd2)
-	}
-	defer dd2.Shutdown()
-	if _, err := dd.d.Manager.Open(headless.Spec{ID: "abcdef0123", Dir: dir}, headless.Attach{Sink: nopSink{}, LastSeen: -1}); err != nil {
-		t.Fatal(err)
-	}
-	id, err := dd.headless.Open(fleet.HeadlessSpec{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := headlessOpener(dd2, nil).Open(fleet.HeadlessSpec{ID: "second", Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		kinds := map[string]session.Kind{}
-		for _, in := range f.Sessions() {
-			kinds[in.ID] = in.Kind
+	listed := func(f *fleet.Fleet, owned bool) func() bool {
+		return func() bool {
+			for _, in := range f.Sessions() {
+				if in.ID == id && in.Kind == session.KindHeadless && in.Alive && in.Owned == owned {
+					return true
+				}
+			}
+			return false
 		}
-		followed, owned := map[string]bool{}, map[string]bool{}
-		for _, in := range f2.Sessions() {
-			followed[in.ID] = in.Kind == session.KindHeadless
-			owned[in.ID] = in.Owned
+	}
+	for _, c := range []struct {
+		f     *fleet.Fleet
+		owned bool
+	}{{f, true}, {f2, false}} {
+		if !poll(waitTimeout, listed(c.f, c.owned)) {
+			t.Fatalf("%s not listed (owned %v): %+v", id, c.owned, c.f.Sessions())
 		}
-		if kinds["claude-abcdef01"] == session.KindHeadless && kinds[id] == session.KindHeadless && followed[id] &&
-			owned["second"] && !owned[id] && len(kinds) == 3 {
-			break
+	}
+	// Both dashboards go; the daemon and the session stay.
+	f.Close()
+	dd.Shutdown()
+	f2.Close()
+	dd2.Shutdown()
+	f3, dd3 := dashboard("s3")
+	defer f3.Close()
+	defer dd3.Shutdown()
+	if !poll(waitTimeout, listed(f3, false)) {
+		t.Fatalf("%s not listed again: %+v", id, f3.Sessions())
+	}
+}
+
+// daemonsOn lists the pids of the blemeesd processes serving sock.
+func daemonsOn(sock string) []int {
+	var pids []int
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, c := range cmdlines {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			continue
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sessions %v", kinds)
+		args := strings.Split(string(b), "\x00")
+		if len(args) > 1 && args[1] == "blemeesd" && slices.Contains(args, sock) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(c)))
+			pids = append(pids, pid)
 		}
-		time.Sleep(20 * time.Millisecond)
+	}
+	return pids
+}
+
+// stopDaemonsOn SIGTERMs the daemons serving sock and waits for them.
+func stopDaemonsOn(t *testing.T, sock string) {
+	for _, pid := range daemonsOn(sock) {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	if !poll(waitTimeout, func() bool { return len(daemonsOn(sock)) == 0 }) {
+		t.Errorf("daemons on %s still running: %v", sock, daemonsOn(sock))
 	}
 }
 
@@ -108,4 +135,47 @@ func TestLedgerTurns(t *testing.T) {
 		r.Latest[0].Usage == nil || r.Latest[0].Usage.CacheRead != 100 {
 		t.Fatalf("report %+v", r)
 	}
+}
+
+// A headless Claude session outlives its dashboard, as a user would see
+// it: started from the dashboard (`:spawn claude-headless`), it streams a
+// slow turn; the dashboard is SIGKILLed mid-turn; the turn completes in
+// the daemon; a new dashboard shows the session with its answer (claude's
+// side of the transcript: the user's turn was the first dashboard's).
+func TestDashboardHeadlessOutlivesIt(t *testing.T) {
+	dir, env := daemonEnv(t)
+	var keep []string
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k == "HOME" || k == "XDG_CONFIG_HOME" || k == "BLEMEESD_CLAUDE" {
+			keep = append(keep, kv)
+		}
+	}
+	sock := filepath.Join(dir, "b.sock")
+	t.Cleanup(func() { stopDaemonsOn(t, sock) })
+	d := newDash(t, keep...)
+	if err := os.WriteFile(d.cfg, []byte(dashConfig+fmt.Sprintf("[blemeesd]\nenabled = true\nsocket = %q\n", sock)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.sendLine("cd " + shellQuote(dir)) // the dashboard lists the daemon's sessions of its directory
+	d.open()
+	d.waitFor("no sessions")
+	d.command("spawn claude-headless h1")
+	d.waitFor("started h1")
+	d.sendTo("h1", "slow:3000")
+	d.waitScreen("the turn streaming", func(s string) bool { return strings.Contains(s, "Streaming") })
+	pid := dashboardPID(t, d)
+	syscall.Kill(pid, syscall.SIGKILL)
+	if !poll(waitTimeout, func() bool { return syscall.Kill(pid, 0) != nil }) {
+		t.Fatal("the dashboard survived SIGKILL")
+	}
+	// The killed dashboard left the terminal in its alternate screen.
+	d.run("send-keys", "-t", "main", "clear; tput rmcup", "Enter")
+	d.waitDisplay("#{alternate_on}", "0")
+	d.waitPrompt("hm$")
+	d.open()
+	// Listed under the daemon's name for it (the daemon does not know the
+	// name the first dashboard gave it), with claude's side of the turn.
+	d.waitScreen("the session and its answer", func(s string) bool {
+		return strings.Contains(s, "claude-") && strings.Contains(s, "slow done")
+	})
 }

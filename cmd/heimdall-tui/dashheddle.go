@@ -51,12 +51,8 @@ func dashHeddle(c config.Heddle, f *fleet.Fleet, logger *slog.Logger) *fleet.Hed
 // without any. A nil pointer must not become a non-nil interface.
 func headlessOpener(dd *dashDaemon, h *fleet.Heddle) tuiapp.HeadlessOpener {
 	o := fleet.Openers{}
-	switch {
-	case dd == nil:
-	case dd.follow != nil:
+	if dd != nil && dd.follow != nil {
 		o[session.KindHeadless] = dd.follow
-	case dd.headless != nil:
-		o[session.KindHeadless] = dd.headless
 	}
 	if h != nil {
 		o[session.KindHeddle] = h

@@ -63,7 +63,7 @@ func TestDashboardHeddle(t *testing.T) {
 	d.sendKeys("Escape")
 	d.waitScreen("the ledger closed", func(s string) bool { return !strings.Contains(s, "Token ledger") })
 	d.sendKeys("q") // the worker runs inside the dashboard: quitting closes it
-	d.waitFor("1 session the dashboard drives itself")
+	d.waitFor("1 session the dashboard runs itself")
 	d.sendKeys("y")
 	d.waitDisplay("#{alternate_on}", "0")
 	d.waitPrompt("hm$")

@@ -39,7 +39,9 @@ func TestDashSpawnHeadless(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dd, err := startDashDaemon(filepath.Join(dir, "b.sock"), f, nil, slog.New(slog.DiscardHandler))
+	sock := filepath.Join(dir, "b.sock")
+	t.Cleanup(func() { stopDaemonsOn(t, sock) })
+	dd, err := startDashDaemon(binPath, sock, f, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +107,8 @@ func TestDashSpawnHeadless(t *testing.T) {
 	}
 }
 
-// Without a daemon (or with a dashDaemon that neither runs nor follows
-// one) the dashboard offers no headless spawn: a nil opener, not a non-nil
+// Without a daemon (or with a dashDaemon that follows none) the dashboard
+// offers no headless spawn: a nil opener, not a non-nil
 // interface holding a nil pointer. Following one, see TestDashDaemon.
 func TestHeadlessOpenerNil(t *testing.T) {
 	if o := headlessOpener(&dashDaemon{}, nil); o != nil {

@@ -980,29 +980,39 @@ func TestSortKept(t *testing.T) {
 	}
 }
 
-// Headless sessions of the dashboard's own daemon end with it: with only
-// those running, q asks a plain yes/no saying so; with pty sessions too,
-// the choice says it as well.
-func TestQuitWithHeadlessSessions(t *testing.T) {
+// Headless sessions live in a daemon and outlive the dashboard as pty
+// sessions do: q offers to leave them running or stop them. Heddle workers
+// are the dashboard's own and end with it: with only those running, q asks
+// a plain yes/no saying so; with others too, the choice says it as well.
+func TestQuitByKind(t *testing.T) {
 	b := newStub()
 	for i := range b.infos[:3] {
 		b.infos[i].Kind, b.infos[i].Caps = session.KindHeadless, session.CapTranscript|session.CapInterrupt
 	}
 	m := newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
-	if s := plain(m); !strings.Contains(s, "3 sessions the dashboard drives") || strings.Contains(s, "Leave them running") {
-		t.Fatalf("quit with only headless sessions:\n%s", s)
+	if s := plain(m); !strings.Contains(s, "sessions started from the dashboard") || !strings.Contains(s, "Leave them running") {
+		t.Fatalf("quit with only headless sessions (they live in the daemon):\n%s", s)
+	}
+	b = newStub()
+	b.infos[0].Kind = session.KindHeddle
+	m = newModel(t, b, 120, 35, themes.Dark())
+	press(m, "q")
+	if s := plain(m); !strings.Contains(s, "sessions started from the dashboard") || !strings.Contains(s, "(a heddle worker)") {
+		t.Fatalf("quit with pty sessions and a heddle worker:\n%s", s)
+	}
+	b = newStub()
+	for i := range b.infos {
+		b.infos[i].Kind = session.KindHeddle
+	}
+	m = newModel(t, b, 120, 35, themes.Dark())
+	press(m, "q")
+	if s := plain(m); strings.Contains(s, "Leave them running") || !strings.Contains(s, "heddle workers") {
+		t.Fatalf("quit with only heddle workers:\n%s", s)
 	}
 	press(m, "y")
 	if !m.quitting || m.StopSessions() {
 		t.Fatalf("quitting=%v stop=%v", m.quitting, m.StopSessions())
-	}
-	b = newStub()
-	b.infos[0].Kind = session.KindHeadless
-	m = newModel(t, b, 120, 35, themes.Dark())
-	press(m, "q")
-	if s := plain(m); !strings.Contains(s, "2 sessions started from the dashboard") || !strings.Contains(s, "1 session the dashboard") {
-		t.Fatalf("quit with both:\n%s", s)
 	}
 }
 

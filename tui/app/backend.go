@@ -92,9 +92,8 @@ type Backend interface {
 
 // HeadlessOpener opens sessions of event-driven kinds (headless Claude,
 // heddle workers), listed in the Backend's fleet: fleet.Openers — over
-// the dashboard's blemeesd (*fleet.Headless) or the standalone one it
-// follows (*fleet.Blemees), and its heddle config (*fleet.Heddle) —
-// implements it. Open blocks while the session's program starts: it is
+// the blemeesd the dashboard follows (*fleet.Blemees) and its heddle
+// config (*fleet.Heddle) — implements it. Open blocks while the session's program starts: it is
 // called only from a tea.Cmd.
 type HeadlessOpener interface {
 	// Open starts the session of spec.Kind and returns its fleet ID.

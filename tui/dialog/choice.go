@@ -118,9 +118,9 @@ func wrapButtons(bs []string, w int) []string {
 }
 
 // QuitText says what quitting does with the running sessions started from
-// a dashboard: running pty sessions (the quit choice: leave them running
-// or stop them) and inside ones (sessions it opened and drives itself:
-// headless Claude, heddle workers; it closes them as it quits, either way).
+// a dashboard: running pty and headless sessions (the quit choice: leave
+// them running or stop them) and inside ones (sessions it runs itself:
+// heddle workers; it closes them as it quits, either way).
 func QuitText(running, inside int, grace time.Duration) string {
 	var b strings.Builder
 	if running > 0 {
@@ -141,9 +141,9 @@ func QuitText(running, inside int, grace time.Duration) string {
 		} else {
 			b.WriteString("Quit heimdall-tui? ")
 		}
-		what := fmt.Sprintf("%d sessions the dashboard drives itself (headless Claude, heddle workers) are", inside)
+		what := fmt.Sprintf("%d sessions the dashboard runs itself (heddle workers) are", inside)
 		if inside == 1 {
-			what = "1 session the dashboard drives itself (headless Claude, heddle workers) is"
+			what = "1 session the dashboard runs itself (a heddle worker) is"
 		}
 		fmt.Fprintf(&b, "%s closed either way.", what)
 	}

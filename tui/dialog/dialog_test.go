@@ -94,8 +94,8 @@ func TestTexts(t *testing.T) {
 		{QuitText(2, 0, 5*time.Second), "2 sessions started from the dashboard are still running. Leave them running: they keep working and the next heimdall-tui shows them again. Stop them: hangs them up as a closing terminal does (SIGHUP to each process group, SIGTERM a second later, SIGKILL after 5s)."},
 		{QuitText(1, 0, 5*time.Second), "1 session started from the dashboard is still running."},
 		{QuitText(3, 0, 0), "SIGKILLs each process group at once"},
-		{QuitText(1, 2, time.Second), "SIGKILL after 1s). 2 sessions the dashboard drives itself (headless Claude, heddle workers) are closed either way."},
-		{QuitText(0, 1, time.Second), "Quit heimdall-tui? 1 session the dashboard drives itself (headless Claude, heddle workers) is closed either way."},
+		{QuitText(1, 2, time.Second), "SIGKILL after 1s). 2 sessions the dashboard runs itself (heddle workers) are closed either way."},
+		{QuitText(0, 1, time.Second), "Quit heimdall-tui? 1 session the dashboard runs itself (a heddle worker) is closed either way."},
 	}
 	for _, c := range cases {
 		if !strings.Contains(c.got, c.want) {
