@@ -56,6 +56,10 @@ type Blemees struct {
 	c       *blemees.Conn             // nil while the daemon does not answer
 	daemon  string                    // the last hello_ack's daemon
 	members map[string]*blemeesMember // by session id
+	// stored are the session ids list_sessions gave that the daemon does
+	// not run (claude's transcripts on disk): not asked about again
+	// unless listed as attached.
+	stored map[string]bool
 }
 
 // BlemeesOptions configure a Blemees.
@@ -295,9 +299,16 @@ func (b *Blemees) poll() {
 		}
 		fr.Decode(&rows)
 		// Detached ones too: a session whose dashboard quit goes on in
-		// the daemon, and the next dashboard shows it.
+		// the daemon, and the next dashboard shows it. (The rows also
+		// name claude's stored transcripts, which the daemon does not
+		// run: follow finds that out once.)
 		for _, row := range rows.Sessions {
-			b.follow(row.SessionID)
+			b.mu.Lock()
+			stored := b.stored[row.SessionID]
+			b.mu.Unlock()
+			if row.Attached || !stored {
+				b.follow(row.SessionID)
+			}
 		}
 	}
 }
@@ -317,14 +328,25 @@ func (b *Blemees) follow(sid string) {
 	m := newBlemeesMember(b, sid)
 	b.members[sid] = m // before watch: the replay follows its ack
 	b.mu.Unlock()
+	info, infoErr := b.request("blemeesd.session_info", map[string]any{"session_id": sid})
+	if isUnknown(infoErr) {
+		b.forget(m)
+		b.mu.Lock()
+		if b.stored == nil {
+			b.stored = map[string]bool{}
+		}
+		b.stored[sid] = true
+		b.mu.Unlock()
+		return
+	}
 	err := addHeadless(b.f, sid, func(id string, r Reporter) (Member, error) {
 		m.id, m.r = id, r
-		if fr, err := b.request("blemeesd.session_info", map[string]any{"session_id": sid}); err == nil {
+		if infoErr == nil {
 			var si struct {
 				Cwd   *string `json:"cwd"`
 				Model *string `json:"model"`
 			}
-			fr.Decode(&si)
+			info.Decode(&si)
 			if si.Cwd != nil {
 				m.dir = *si.Cwd
 			}
