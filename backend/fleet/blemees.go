@@ -16,28 +16,30 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/wire/blemees"
 )
 
-// Blemees follows a standalone blemeesd (one the dashboard did not start)
-// over its socket, listing its live sessions in a fleet as members of kind
-// session.KindHeadless that show the same transcript and state as the
-// sessions of the dashboard's own daemon (they feed the same claudeView).
+// Blemees follows a blemeesd over its socket — the daemon the dashboard
+// shows headless Claude sessions of, whether it started it or not —
+// listing its live sessions in a fleet as members of kind
+// session.KindHeadless, each with the transcript and state its stream
+// gives (claudeView).
 //
 // Finding the sessions: blemees/1 has no call that lists a daemon's live
 // sessions — status_reply only counts them, and list_sessions {cwd} lists
 // one project directory's transcripts merged with its live sessions. So
 // the follower polls list_sessions for its directories (BlemeesOptions.Dirs,
 // the directories of the fleet's other sessions and of the ones it opened)
-// and watches (§5.14) every row that is attached (live, with an owner
-// connection), replaying from the start of the daemon's ring. Sessions in
-// other directories, and live sessions whose owner has gone (detached),
-// are not found. A followed session is asked for its session_info on each
-// poll: once the daemon says it does not know it (closed, or reaped) the
-// member has exited.
+// and watches (§5.14) every row the daemon runs — attached (with an owner
+// connection) or detached (its owner, a dashboard that quit, say, has
+// gone) — replaying from the start of the daemon's ring; rows the daemon
+// does not run (claude's stored transcripts) are skipped. Sessions in
+// other directories are not found. A followed session is asked for its
+// session_info on each poll: once the daemon says it does not know it
+// (closed, or reaped) the member has exited.
 //
 // A watcher cannot drive a session (claude.user, interrupt and close stay
 // with its owner), so Send, Stop and Interrupt of a watched session are
 // refused with the reason. Sessions the dashboard opens through the
-// follower (Open) are owned by its connection and driven like those of
-// the dashboard's own daemon.
+// follower (Open) are owned by its connection; when the fleet closes they
+// are left to the daemon (detached, §5.9), not closed.
 //
 // When the connection to the daemon ends (it stopped, or restarts under
 // systemd) the members vanish (the fleet removes them; an owned session
@@ -70,7 +72,7 @@ type BlemeesOptions struct {
 	// listed (0: 2 s).
 	Poll time.Duration
 	// OnTurn, if not nil, gets each live turn's usage (session_info's, as
-	// headless.Usage) with the member's fleet ID, as NewHeadless's does;
+	// headless.Usage) with the member's fleet ID;
 	// turns replayed when a session is first watched are not reported.
 	OnTurn func(id string, u headless.Usage)
 	// Client names the dashboard in hello ("heimdall-tui").
