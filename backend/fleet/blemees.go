@@ -77,6 +77,9 @@ type BlemeesOptions struct {
 	OnTurn func(id string, u headless.Usage)
 	// Client names the dashboard in hello ("heimdall-tui").
 	Client string
+	// Redial is the first wait before dialing a daemon that went away
+	// again (0: 250 ms); each failure doubles it, up to 40 times it.
+	Redial time.Duration
 }
 
 // FollowBlemees connects to the daemon on socket and follows its sessions
@@ -85,6 +88,9 @@ type BlemeesOptions struct {
 func FollowBlemees(ctx context.Context, f *Fleet, socket string, opt BlemeesOptions) (*Blemees, error) {
 	if opt.Poll <= 0 {
 		opt.Poll = 2 * time.Second
+	}
+	if opt.Redial <= 0 {
+		opt.Redial = 250 * time.Millisecond
 	}
 	if opt.Client == "" {
 		opt.Client = "heimdall-tui"
@@ -196,9 +202,10 @@ func (b *Blemees) followConn(c *blemees.Conn) bool {
 }
 
 // redial dials until the daemon answers (true) or Close (false), waiting
-// 250 ms after the first failure, doubling up to 10 s.
+// Redial (250 ms) after the first failure, doubling up to 40 times that
+// (10 s).
 func (b *Blemees) redial() bool {
-	wait := 250 * time.Millisecond
+	wait := b.opt.Redial
 	for {
 		select {
 		case <-b.stop:
@@ -212,7 +219,7 @@ func (b *Blemees) redial() bool {
 			return true
 		}
 		b.log().Debug("redial", "err", err)
-		wait = min(2*wait, 10*time.Second)
+		wait = min(2*wait, 40*b.opt.Redial)
 	}
 }
 

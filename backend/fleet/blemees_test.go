@@ -59,7 +59,7 @@ func TestBlemeesFollow(t *testing.T) {
 	turns := make(chan headless.Usage, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{Dirs: []string{dir}, Poll: 50 * time.Millisecond,
+	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{Dirs: []string{dir}, Poll: 50 * time.Millisecond, Redial: time.Millisecond,
 		OnTurn: func(id string, u headless.Usage) { turns <- u }})
 	if err != nil {
 		t.Fatal(err)
