@@ -77,6 +77,10 @@ type BlemeesOptions struct {
 	OnTurn func(id string, u headless.Usage)
 	// Client names the dashboard in hello ("heimdall-tui").
 	Client string
+	// Names is the file the names of the sessions opened here are kept
+	// in (headlessnames.go), so that a dashboard that follows them later
+	// lists them under those names ("": none kept).
+	Names string
 	// Redial is the first wait before dialing a daemon that went away
 	// again (0: 250 ms); each failure doubles it, up to 40 times it.
 	Redial time.Duration
@@ -348,7 +352,7 @@ func (b *Blemees) follow(sid string) {
 		b.mu.Unlock()
 		return
 	}
-	err := addHeadless(b.f, sid, func(id string, r Reporter) (Member, error) {
+	err := addHeadless(b.f, sid, nameOf(b.opt.Names, sid), func(id string, r Reporter) (Member, error) {
 		m.id, m.r = id, r
 		if infoErr == nil {
 			var si struct {

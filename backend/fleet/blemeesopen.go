@@ -31,6 +31,9 @@ func (b *Blemees) Open(spec HeadlessSpec) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := rememberName(b.opt.Names, sid, id); err != nil {
+		b.log().Warn("headless session's name not kept", "id", id, "err", err)
+	}
 	return id, nil
 }
 

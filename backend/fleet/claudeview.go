@@ -34,9 +34,15 @@ func fleetID(sid string) string {
 	return "claude-" + sid
 }
 
-// addHeadless lists headless session sid under its fleetID, or its full
-// id if that one is taken.
-func addHeadless(f *Fleet, sid string, start StartFunc) error {
+// addHeadless lists headless session sid under name (the one it was
+// opened with, if kept), else its fleetID, else its full id, the first
+// not taken.
+func addHeadless(f *Fleet, sid, name string, start StartFunc) error {
+	if name != "" {
+		if err := f.Add(name, start); err == nil || errors.Is(err, ErrClosed) {
+			return err
+		}
+	}
 	err := f.Add(fleetID(sid), start)
 	if err != nil && !errors.Is(err, ErrClosed) {
 		err = f.Add(sid, start)
@@ -45,7 +51,8 @@ func addHeadless(f *Fleet, sid string, start StartFunc) error {
 }
 
 // claudeView is the claude mapping of an eventView: claude's events (of
-// a session followed on a blemeesd, blemeesMember) as view operations. Entries: a user turn sent from the dashboard (a socket
+// a session followed on a blemeesd, blemeesMember) as view operations.
+// Entries: a user turn sent from the dashboard (a socket
 // client's turns are not in claude's output, so they are not shown); each
 // completed assistant message's text; each tool call (name and JSON
 // arguments) and tool result; the session's notices (start, stderr,

@@ -104,7 +104,8 @@ func followDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless.Us
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := fleet.FollowBlemees(ctx, f, socket, fleet.BlemeesOptions{Dirs: []string{cwd}, OnTurn: onTurn, Client: "heimdall-tui/dashboard"})
+	b, err := fleet.FollowBlemees(ctx, f, socket, fleet.BlemeesOptions{Dirs: []string{cwd}, OnTurn: onTurn, Client: "heimdall-tui/dashboard",
+		Names: filepath.Join(config.StateDir(), "headless-names.json")})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errDaemonRunning, socket, err)
 	}

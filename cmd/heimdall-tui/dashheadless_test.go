@@ -140,8 +140,9 @@ func TestLedgerTurns(t *testing.T) {
 // A headless Claude session outlives its dashboard, as a user would see
 // it: started from the dashboard (`:spawn claude-headless`), it streams a
 // slow turn; the dashboard is SIGKILLed mid-turn; the turn completes in
-// the daemon; a new dashboard shows the session with its answer (claude's
-// side of the transcript: the user's turn was the first dashboard's).
+// the daemon; a new dashboard shows the session, under its name, with its
+// answer (claude's side of the transcript: the user's turn was the first
+// dashboard's).
 func TestDashboardHeadlessOutlivesIt(t *testing.T) {
 	dir, env := daemonEnv(t)
 	var keep []string
@@ -173,9 +174,9 @@ func TestDashboardHeadlessOutlivesIt(t *testing.T) {
 	d.waitDisplay("#{alternate_on}", "0")
 	d.waitPrompt("hm$")
 	d.open()
-	// Listed under the daemon's name for it (the daemon does not know the
-	// name the first dashboard gave it), with claude's side of the turn.
+	// Under the name the first dashboard gave it, with claude's side of
+	// the turn.
 	d.waitScreen("the session and its answer", func(s string) bool {
-		return strings.Contains(s, "claude-") && strings.Contains(s, "slow done")
+		return strings.Contains(s, "h1") && strings.Contains(s, "slow done")
 	})
 }
