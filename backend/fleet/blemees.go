@@ -320,7 +320,7 @@ func (b *Blemees) poll() {
 			stored := b.stored[row.SessionID]
 			b.mu.Unlock()
 			if row.Attached || !stored {
-				b.follow(row.SessionID)
+				b.follow(row.SessionID, row.Attached)
 			}
 		}
 	}
@@ -331,8 +331,11 @@ func isUnknown(err error) bool {
 	return errors.As(err, &e) && e.Code == blemees.CodeSessionUnknown
 }
 
-// follow watches session sid and lists it, unless it is followed already.
-func (b *Blemees) follow(sid string) {
+// follow lists session sid, unless it is followed already: watched, or,
+// when it is detached and a dashboard opened it (its name is kept), taken
+// over (blemees/1 open with resume, as on a restart), so that the
+// dashboard that comes back drives it as the one that opened it did.
+func (b *Blemees) follow(sid string, attached bool) {
 	b.mu.Lock()
 	if b.members[sid] != nil {
 		b.mu.Unlock()
@@ -352,20 +355,33 @@ func (b *Blemees) follow(sid string) {
 		b.mu.Unlock()
 		return
 	}
-	err := addHeadless(b.f, sid, nameOf(b.opt.Names, sid), func(id string, r Reporter) (Member, error) {
+	var si struct {
+		Cwd   *string `json:"cwd"`
+		Model *string `json:"model"`
+	}
+	if infoErr == nil {
+		info.Decode(&si)
+	}
+	name := nameOf(b.opt.Names, sid)
+	if !attached && name != "" && infoErr == nil && si.Cwd != nil {
+		b.forget(m) // openOwned lists its own
+		spec := HeadlessSpec{ID: name, Dir: *si.Cwd}
+		if si.Model != nil {
+			spec.Model = *si.Model
+		}
+		err := addHeadless(b.f, sid, name, func(id string, r Reporter) (Member, error) { return b.openOwned(id, sid, spec, true, r) })
+		if err != nil {
+			b.log().Info("blemeesd session not taken over", "session_id", sid, "err", err)
+		}
+		return
+	}
+	err := addHeadless(b.f, sid, name, func(id string, r Reporter) (Member, error) {
 		m.id, m.r = id, r
-		if infoErr == nil {
-			var si struct {
-				Cwd   *string `json:"cwd"`
-				Model *string `json:"model"`
-			}
-			info.Decode(&si)
-			if si.Cwd != nil {
-				m.dir = *si.Cwd
-			}
-			if si.Model != nil {
-				m.model = *si.Model
-			}
+		if si.Cwd != nil {
+			m.dir = *si.Cwd
+		}
+		if si.Model != nil {
+			m.model = *si.Model
 		}
 		fr, err := b.request("blemeesd.watch", map[string]any{"session_id": sid, "last_seen_seq": 0})
 		if err != nil {

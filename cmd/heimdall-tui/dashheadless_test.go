@@ -22,7 +22,8 @@ import (
 // starts it, detached, and follows it; a second follows the same one
 // (no second daemon); a session opened through the first is listed in both
 // (owned by the opener); and once both dashboards have gone, the daemon
-// and the session go on, and the next dashboard lists it again.
+// and the session go on, and the next dashboard lists it again, owned: it
+// takes over the session a dashboard opened and left.
 func TestDashDaemon(t *testing.T) {
 	dir, env := daemonEnv(t)
 	for _, kv := range env {
@@ -80,8 +81,8 @@ func TestDashDaemon(t *testing.T) {
 	f3, dd3 := dashboard("s3")
 	defer f3.Close()
 	defer dd3.Shutdown()
-	if !poll(waitTimeout, listed(f3, false)) {
-		t.Fatalf("%s not listed again: %+v", id, f3.Sessions())
+	if !poll(waitTimeout, listed(f3, true)) {
+		t.Fatalf("%s not listed again, owned: %+v", id, f3.Sessions())
 	}
 }
 
@@ -142,7 +143,7 @@ func TestLedgerTurns(t *testing.T) {
 // slow turn; the dashboard is SIGKILLed mid-turn; the turn completes in
 // the daemon; a new dashboard shows the session, under its name, with its
 // answer (claude's side of the transcript: the user's turn was the first
-// dashboard's).
+// dashboard's), and drives it.
 func TestDashboardHeadlessOutlivesIt(t *testing.T) {
 	dir, env := daemonEnv(t)
 	var keep []string
@@ -175,8 +176,10 @@ func TestDashboardHeadlessOutlivesIt(t *testing.T) {
 	d.waitPrompt("hm$")
 	d.open()
 	// Under the name the first dashboard gave it, with claude's side of
-	// the turn.
+	// the turn; and driven again from here.
 	d.waitScreen("the session and its answer", func(s string) bool {
 		return strings.Contains(s, "h1") && strings.Contains(s, "slow done")
 	})
+	d.sendTo("h1", "hello again")
+	d.waitFor("echo: hello again")
 }
