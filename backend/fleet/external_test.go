@@ -500,14 +500,11 @@ func TestUnshownFloodIsNotFollowed(t *testing.T) {
 	if before != 1 {
 		t.Fatalf("%d PAINTs for a session never drawn, want the first only", before)
 	}
-	// Drawn (as a pane would, each time it changed): pulled.
+	// Drawn (as a pane would, each time it changed): pulled. Each draw
+	// waits for the last PAINT to be in (its Dirty), as a pane's does.
 	for i := 0; i < 3; i++ {
 		f.Screen("flood")
-		waitFor(t, "the next PAINT", 10*time.Second, func() bool {
-			rl.mu.Lock()
-			defer rl.mu.Unlock()
-			return rl.paints > before+i
-		})
+		waitFor(t, "the next PAINT", 10*time.Second, func() bool { return r.Count(session.Dirty, "flood") > i })
 	}
 	dirty := r.Count(session.Dirty, "flood") // each after its PAINT
 	rl.mu.Lock()
