@@ -230,6 +230,7 @@ type Layered struct {
 	// hook) came after: what holds again once the question is answered.
 	beforeEffect hookEffect
 	hookAt       time.Time // zero: no hook yet
+	finishedAt   time.Time // when the hook that ended the turn came (a heartbeat after it does not move it)
 	signalAt     time.Time // the latest event recorded, listed or not
 	screenAt     time.Time // the last time what the screen shows changed
 	screenSum    uint64    // a hash of what it showed then
@@ -306,6 +307,9 @@ func (l *Layered) Signal(t time.Time, h Hook) {
 		l.beforeEffect = l.effect // what the question interrupted
 	}
 	l.hook, l.effect, l.hookAt = h, e, t
+	if e.finished {
+		l.finishedAt = t
+	}
 }
 
 // sameWait reports whether hook h (of effect e) and the one recorded are
@@ -419,7 +423,10 @@ func (l *Layered) Verdict(now time.Time) (session.State, time.Time, Detail) {
 	case v.needs:
 		d.Reason = l.reason()
 	case l.effect.finished:
-		d.Finished = l.hookAt
+		// Not hookAt: a heartbeat after the turn ended (a compaction's
+		// PostCompact) refreshes that, and must not make a session a
+		// user has seen since Done again.
+		d.Finished = l.finishedAt
 	case l.effect.failed:
 		d.Error, d.ErrorDetails = l.hook.Error, l.hook.ErrorDetails
 		if d.Error == "" {

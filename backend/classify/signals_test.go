@@ -107,6 +107,12 @@ func TestLayeredTurn(t *testing.T) {
 	if d := l.Detail(at(4001)); !d.Finished.Equal(at(4000)) || d.Error != "" {
 		t.Fatalf("detail after Stop %+v", d)
 	}
+	// A heartbeat after the turn ended (a compaction's PostCompact) keeps
+	// the verdict fresh but not the turn's end: it ended at the Stop.
+	l.Signal(at(4500), hook(t, `{"hook_event_name":"PostCompact"}`))
+	if d := l.Detail(at(4501)); !d.Finished.Equal(at(4000)) {
+		t.Fatalf("detail after a heartbeat %+v", d)
+	}
 	// The next prompt: not finished any more.
 	l.Signal(at(5000), hook(t, `{"hook_event_name":"UserPromptSubmit"}`))
 	if d := l.Detail(at(5001)); !d.Finished.IsZero() {
