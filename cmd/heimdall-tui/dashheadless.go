@@ -64,7 +64,7 @@ func startDashDaemon(exe, socket string, f *fleet.Fleet, onTurn func(string, hea
 }
 
 // spawnDaemon starts exe's blemeesd on socket, detached, and waits until
-// it answers there (or exits: what it said is the error).
+// it answers there (or exits: its log says why).
 func spawnDaemon(exe, socket string, log *slog.Logger) error {
 	logPath := filepath.Join(config.StateDir(), "blemeesd.log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
