@@ -2,8 +2,9 @@
 // served over a Unix socket with wire/blemees (Backend adapts one to the
 // other), its configuration (defaults < config file < environment <
 // flags, §8) and its lifecycle (Daemon: listen, serve, shut down as §9.5
-// says). `heimdall-tui blemeesd` runs it; the dashboard can run it in
-// process and drive the same Manager.
+// says). `heimdall-tui blemeesd` runs it; the dashboard starts one
+// (detached) when none answers, and follows it (fleet.Blemees) with
+// heimdall's extension (blemees.SessionsFeed).
 package blemeesd
 
 import (
@@ -24,6 +25,10 @@ type Backend struct {
 
 	mu    sync.Mutex
 	sinks map[blemees.Client]*sink
+
+	hookOnce  sync.Once
+	feedMu    sync.Mutex // held while a follower's list or a push is queued
+	followers map[blemees.Client]bool
 }
 
 // sink delivers a session's events to one client as frames.
@@ -216,8 +221,43 @@ func (b *Backend) Status() blemees.Status {
 	}
 }
 
+// FollowSessions implements blemees.SessionsFeed.
+func (b *Backend) FollowSessions(c blemees.Client, reply func([]blemees.LiveSession)) {
+	b.hookOnce.Do(func() {
+		b.M.OnOpen(func(s *headless.Session) { b.push(blemees.SessionOpenedFrame(liveOf(s.Info()))) })
+		b.M.OnClose(func(s *headless.Session) { b.push(blemees.SessionClosedFrame(s.ID())) })
+	})
+	b.feedMu.Lock()
+	defer b.feedMu.Unlock()
+	if b.followers == nil {
+		b.followers = make(map[blemees.Client]bool)
+	}
+	b.followers[c] = true
+	var rows []blemees.LiveSession
+	for _, s := range b.M.Sessions() {
+		rows = append(rows, liveOf(s.Info()))
+	}
+	reply(rows)
+}
+
+func liveOf(inf headless.Info) blemees.LiveSession {
+	return blemees.LiveSession{SessionID: inf.ID, Cwd: inf.Dir, Model: inf.Model, Attached: inf.Attached, LastSeq: inf.LastSeq}
+}
+
+// push queues frame for every follower of the sessions.
+func (b *Backend) push(frame []byte) {
+	b.feedMu.Lock()
+	defer b.feedMu.Unlock()
+	for c := range b.followers {
+		c.Send(frame)
+	}
+}
+
 // Detach implements blemees.Backend.
 func (b *Backend) Detach(c blemees.Client) {
+	b.feedMu.Lock()
+	delete(b.followers, c)
+	b.feedMu.Unlock()
 	b.mu.Lock()
 	k := b.sinks[c]
 	delete(b.sinks, c)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/blemeesd"
@@ -23,17 +22,16 @@ import (
 // gives (claudeView).
 //
 // Finding the sessions: blemees/1 has no call that lists a daemon's live
-// sessions — status_reply only counts them, and list_sessions {cwd} lists
-// one project directory's transcripts merged with its live sessions. So
-// the follower polls list_sessions for its directories (BlemeesOptions.Dirs,
-// the directories of the fleet's other sessions and of the ones it opened)
-// and watches (§5.14) every row the daemon runs — attached (with an owner
-// connection) or detached (its owner, a dashboard that quit, say, has
-// gone) — replaying from the start of the daemon's ring; rows the daemon
-// does not run (claude's stored transcripts) are skipped. Sessions in
-// other directories are not found. A followed session is asked for its
-// session_info on each poll: once the daemon says it does not know it
-// (closed, or reaped) the member has exited.
+// sessions (status_reply only counts them; list_sessions {cwd} lists one
+// project directory's stored transcripts merged with its live sessions).
+// heimdall's daemon has an extension for it (wire/blemees
+// SessionsFeed: heimdall.follow_sessions): the follower asks once per
+// connection for the sessions open, then is told of each one opened and
+// closed. It watches (§5.14) every session the daemon runs — attached
+// (with an owner connection) or detached (its owner, a dashboard that
+// quit, say, has gone) — replaying from the start of the daemon's ring; a
+// closed one has exited. A daemon without the extension (another
+// blemeesd) shows only the sessions opened through the follower.
 //
 // A watcher cannot drive a session (claude.user, interrupt and close stay
 // with its owner), so Send, Stop and Interrupt of a watched session are
@@ -53,24 +51,23 @@ type Blemees struct {
 	stop   chan struct{}
 	closed sync.Once
 	done   chan struct{}
+	told   chan struct{} // a notice is queued
 
 	mu      sync.Mutex
 	c       *blemees.Conn             // nil while the daemon does not answer
 	daemon  string                    // the last hello_ack's daemon
 	members map[string]*blemeesMember // by session id
-	// stored are the session ids list_sessions gave that the daemon does
-	// not run (claude's transcripts on disk): not asked about again
-	// unless listed as attached.
-	stored map[string]bool
+	notices []notice                  // the pushes of c not yet handled, in order
+}
+
+// notice is a push of the sessions feed: a session opened, or closed.
+type notice struct {
+	opened *blemees.LiveSession
+	closed string
 }
 
 // BlemeesOptions configure a Blemees.
 type BlemeesOptions struct {
-	// Dirs are the project directories whose sessions are followed.
-	Dirs []string
-	// Poll is how often the directories and the followed sessions are
-	// listed (0: 2 s).
-	Poll time.Duration
 	// OnTurn, if not nil, gets each live turn's usage (session_info's, as
 	// headless.Usage) with the member's fleet ID;
 	// turns replayed when a session is first watched are not reported.
@@ -90,16 +87,14 @@ type BlemeesOptions struct {
 // in f (see Blemees) until Close. It fails if the daemon does not answer
 // now; later outages are waited out.
 func FollowBlemees(ctx context.Context, f *Fleet, socket string, opt BlemeesOptions) (*Blemees, error) {
-	if opt.Poll <= 0 {
-		opt.Poll = 2 * time.Second
-	}
 	if opt.Redial <= 0 {
 		opt.Redial = 250 * time.Millisecond
 	}
 	if opt.Client == "" {
 		opt.Client = "heimdall-tui"
 	}
-	b := &Blemees{f: f, socket: socket, opt: opt, stop: make(chan struct{}), done: make(chan struct{}), members: map[string]*blemeesMember{}}
+	b := &Blemees{f: f, socket: socket, opt: opt, stop: make(chan struct{}), done: make(chan struct{}),
+		told: make(chan struct{}, 1), members: map[string]*blemeesMember{}}
 	if err := b.dial(ctx); err != nil {
 		return nil, fmt.Errorf("follow blemeesd on %s: %w", socket, err)
 	}
@@ -114,7 +109,7 @@ func (b *Blemees) dial(ctx context.Context) error {
 		return err
 	}
 	b.mu.Lock()
-	b.c, b.daemon = c, c.Hello.Daemon
+	b.c, b.daemon, b.notices = c, c.Hello.Daemon, nil
 	b.mu.Unlock()
 	return nil
 }
@@ -144,8 +139,25 @@ func (b *Blemees) Daemon() string {
 // Done is closed once the follower has stopped (Close).
 func (b *Blemees) Done() <-chan struct{} { return b.done }
 
-// dispatch routes a frame to its session's member (the reader goroutine).
+// dispatch routes a frame (the reader goroutine): a session's to its
+// member, the sessions feed's to the follower's loop (which may make
+// requests, which this goroutine's reading answers).
 func (b *Blemees) dispatch(fr blemees.Frame) {
+	switch fr.Type {
+	case blemees.TypeSessionOpened:
+		var o struct {
+			Session blemees.LiveSession `json:"session"`
+		}
+		if fr.Decode(&o) == nil && o.Session.SessionID != "" {
+			b.tell(notice{opened: &o.Session})
+		}
+		return
+	case blemees.TypeSessionClosed:
+		if fr.SessionID != "" {
+			b.tell(notice{closed: fr.SessionID})
+		}
+		return
+	}
 	b.mu.Lock()
 	m := b.members[fr.SessionID]
 	b.mu.Unlock()
@@ -162,6 +174,16 @@ func (b *Blemees) dispatch(fr blemees.Frame) {
 	}
 	if ev, ok := blemeesd.EventOf(fr); ok {
 		m.deliver(ev)
+	}
+}
+
+func (b *Blemees) tell(n notice) {
+	b.mu.Lock()
+	b.notices = append(b.notices, n)
+	b.mu.Unlock()
+	select {
+	case b.told <- struct{}{}:
+	default:
 	}
 }
 
@@ -182,15 +204,34 @@ func (b *Blemees) loop() {
 	}
 }
 
-// followConn polls over c until it ends (false: Close was called, the
-// members are hung up and c is closed).
+// followConn follows the daemon's sessions over c until it ends (false:
+// Close was called, the members are hung up and c is closed).
 func (b *Blemees) followConn(c *blemees.Conn) bool {
-	t := time.NewTicker(b.opt.Poll)
-	defer t.Stop()
+	fr, err := b.request(blemees.TypeFollowSessions, nil)
+	if err != nil {
+		b.log().Warn("the daemon does not tell its sessions (heimdall.follow_sessions): only those opened here are listed", "daemon", b.Daemon(), "err", err)
+	}
+	var rows struct {
+		Sessions []blemees.LiveSession `json:"sessions"`
+	}
+	fr.Decode(&rows)
+	for _, row := range rows.Sessions {
+		b.follow(row)
+	}
 	for {
-		b.poll()
 		select {
-		case <-t.C:
+		case <-b.told:
+			b.mu.Lock()
+			ns := b.notices
+			b.notices = nil
+			b.mu.Unlock()
+			for _, n := range ns {
+				if n.opened != nil {
+					b.follow(*n.opened)
+				} else if m := b.member(n.closed); m != nil {
+					m.exit()
+				}
+			}
 		case <-b.stop:
 			b.endAll(func(m *blemeesMember) { m.hangup() })
 			c.Close()
@@ -225,6 +266,13 @@ func (b *Blemees) redial() bool {
 		b.log().Debug("redial", "err", err)
 		wait = min(2*wait, 40*b.opt.Redial)
 	}
+}
+
+// member is session sid's member, nil if none.
+func (b *Blemees) member(sid string) *blemeesMember {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.members[sid]
 }
 
 // followed lists the members.
@@ -269,73 +317,12 @@ func (b *Blemees) send(typ string, fields map[string]any) error {
 	return c.Send(typ, fields)
 }
 
-// dirs are the directories polled: the options' and those of the fleet's
-// sessions (pty sessions' working directories, the followed sessions'),
-// each once.
-func (b *Blemees) dirs() []string {
-	seen := map[string]bool{}
-	var ds []string
-	add := func(d string) {
-		if d != "" && !seen[d] {
-			seen[d] = true
-			ds = append(ds, d)
-		}
-	}
-	for _, d := range b.opt.Dirs {
-		add(d)
-	}
-	for _, in := range b.f.Sessions() {
-		add(in.Dir)
-	}
-	return ds
-}
-
-// poll checks the followed sessions and follows new ones.
-func (b *Blemees) poll() {
-	ms := b.followed()
-	for _, m := range ms {
-		if !m.known.Load() {
-			continue // its open or watch is in flight: unknown until answered
-		}
-		if _, err := b.request("blemeesd.session_info", map[string]any{"session_id": m.sid}); isUnknown(err) {
-			m.exit()
-		}
-	}
-	for _, dir := range b.dirs() {
-		fr, err := b.request("blemeesd.list_sessions", map[string]any{"cwd": dir})
-		if err != nil {
-			b.log().Debug("list_sessions", "cwd", dir, "err", err)
-			continue
-		}
-		var rows struct {
-			Sessions []blemees.SessionSummary `json:"sessions"`
-		}
-		fr.Decode(&rows)
-		// Detached ones too: a session whose dashboard quit goes on in
-		// the daemon, and the next dashboard shows it. (The rows also
-		// name claude's stored transcripts, which the daemon does not
-		// run: follow finds that out once.)
-		for _, row := range rows.Sessions {
-			b.mu.Lock()
-			stored := b.stored[row.SessionID]
-			b.mu.Unlock()
-			if row.Attached || !stored {
-				b.follow(row.SessionID, row.Attached)
-			}
-		}
-	}
-}
-
-func isUnknown(err error) bool {
-	var e *blemees.Error
-	return errors.As(err, &e) && e.Code == blemees.CodeSessionUnknown
-}
-
-// follow lists session sid, unless it is followed already: watched, or,
+// follow lists session row, unless it is followed already: watched, or,
 // when it is detached and a dashboard opened it (its name is kept), taken
 // over (blemees/1 open with resume, as on a restart), so that the
 // dashboard that comes back drives it as the one that opened it did.
-func (b *Blemees) follow(sid string, attached bool) {
+func (b *Blemees) follow(row blemees.LiveSession) {
+	sid := row.SessionID
 	b.mu.Lock()
 	if b.members[sid] != nil {
 		b.mu.Unlock()
@@ -344,31 +331,10 @@ func (b *Blemees) follow(sid string, attached bool) {
 	m := newBlemeesMember(b, sid)
 	b.members[sid] = m // before watch: the replay follows its ack
 	b.mu.Unlock()
-	info, infoErr := b.request("blemeesd.session_info", map[string]any{"session_id": sid})
-	if isUnknown(infoErr) {
-		b.forget(m)
-		b.mu.Lock()
-		if b.stored == nil {
-			b.stored = map[string]bool{}
-		}
-		b.stored[sid] = true
-		b.mu.Unlock()
-		return
-	}
-	var si struct {
-		Cwd   *string `json:"cwd"`
-		Model *string `json:"model"`
-	}
-	if infoErr == nil {
-		info.Decode(&si)
-	}
 	name := nameOf(b.opt.Names, sid)
-	if !attached && name != "" && infoErr == nil && si.Cwd != nil {
+	if !row.Attached && name != "" {
 		b.forget(m) // openOwned lists its own
-		spec := HeadlessSpec{ID: name, Dir: *si.Cwd}
-		if si.Model != nil {
-			spec.Model = *si.Model
-		}
+		spec := HeadlessSpec{ID: name, Dir: row.Cwd, Model: row.Model}
 		err := addHeadless(b.f, sid, name, func(id string, r Reporter) (Member, error) { return b.openOwned(id, sid, spec, true, r) })
 		if err != nil {
 			b.log().Info("blemeesd session not taken over", "session_id", sid, "err", err)
@@ -376,13 +342,7 @@ func (b *Blemees) follow(sid string, attached bool) {
 		return
 	}
 	err := addHeadless(b.f, sid, name, func(id string, r Reporter) (Member, error) {
-		m.id, m.r = id, r
-		if si.Cwd != nil {
-			m.dir = *si.Cwd
-		}
-		if si.Model != nil {
-			m.model = *si.Model
-		}
+		m.id, m.r, m.dir, m.model = id, r, row.Cwd, row.Model
 		fr, err := b.request("blemeesd.watch", map[string]any{"session_id": sid, "last_seen_seq": 0})
 		if err != nil {
 			return nil, err
@@ -392,7 +352,6 @@ func (b *Blemees) follow(sid string, attached bool) {
 		}
 		fr.Decode(&w)
 		m.liveAfter = w.LastSeq
-		m.known.Store(true)
 		go m.loop()
 		return m, nil
 	})
@@ -426,10 +385,6 @@ type blemeesMember struct {
 	model     string // session_info's, until claude's init says
 	started   time.Time
 	liveAfter uint64 // the last seq when the watch began: later turns are live
-	// known is set once the daemon has answered the member's open or
-	// watch: before that, poll's session_info may reach the daemon first
-	// and be told the session is unknown (it ended a session being opened).
-	known atomic.Bool
 
 	wake     chan struct{}
 	stop     chan struct{} // Hangup: unwatch
@@ -447,7 +402,7 @@ type blemeesMember struct {
 }
 
 func newBlemeesMember(b *Blemees, sid string) *blemeesMember {
-	return &blemeesMember{b: b, sid: sid, v: newClaudeView(sid, true), started: time.Now(),
+	return &blemeesMember{b: b, sid: sid, v: newClaudeView(sid), started: time.Now(),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), exited: make(chan struct{}), done: make(chan struct{})}
 }
 

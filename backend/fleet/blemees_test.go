@@ -59,7 +59,7 @@ func TestBlemeesFollow(t *testing.T) {
 	turns := make(chan headless.Usage, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{Dirs: []string{dir}, Poll: 50 * time.Millisecond, Redial: time.Millisecond,
+	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{Redial: time.Millisecond,
 		OnTurn: func(id string, u headless.Usage) { turns <- u }})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestBlemeesNotClaude(t *testing.T) {
 	r := sessiontest.Record(t, f)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{Poll: 50 * time.Millisecond})
+	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,9 +192,12 @@ func TestBlemeesNotClaude(t *testing.T) {
 // A session the dashboard opens through the follower (the spawn dialog,
 // when a standalone daemon runs) is owned by its connection: turns,
 // interrupt, close (Kill) and restart (a resume) work as with the
-// dashboard's own daemon; a directory it names is polled; another client
-// taking it over leaves it watched, refusing to drive it with the reason;
-// the fleet closing closes the sessions it still owns.
+// dashboard's own daemon; its user turns are shown once (entered when
+// sent, claude's echo matched); another client's session anywhere is told
+// of; another client taking it over leaves it watched, refusing to drive
+// it with the reason; the fleet closing leaves the sessions it owns to the
+// daemon; a dashboard following it then shows the whole transcript, the
+// user's turns too.
 func TestBlemeesOpen(t *testing.T) {
 	// Made before the daemon, so it is removed after the daemon and the
 	// fake claude writing into it have stopped (cleanups run last first).
@@ -204,7 +207,7 @@ func TestBlemeesOpen(t *testing.T) {
 	r := sessiontest.Record(t, f)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{Poll: 50 * time.Millisecond})
+	b, err := fleet.FollowBlemees(ctx, f, sock, fleet.BlemeesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,9 +222,10 @@ func TestBlemeesOpen(t *testing.T) {
 	if in.Kind != session.KindHeadless || in.Caps != session.CapTranscript|session.CapInterrupt|session.CapRestart || !in.Owned || in.Dir != dir || !in.Alive {
 		t.Fatalf("info %+v", in)
 	}
-	// The follower was given no directories: it polls its sessions'.
+	// Another client's session, in a directory no session of the fleet
+	// is in: the daemon tells of it, and of its close.
 	other := blemeestest.Connect(t, sock)
-	openOn(t, other, "1234123412341234", dir)
+	openOn(t, other, "1234123412341234", t.TempDir())
 	r.Wait(t, session.Added, "claude-12341234", 0)
 	other.Request(map[string]any{"type": "blemeesd.close", "id": "c1", "session_id": "1234123412341234"}, "blemeesd.closed")
 	r.Wait(t, session.Exited, "claude-12341234", 0)
@@ -229,6 +233,9 @@ func TestBlemeesOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTranscript(t, f, id, "user: tool\ntool: Bash {\"command\":\"ls\"}\ntool: → a.txt\nassistant: listed\n")
+	if n := strings.Count(roles(f.Transcript(id, 0)), "user: tool\n"); n != 1 {
+		t.Fatalf("the user's turn is shown %d times:\n%s", n, roles(f.Transcript(id, 0)))
+	}
 	interruptSlowTurn(t, f, id)
 
 	// Kill closes it on the daemon; Restart opens it again with resume.
@@ -261,7 +268,7 @@ func TestBlemeesOpen(t *testing.T) {
 		t.Fatalf("send after the takeover: %v", err)
 	}
 	turn(thief, sid, "theirs")
-	waitTranscript(t, f, id, "assistant: echo: theirs\n")
+	waitTranscript(t, f, id, "user: theirs\nassistant: echo: theirs\n")
 
 	// A second session it owns goes on when the fleet closes (detached
 	// in the daemon, for the next dashboard).
@@ -278,6 +285,19 @@ func TestBlemeesOpen(t *testing.T) {
 	if fr := thief.Request(map[string]any{"type": "blemeesd.session_info", "id": "i1", "session_id": sid}, "blemeesd.session_info_reply"); fr.Type() != "blemeesd.session_info_reply" {
 		t.Fatalf("the session taken over after the fleet closed: %v", fr)
 	}
+
+	// The next dashboard: both sessions, the user's turns in them.
+	f2 := openFleet(t)
+	r2 := sessiontest.Record(t, f2)
+	b2, err := fleet.FollowBlemees(ctx, f2, sock, fleet.BlemeesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	r2.Wait(t, session.Added, "claude-"+sid[:8], 0)
+	r2.Wait(t, session.Added, "claude-"+sid2[:8], 0)
+	waitTranscript(t, f2, "claude-"+sid[:8], "user: again\nassistant: echo: again\n")
+	waitTranscript(t, f2, "claude-"+sid[:8], "user: theirs\nassistant: echo: theirs\n")
 }
 
 // liveSession is the id of the one attached session in dir but except,

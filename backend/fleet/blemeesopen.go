@@ -8,12 +8,12 @@ import (
 )
 
 // Open opens a headless Claude session on the followed daemon (blemees/1
-// open, with include_partial_messages so the answer streams), owned by
-// the follower's connection, and lists it; it returns its fleet ID. It is
-// what the spawn dialog uses when the dashboard follows a standalone
-// daemon, as Headless.Open is with its own: the member sends turns,
-// interrupts, closes (x, and when the fleet closes) and restarts (a resume)
-// it. It blocks until the daemon has answered the open.
+// open, with include_partial_messages so the answer streams and
+// replay_user_messages so the user's turns are in the session's stream for
+// every dashboard that follows it), owned by the follower's connection,
+// and lists it; it returns its fleet ID. It is what the spawn dialog
+// uses: the member sends turns, interrupts, closes (x) and restarts (a
+// resume) it. It blocks until the daemon has answered the open.
 func (b *Blemees) Open(spec HeadlessSpec) (string, error) {
 	if spec.Dir == "" {
 		wd, err := os.Getwd()
@@ -48,7 +48,7 @@ func (b *Blemees) openOwned(id, sid string, spec HeadlessSpec, resume bool, r Re
 	}
 	b.members[sid] = m // before the open: claude's events follow its reply
 	b.mu.Unlock()
-	fields := map[string]any{"session_id": sid, "cwd": spec.Dir, "include_partial_messages": true}
+	fields := map[string]any{"session_id": sid, "cwd": spec.Dir, "include_partial_messages": true, "replay_user_messages": true}
 	for k, v := range map[string]string{"model": spec.Model, "permission_mode": spec.PermissionMode, "system_prompt": spec.SystemPrompt} {
 		if v != "" {
 			fields[k] = v
@@ -67,7 +67,6 @@ func (b *Blemees) openOwned(id, sid string, spec HeadlessSpec, resume bool, r Re
 	}
 	fr.Decode(&o)
 	m.liveAfter = o.LastSeq
-	m.known.Store(true)
 	go m.loop()
 	return blemeesOwned{m, spec}, nil
 }

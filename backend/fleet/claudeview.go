@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
@@ -52,16 +51,20 @@ func addHeadless(f *Fleet, sid, name string, start StartFunc) error {
 
 // claudeView is the claude mapping of an eventView: claude's events (of
 // a session followed on a blemeesd, blemeesMember) as view operations.
-// Entries: a user turn sent from the dashboard (a socket
-// client's turns are not in claude's output, so they are not shown); each
-// completed assistant message's text; each tool call (name and JSON
+// Entries: each user turn — entered when sent from the dashboard, and
+// as claude echoes it in sessions opened with replay_user_messages (the
+// dashboard opens its own so: a dashboard that comes back, or watches,
+// shows them; another client's turns in sessions opened without it are
+// not in claude's output, so they are not shown); each completed
+// assistant message's text; each tool call (name and JSON
 // arguments) and tool result; the session's notices (start, stderr,
 // crash, interrupt, a failed or denied turn).
 //
-// With streamState the view also keeps the session's state from the
-// stream (a followed session cannot be asked): a turn is active from its
-// first stream event to its result; Thinking, Streaming or ToolUse as the
-// stream events say; Idle after the result, a crash or an interrupt.
+// The view also keeps the session's state from the stream (a followed
+// session cannot be asked), as headless.Line reads it: Thinking,
+// Streaming or ToolUse as the stream events say; Idle after the result,
+// a crash or an interrupt. headless.Line is the one interpreter of
+// claude's events, the daemon's too.
 type claudeView struct {
 	*eventView
 	// turnMu orders a turn the dashboard sends before the events it
@@ -85,11 +88,21 @@ func (v *claudeView) sendTurn(text string, send func() error, state func() sessi
 	if err := send(); err != nil {
 		return 0, false, err
 	}
-	return v.userTurn(text), v.setState(state()), nil
+	seq = v.userTurn(text)
+	v.mu.Lock()
+	if len(v.sent) == maxUnechoed {
+		v.sent = v.sent[1:] // a claude that does not echo: the oldest would never be matched
+	}
+	v.sent = append(v.sent, text)
+	v.mu.Unlock()
+	return seq, v.setState(state()), nil
 }
 
-func newClaudeView(sid string, streamState bool) *claudeView {
-	return &claudeView{eventView: newEventView(sid, streamState, session.KindHeadless, "claude", []string{"claude", "-p"})}
+// maxUnechoed bounds the user turns a view waits to see echoed.
+const maxUnechoed = 16
+
+func newClaudeView(sid string) *claudeView {
+	return &claudeView{eventView: newEventView(sid, session.KindHeadless, "claude", []string{"claude", "-p"})}
 }
 
 // seen is the seq of the last event handled.
@@ -149,147 +162,57 @@ func (v *claudeView) ops(ev headless.Event) []viewOp {
 	return nil
 }
 
-// claudeEvent is what the view reads of a claude event.
-type claudeEvent struct {
-	Type    string `json:"type"`
-	Subtype string `json:"subtype"`
-	Model   string `json:"model"`
-	IsError bool   `json:"is_error"`
-	Result  string `json:"result"`
-	Message struct {
-		Content json.RawMessage `json:"content"`
-	} `json:"message"`
-	Event             *headless.StreamEvent `json:"event"`
-	PermissionDenials []struct {
-		ToolName string `json:"tool_name"`
-	} `json:"permission_denials"`
-}
-
-// block is a message content block.
-type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	ToolUseID string          `json:"tool_use_id"`
-}
-
 // claudeOps maps a claude event (v.mu held).
 func (v *claudeView) claudeOps(raw json.RawMessage) []viewOp {
-	var ce claudeEvent
-	if json.Unmarshal(raw, &ce) != nil {
+	l, err := headless.ParseLine(raw)
+	if err != nil {
 		return nil
 	}
-	state := func(st session.State) viewOp { return viewOp{kind: opState, state: st} }
-	// A followed session's events are the frames as read: "claude.system".
-	switch strings.TrimPrefix(ce.Type, "claude.") {
-	case "system":
-		if ce.Subtype != "init" {
-			return nil
-		}
+	var ops []viewOp
+	switch {
+	case l.Init():
 		v.inits++
-		if ce.Model != "" {
-			v.model = ce.Model
+		if l.Model != "" {
+			v.model = l.Model
 		}
-		ops := []viewOp{{kind: opModel, text: ce.Model}}
+		ops = append(ops, viewOp{kind: opModel, text: l.Model})
 		if v.inits == 1 {
 			ops = append(ops, viewOp{kind: opNotice, text: "claude started · " + v.model})
 		}
 		return ops
-	case "stream_event":
-		if ce.Event == nil {
-			return nil
-		}
-		switch {
-		case ce.Event.Type == "message_start":
-			return []viewOp{{kind: opTurnStart}, state(session.Thinking)}
-		case ce.Event.Type == "content_block_start":
-			switch ce.Event.ContentBlock.Type {
-			case "tool_use", "server_tool_use":
-				return []viewOp{state(session.ToolUse)}
-			case "thinking":
-				return []viewOp{state(session.Thinking)}
-			}
-			return []viewOp{state(session.Streaming)}
-		case ce.Event.Type == "content_block_delta" && ce.Event.Delta.Type == "text_delta":
-			return []viewOp{{kind: opDelta, text: ce.Event.Delta.Text}, state(session.Streaming)}
-		case ce.Event.Type == "content_block_delta" && ce.Event.Delta.Type == "thinking_delta":
-			return []viewOp{state(session.Thinking)}
-		}
-	case "assistant":
-		var blocks []block
-		json.Unmarshal(ce.Message.Content, &blocks)
-		var ops []viewOp
-		for _, b := range blocks {
-			switch b.Type {
-			case "text":
-				if b.Text != "" {
-					ops = append(ops, viewOp{kind: opMessage, text: b.Text})
-				}
-			case "tool_use", "server_tool_use":
-				ops = append(ops, viewOp{kind: opTool, text: b.Name + " " + compactJSON(b.Input)})
-			}
-		}
-		return append(ops, viewOp{kind: opDiscard})
-	case "user": // tool results claude reports
-		var blocks []block
-		json.Unmarshal(ce.Message.Content, &blocks)
-		var ops []viewOp
-		for _, b := range blocks {
-			if b.Type == "tool_result" {
-				ops = append(ops, viewOp{kind: opToolResult, text: contentText(b.Content), isErr: b.IsError})
-			}
-		}
-		return ops
-	case "result":
-		ops := []viewOp{{kind: opTurnDone}, state(session.Idle)}
-		var denied []string
-		for _, d := range ce.PermissionDenials {
-			denied = append(denied, d.ToolName)
-		}
-		switch {
-		case ce.IsError || (ce.Subtype != "" && ce.Subtype != "success"):
-			msg := "turn failed: " + ce.Subtype
-			if ce.Result != "" {
-				msg += ": " + ce.Result
-			}
-			ops = append(ops, viewOp{kind: opProblem, text: msg, problem: "turn failed", isErr: true, err: fmt.Errorf("%s: %s", v.sid, msg)})
-		case len(denied) > 0:
-			msg := "permission denied: " + strings.Join(denied, ", ")
-			ops = append(ops, viewOp{kind: opProblem, text: msg, problem: msg, err: fmt.Errorf("%s: %s", v.sid, msg)})
-		}
-		return ops
+	case l.TurnStart():
+		ops = append(ops, viewOp{kind: opTurnStart})
+	case l.Delta() != "":
+		ops = append(ops, viewOp{kind: opDelta, text: l.Delta()})
 	}
-	return nil
-}
-
-// compactJSON is a tool call's arguments on one line.
-func compactJSON(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-// contentText is a tool result's content: a string, or its text blocks.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []block
-	json.Unmarshal(raw, &blocks)
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
+	for _, it := range l.Items() {
+		switch it.Kind {
+		case headless.ItemUser:
+			ops = append(ops, viewOp{kind: opUser, text: it.Text})
+		case headless.ItemText:
+			ops = append(ops, viewOp{kind: opMessage, text: it.Text})
+		case headless.ItemTool:
+			ops = append(ops, viewOp{kind: opTool, text: toolCall(it.Text, it.Input)})
+		case headless.ItemToolResult:
+			ops = append(ops, viewOp{kind: opToolResult, text: it.Text, isErr: it.IsErr})
 		}
 	}
-	return strings.Join(parts, "\n")
+	if l.Type == "assistant" {
+		ops = append(ops, viewOp{kind: opDiscard})
+	}
+	if l.TurnEnd() {
+		ops = append(ops, viewOp{kind: opTurnDone})
+	}
+	if st, ok := l.State(); ok {
+		ops = append(ops, viewOp{kind: opState, state: st})
+	}
+	switch msg, failed := l.Failure(); {
+	case failed:
+		ops = append(ops, viewOp{kind: opProblem, text: msg, problem: "turn failed", isErr: true, err: fmt.Errorf("%s: %s", v.sid, msg)})
+	case msg != "":
+		ops = append(ops, viewOp{kind: opProblem, text: msg, problem: msg, err: fmt.Errorf("%s: %s", v.sid, msg)})
+	}
+	return ops
 }
 
 // Info implements Member.

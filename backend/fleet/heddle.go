@@ -102,7 +102,7 @@ func (h *Heddle) start(id string, spec HeadlessSpec, r Reporter) (Member, error)
 	}
 	m := &heddleMember{h: h, id: id, r: r, dir: spec.Dir, model: model, started: time.Now(), done: make(chan struct{}),
 		log: h.f.log.With("component", "heddle", "id", id),
-		v:   newEventView(id, true, session.KindHeddle, "heddle", h.cfg.Command)}
+		v:   newEventView(id, session.KindHeddle, "heddle", h.cfg.Command)}
 	c, err := client.Start(client.Options{Argv: h.cfg.Command, Dir: spec.Dir, Env: h.cfg.Env, Logger: m.log}, client.Handler{
 		Event: m.event, Result: m.result, Garbage: m.garbage, Exit: m.exit,
 	})
@@ -182,7 +182,7 @@ func heddleOps(p any) []viewOp {
 	case wire.ContentDelta:
 		return []viewOp{{kind: opDelta, text: e.Text}, state(session.Streaming)}
 	case wire.ToolStart:
-		return []viewOp{{kind: opFlush}, {kind: opTool, text: e.Name + " " + compactJSON(e.Args)}, state(session.ToolUse)}
+		return []viewOp{{kind: opFlush}, {kind: opTool, text: toolCall(e.Name, e.Args)}, state(session.ToolUse)}
 	case wire.ToolEnd:
 		return []viewOp{{kind: opToolResult, text: e.ResultPreview, isErr: strings.HasPrefix(e.ResultPreview, "Error")}, state(session.Thinking)}
 	case wire.ErrorEvent:

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"time"
@@ -9,10 +10,10 @@ import (
 )
 
 // eventView is what a member of an event-driven kind shows of its
-// session — transcript entries, a title, and (for kinds that say so in
-// their events) its state — built from a neutral set of operations
+// session — transcript entries, a title, and its state, all from its
+// events — built from a neutral set of operations
 // (viewOp). Each kind maps its own events to these: the claude mapping
-// (claudeView, for headless and blemeesd-followed sessions) and the heddle
+// (claudeView, for headless Claude sessions followed on a blemeesd) and the heddle
 // mapping (heddleOps). So every such kind shows a conversation the same
 // way, and a new kind writes a mapping, not a view.
 //
@@ -23,11 +24,10 @@ import (
 // title until the next turn; a heartbeat's "working for Ns" while a turn
 // runs and nothing streams.
 type eventView struct {
-	sid         string
-	streamState bool // the state comes from the events (opState)
-	kind        session.Kind
-	agent       string
-	argv        []string
+	sid   string
+	kind  session.Kind
+	agent string
+	argv  []string
 
 	mu         sync.Mutex
 	entries    []session.Entry
@@ -39,10 +39,13 @@ type eventView struct {
 	failure    string          // the failure that ended the last turn (Info.Error), until the next
 	working    time.Duration   // the turn's running time, from heartbeats
 	model      string
+	// sent are the user turns entered when sent from here whose echo
+	// has not come yet (opUser), oldest first (claudeView.sendTurn).
+	sent []string
 }
 
-func newEventView(sid string, streamState bool, kind session.Kind, agent string, argv []string) *eventView {
-	return &eventView{sid: sid, streamState: streamState, kind: kind, agent: agent, argv: argv, stateSince: time.Now()}
+func newEventView(sid string, kind session.Kind, agent string, argv []string) *eventView {
+	return &eventView{sid: sid, kind: kind, agent: agent, argv: argv, stateSince: time.Now()}
 }
 
 // opKind is what a viewOp does.
@@ -63,6 +66,7 @@ const (
 	opWorking                  // the turn has run for dur (a heartbeat)
 	opState                    // the stream says the state is state
 	opTurnDone                 // the turn ended (the member reports usage)
+	opUser                     // a user turn the agent echoes: text (entered unless it is the oldest one sent from here, which was entered when sent)
 )
 
 // viewOp is one operation on an eventView.
@@ -148,10 +152,16 @@ func (v *eventView) applyLocked(ops []viewOp) fed {
 			v.addLocked(session.RoleTool, prefix+op.text)
 		case opAssistant:
 			v.addLocked(session.RoleAssistant, op.text)
+		case opUser:
+			if len(v.sent) > 0 && v.sent[0] == op.text {
+				v.sent = v.sent[1:]
+				break
+			}
+			v.addLocked(session.RoleUser, op.text)
 		case opWorking:
 			v.working, d.changed = op.dur, true
 		case opState:
-			if v.streamState && v.setStateLocked(op.state) {
+			if v.setStateLocked(op.state) {
 				d.changed = true
 			}
 		case opTurnDone:
@@ -252,4 +262,15 @@ func (v *eventView) transcript(after uint64) []session.Entry {
 		return nil
 	}
 	return append([]session.Entry(nil), v.entries[after:]...)
+}
+
+// toolCall is a tool call as the transcript shows it: its name and its
+// arguments on one line.
+func toolCall(name string, args json.RawMessage) string {
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return name + " " + string(args)
+	}
+	b, _ := json.Marshal(v)
+	return name + " " + string(b)
 }

@@ -3,7 +3,6 @@ package headless
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -166,29 +165,6 @@ func (s *Session) childExited(c *child, code int) {
 	}
 }
 
-// claudeInfo is what the session reads of a claude event.
-type claudeInfo struct {
-	Type    string                     `json:"type"`
-	Subtype string                     `json:"subtype"`
-	Model   string                     `json:"model"`
-	Usage   map[string]json.RawMessage `json:"usage"`
-	Event   *StreamEvent               `json:"event"`
-}
-
-// StreamEvent is the part of a `stream_event` line's event that tells
-// what is streaming: a content block starting (text, tool_use, thinking)
-// and deltas (text_delta with its Text, input_json_delta, …).
-type StreamEvent struct {
-	Type         string `json:"type"`
-	ContentBlock struct {
-		Type string `json:"type"`
-	} `json:"content_block"`
-	Delta struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"delta"`
-}
-
 // readStdout forwards claude's stdout, a line an event. A line longer than
 // max_line_bytes is dropped alone (logged): the lines after it are read
 // on, so the turn still reaches its result. So is a line that is not a
@@ -220,8 +196,8 @@ func (s *Session) readStdout(c *child, out io.Reader) {
 		if over > 0 {
 			s.m.log.Error("claude wrote a line longer than max_line_bytes; dropped", "session_id", s.id, "bytes", over, "max", s.m.cfg.MaxLine)
 		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
-			var inf claudeInfo
-			if err := json.Unmarshal(line, &inf); err != nil || inf.Type == "" || line[0] != '{' {
+			l, err := ParseLine(line)
+			if err != nil || line[0] != '{' {
 				s.m.log.Warn("non-JSON line on claude's stdout dropped", "session_id", s.id, "line", Redact(line))
 				if !spoke {
 					spoke = true // once
@@ -231,7 +207,7 @@ func (s *Session) readStdout(c *child, out io.Reader) {
 				}
 			} else {
 				spoke = true
-				s.emitObserved(Event{Kind: EventClaude, Type: inf.Type, Raw: bytes.Clone(line)}, &inf)
+				s.emitObserved(Event{Kind: EventClaude, Type: l.Type, Raw: bytes.Clone(line)}, &l)
 			}
 		}
 		if err != nil {

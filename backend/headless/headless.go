@@ -189,6 +189,7 @@ type Manager struct {
 	sessions map[string]*Session
 	closing  bool
 	onOpen   []func(*Session)
+	onClose  []func(*Session)
 	wg       sync.WaitGroup // children not yet finished (Session.childDone)
 }
 
@@ -266,14 +267,30 @@ func (m *Manager) Open(spec Spec, a Attach) (*Session, error) {
 
 // OnOpen calls fn with every session this Manager opens from now on (a new
 // session, not a reattached one), after Open has started it and before Open
-// returns, on Open's goroutine: it must not block for long. fn is how a
-// dashboard lists the sessions socket clients open beside its own; it
-// learns of those already open with Sessions, and of a session's end with
-// Session.Done.
+// returns, on Open's goroutine; OnClose with every session closed from now
+// on (Close, or reaped), once it is forgotten, on Close's goroutine. fn
+// must not block for long. They are how the daemon tells followers of its
+// sessions (heimdall.follow_sessions); Sessions lists those open already.
 func (m *Manager) OnOpen(fn func(*Session)) {
 	m.mu.Lock()
 	m.onOpen = append(m.onOpen, fn)
 	m.mu.Unlock()
+}
+
+// OnClose: see OnOpen.
+func (m *Manager) OnClose(fn func(*Session)) {
+	m.mu.Lock()
+	m.onClose = append(m.onClose, fn)
+	m.mu.Unlock()
+}
+
+func (m *Manager) closed(s *Session) {
+	m.mu.Lock()
+	hooks := slices.Clone(m.onClose)
+	m.mu.Unlock()
+	for _, fn := range hooks {
+		fn(s)
+	}
 }
 
 // Session returns the session with id, if the Manager has it.

@@ -197,16 +197,16 @@ func (s *Session) ownedBy(k Sink) bool {
 // the watchers.
 func (s *Session) emit(ev Event) { s.emitObserved(ev, nil) }
 
-// emitObserved is emit of a claude event whose fields inf says.
-func (s *Session) emitObserved(ev Event, inf *claudeInfo) {
+// emitObserved is emit of a claude event read as l.
+func (s *Session) emitObserved(ev Event, read *Line) {
 	s.emitMu.Lock()
 	s.mu.Lock()
 	s.seq++
 	ev.Seq, ev.Session = s.seq, s.id
 	s.lastActive = time.Now()
 	ended := false
-	if inf != nil {
-		ended = s.observeLocked(inf)
+	if read != nil {
+		ended = s.observeLocked(read)
 	}
 	s.ring.push(ev)
 	sinks, l, finish := s.sinks, s.log, ended && s.finishing
@@ -234,45 +234,22 @@ func (s *Session) emitObserved(ev Event, inf *claudeInfo) {
 
 // observeLocked updates the state from a claude event; it reports a
 // turn's end (a result).
-func (s *Session) observeLocked(inf *claudeInfo) bool {
-	switch inf.Type {
-	case "system":
-		if inf.Subtype == "init" {
-			if inf.Model != "" {
-				s.model = inf.Model
-				s.usage.Model = inf.Model
-			}
-			s.oauth = false
+func (s *Session) observeLocked(l *Line) bool {
+	if l.Init() {
+		if l.Model != "" {
+			s.model = l.Model
+			s.usage.Model = l.Model
 		}
-	case "stream_event":
-		if inf.Event == nil || !s.turn {
-			break
-		}
-		switch inf.Event.Type {
-		case "message_start":
-			s.state = session.Thinking
-		case "content_block_start":
-			switch inf.Event.ContentBlock.Type {
-			case "tool_use", "server_tool_use":
-				s.state = session.ToolUse
-			case "thinking":
-				s.state = session.Thinking
-			default:
-				s.state = session.Streaming
-			}
-		case "content_block_delta":
-			switch inf.Event.Delta.Type {
-			case "text_delta":
-				s.state = session.Streaming
-			case "thinking_delta":
-				s.state = session.Thinking
-			}
-		}
-	case "result":
+		s.oauth = false
+	}
+	if l.TurnEnd() {
 		s.turn = false
 		s.state = session.Idle
-		s.usage.add(inf.Usage, time.Now())
+		s.usage.add(l.Usage, time.Now())
 		return true
+	}
+	if st, ok := l.State(); ok && s.turn {
+		s.state = st
 	}
 	return false
 }
@@ -402,6 +379,7 @@ func (s *Session) Close(from Sink, del bool) error {
 	}
 	s.closeLog()
 	close(s.done)
+	s.m.closed(s)
 	if del {
 		if dir == "" {
 			dir, _ = os.Getwd()

@@ -21,8 +21,8 @@ import (
 // dashDaemon is the dashboard's blemeesd ([blemeesd] enabled or
 // --blemeesd): a daemon outside the dashboard, as supervisors are — the
 // one already answering on the socket, or one the dashboard starts,
-// detached, when none does — followed (fleet.Blemees): its sessions of the
-// dashboard's directories are listed, and the spawn dialog opens headless
+// detached, when none does — followed (fleet.Blemees): its sessions are
+// listed, and the spawn dialog opens headless
 // sessions through it. So headless sessions, like pty sessions, outlive
 // the dashboard (a quit, a closed terminal, a crash) and a dashboard
 // started again lists them with their transcripts.
@@ -94,22 +94,17 @@ func spawnDaemon(exe, socket string, log *slog.Logger) error {
 	}
 }
 
-// followDaemon follows the daemon answering on socket: its sessions of the
-// dashboard's working directory are listed in f. An error wraps
-// errDaemonRunning.
+// followDaemon follows the daemon answering on socket: its sessions are
+// listed in f. An error wraps errDaemonRunning.
 func followDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless.Usage), log *slog.Logger) (*dashDaemon, error) {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errDaemonRunning, socket, err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := fleet.FollowBlemees(ctx, f, socket, fleet.BlemeesOptions{Dirs: []string{cwd}, OnTurn: onTurn, Client: "heimdall-tui/dashboard",
+	b, err := fleet.FollowBlemees(ctx, f, socket, fleet.BlemeesOptions{OnTurn: onTurn, Client: "heimdall-tui/dashboard",
 		Names: filepath.Join(config.StateDir(), "headless-names.json")})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errDaemonRunning, socket, err)
 	}
-	log.Info("following the daemon", "socket", socket, "daemon", b.Daemon(), "cwd", cwd)
+	log.Info("following the daemon", "socket", socket, "daemon", b.Daemon())
 	return &dashDaemon{follow: b}, nil
 }
 

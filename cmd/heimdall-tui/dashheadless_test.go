@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
@@ -142,8 +143,8 @@ func TestLedgerTurns(t *testing.T) {
 // it: started from the dashboard (`:spawn claude-headless`), it streams a
 // slow turn; the dashboard is SIGKILLed mid-turn; the turn completes in
 // the daemon; a new dashboard shows the session, under its name, with its
-// answer (claude's side of the transcript: the user's turn was the first
-// dashboard's), and drives it.
+// whole transcript (the user's turn, as claude echoed it, and the
+// answer), and drives it.
 func TestDashboardHeadlessOutlivesIt(t *testing.T) {
 	dir, env := daemonEnv(t)
 	var keep []string
@@ -158,7 +159,6 @@ func TestDashboardHeadlessOutlivesIt(t *testing.T) {
 	if err := os.WriteFile(d.cfg, []byte(dashConfig+fmt.Sprintf("[blemeesd]\nenabled = true\nsocket = %q\n", sock)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d.sendLine("cd " + shellQuote(dir)) // the dashboard lists the daemon's sessions of its directory
 	d.open()
 	d.waitFor("no sessions")
 	d.command("spawn claude-headless h1")
@@ -174,12 +174,16 @@ func TestDashboardHeadlessOutlivesIt(t *testing.T) {
 	d.run("send-keys", "-t", "main", "clear; tput rmcup", "Enter")
 	d.waitDisplay("#{alternate_on}", "0")
 	d.waitPrompt("hm$")
+	reopened := time.Now()
 	d.open()
-	// Under the name the first dashboard gave it, with claude's side of
-	// the turn; and driven again from here.
-	d.waitScreen("the session and its answer", func(s string) bool {
-		return strings.Contains(s, "h1") && strings.Contains(s, "slow done")
+	// Under the name the first dashboard gave it, with the user's turn
+	// and the answer (once the turn, 3 s long, ends); and driven again
+	// from here.
+	d.waitScreen("the session and its turn", func(s string) bool {
+		return strings.Contains(s, "h1") && strings.Contains(s, "slow:3000")
 	})
+	t.Logf("the new dashboard showed the session and its turn %v after it was started", time.Since(reopened).Round(time.Millisecond))
+	d.waitFor("slow done")
 	d.sendTo("h1", "hello again")
 	d.waitFor("echo: hello again")
 }

@@ -544,6 +544,13 @@ func (c *conn) dispatch(line []byte) bool {
 			Cwd      string           `json:"cwd"`
 			Sessions []SessionSummary `json:"sessions"`
 		}{"blemeesd.sessions", id, *l.Cwd, rows}))
+	case TypeFollowSessions:
+		feed, ok := b.(SessionsFeed)
+		if !ok {
+			fail(Errorf(CodeUnknownMessage, fmt.Sprintf("unknown message type %q", env.Type)))
+			return true
+		}
+		feed.FollowSessions(c, func(rows []LiveSession) { c.Send(sessionsFrame(id, rows)) })
 	default:
 		if env.Type == "" {
 			fail(Errorf(CodeInvalidMessage, "a frame needs a string type"))

@@ -18,7 +18,8 @@
 //	big:N        one delta of N bytes
 //	anything else: "echo: <text>" in two deltas
 //
-// Every turn ends with a result event carrying a usage block. Environment:
+// Every turn ends with a result event carrying a usage block; with
+// --replay-user-messages each user message is echoed (isReplay) first. Environment:
 // FAKE_CLAUDE_LOG, a file each run appends JSON lines to (argv, cwd, the
 // probe variable FAKE_CLAUDE_PROBE at start; "sigterm" when it gets one);
 // FAKE_CLAUDE_IGNORE_TERM=1 ignores SIGTERM (the daemon must SIGKILL);
@@ -137,6 +138,7 @@ func main() {
 			}
 		}
 	}
+	replay := has(args, "--replay-user-messages")
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	turns := 0
 	for {
@@ -157,6 +159,10 @@ func main() {
 					f.Write(line)
 					f.Close()
 				}
+			}
+			if replay {
+				emit(map[string]any{"type": "user", "session_id": sid, "isReplay": true,
+					"message": map[string]any{"role": "user", "content": m.Message.Content}})
 			}
 			turns++
 			turn(sid, text(m.Message.Content), turns)
