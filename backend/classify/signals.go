@@ -32,6 +32,7 @@ type Hook struct {
 	ToolInput        string // what the tool call is about: a command, a path, or its compact JSON input
 	Error            string // StopFailure: rate_limit, overloaded, …
 	ErrorDetails     string // StopFailure: error_details, as text
+	LastMessage      string // Stop: the first line of last_assistant_message
 }
 
 // maxDetail bounds the text a hook contributes to a reason.
@@ -51,6 +52,7 @@ func ParseClaudeHook(payload []byte) (Hook, error) {
 		ToolInput        json.RawMessage `json:"tool_input"`
 		Error            json.RawMessage `json:"error"`
 		ErrorDetails     json.RawMessage `json:"error_details"`
+		LastMessage      string          `json:"last_assistant_message"`
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return Hook{}, err
@@ -61,7 +63,7 @@ func ParseClaudeHook(payload []byte) (Hook, error) {
 	return Hook{
 		Event: p.Event, Conversation: p.SessionID, Source: p.Source, NotificationType: p.NotificationType,
 		Message: clip(p.Message), Tool: p.Tool, ToolInput: toolDetail(p.ToolInput),
-		Error: clip(jsonText(p.Error)), ErrorDetails: clip(jsonText(p.ErrorDetails)),
+		Error: clip(jsonText(p.Error)), ErrorDetails: clip(jsonText(p.ErrorDetails)), LastMessage: firstLine(p.LastMessage),
 	}, nil
 }
 
@@ -115,6 +117,16 @@ func jsonText(raw json.RawMessage) string {
 		return ""
 	}
 	return b.String()
+}
+
+// firstLine is the first line of s with text in it, clipped.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if strings.TrimSpace(line) != "" {
+			return clip(line)
+		}
+	}
+	return ""
 }
 
 // clip makes s one line of at most maxDetail runes.
@@ -210,6 +222,9 @@ type Detail struct {
 	// (rate_limit, overloaded, …) while the agent is idle after it, and
 	// ErrorDetails what the agent said of it (a rate limit's reset time).
 	Error, ErrorDetails string
+	// Summary is the first line of the agent's last message, when its
+	// last turn ended normally and it said (Claude's Stop hook).
+	Summary string
 	// Conversation is the agent's own conversation id (claude --resume
 	// ID), as its last SessionStart (or any hook) said.
 	Conversation string
@@ -426,7 +441,7 @@ func (l *Layered) Verdict(now time.Time) (session.State, time.Time, Detail) {
 		// Not hookAt: a heartbeat after the turn ended (a compaction's
 		// PostCompact) refreshes that, and must not make a session a
 		// user has seen since Done again.
-		d.Finished = l.finishedAt
+		d.Finished, d.Summary = l.finishedAt, l.hook.LastMessage
 	case l.effect.failed:
 		d.Error, d.ErrorDetails = l.hook.Error, l.hook.ErrorDetails
 		if d.Error == "" {

@@ -52,6 +52,10 @@ type Options struct {
 	// Logger receives the fleet's own log (nil: discarded). The fleet never
 	// writes to stdout or stderr: the dashboard owns the terminal.
 	Logger *slog.Logger
+	// Reader: the fleet is a command's look at the sessions (inbox,
+	// wait), not a user's view: Close forgets no record of a session it
+	// saw end, which the next dashboard still shows.
+	Reader bool
 }
 
 // Fleet is every session in one socket directory, and the sessions of other
@@ -75,6 +79,7 @@ type Fleet struct {
 	dir        string
 	cfg        config.Config
 	supervisor []string
+	reader     bool // Options.Reader
 	log        *slog.Logger
 	idle       time.Duration
 
@@ -138,6 +143,7 @@ func New(opts Options) (*Fleet, error) {
 		dir:        dir,
 		cfg:        opts.Config,
 		supervisor: slices.Clone(opts.Supervisor),
+		reader:     opts.Reader,
 		log:        log,
 		idle:       idle,
 		broker:     pubsub.NewBroker[session.Event](),
@@ -616,7 +622,7 @@ func (f *Fleet) Close() error {
 		var seen []*entry
 		for _, e := range f.sessions {
 			ms = append(ms, e.m)
-			if e.exited {
+			if e.exited && !f.reader {
 				seen = append(seen, e)
 			}
 		}

@@ -131,6 +131,9 @@ type Info struct {
 	Error string
 	// Tool is the tool it runs (ToolUse), if it said.
 	Tool string
+	// Summary is the first line of its last message, after a turn that
+	// ended normally, if it said.
+	Summary string
 	// Conversation is its own conversation id (claude --resume ID).
 	Conversation string
 }

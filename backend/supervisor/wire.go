@@ -91,7 +91,7 @@ func (s *Session) screenInfo(ansi bool) frame.ScreenInfo {
 // it.
 func WireAgentState(d Detail) frame.AgentState {
 	return frame.AgentState{Reason: d.Reason, Done: d.Done, Error: d.Error, ErrorDetails: d.ErrorDetails,
-		Tool: d.Tool, Conversation: d.Conversation}
+		Tool: d.Tool, Summary: d.Summary, Conversation: d.Conversation}
 }
 
 // ApplyAgentState sets in's fields from the agent's reports; it reports a
@@ -101,9 +101,9 @@ func ApplyAgentState(in *session.Info, a frame.AgentState) bool {
 	if a.ErrorDetails != "" {
 		errText += ": " + a.ErrorDetails
 	}
-	ch := in.Reason != a.Reason || in.Done != a.Done || in.Error != errText || in.Tool != a.Tool ||
+	ch := in.Reason != a.Reason || in.Done != a.Done || in.Error != errText || in.Tool != a.Tool || in.Summary != a.Summary ||
 		(a.Conversation != "" && in.Conversation != a.Conversation)
-	in.Reason, in.Done, in.Error, in.Tool = a.Reason, a.Done, errText, a.Tool
+	in.Reason, in.Done, in.Error, in.Tool, in.Summary = a.Reason, a.Done, errText, a.Tool, a.Summary
 	if a.Conversation != "" {
 		in.Conversation = a.Conversation
 	}

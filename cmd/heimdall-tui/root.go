@@ -79,11 +79,11 @@ func newRoot(a *app) *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.configPath, "config", "", "config file (TOML; default ~/.config/heimdall/config.toml if present)")
 	root.Flags().StringVar(&dash.theme, "theme", "", "dashboard theme: "+strings.Join(themes.Names(), ", ")+" (default from config, else dark)")
-	root.Flags().BoolVar(&dash.blemeesd, "blemeesd", false, "run blemeesd (headless Claude sessions) in the dashboard on its socket (as config [blemeesd] enabled)")
+	root.Flags().BoolVar(&dash.blemeesd, "blemeesd", false, "show the headless Claude sessions of the blemeesd on its socket, starting it if none answers (as config [blemeesd] enabled)")
 	root.Flags().StringVar(&dash.web, "web", "", "serve the sessions to browsers on this address (host:port; as config [web] addr; see heimdall-tui web --help)")
 	root.Flags().StringVar(&dash.logPath, "log", "", "dashboard log file (slog JSON; default $XDG_STATE_HOME/heimdall/dashboard.log)")
 	pf.StringVar(&a.socketDir, "socket-dir", "", "directory of session sockets (default $XDG_RUNTIME_DIR/heimdall or /tmp/heimdall-$UID)")
-	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newSendCmd(a), newAttachCmd(a), newCleanCmd(a), newScreenCmd(a),
+	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newSendCmd(a), newAttachCmd(a), newCleanCmd(a), newScreenCmd(a), newInboxCmd(a), newWaitCmd(a),
 		newValidateCmd(a), newResolveCmd(a), newCapsuleCmd(a), newBriefCmd(a), newBlackboardCmd(a), newLedgerCmd(a), newGateCmd(a), newProtocolCmd(a), newInstallLinksCmd(a),
 		newHaidCmd(a), newClaimCmd(a), newLedgerMCPCmd(a),
 		newBlemeesdCmd(a), newWebCmd(a), newHeddleHeadlessCmd(a), newHeddleCmd(a))

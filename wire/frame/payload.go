@@ -188,6 +188,9 @@ type AgentState struct {
 	ErrorDetails string `json:"error_details,omitempty"`
 	// Tool is the tool a busy agent runs.
 	Tool string `json:"tool,omitempty"`
+	// Summary is the first line of the agent's last message after a
+	// turn that ended normally, if it said.
+	Summary string `json:"summary,omitempty"`
 	// Conversation is the agent's own conversation id (claude --resume ID).
 	Conversation string `json:"conversation_id,omitempty"`
 }
