@@ -350,3 +350,28 @@ func (v *view) end() int {
 func (v *view) above() string {
 	return strings.Join(v.rows[:v.end()], "\n")
 }
+
+// Dialog is the family of the rule of the named profile that reads screen
+// s as waiting for the user ("permission", "ask", "trust", …), "" if none
+// does (or there is no such profile). It is how a dialog on an agent's
+// screen is known for what it is before anything answers it.
+func Dialog(profile string, s Screen) string {
+	p, ok := Profiles[profile]
+	if !ok {
+		return ""
+	}
+	cp, err := compile(p)
+	if err != nil {
+		return ""
+	}
+	raw, name, _ := cp.eval(newView(cp, s))
+	if raw != RawNeedsInput {
+		return ""
+	}
+	for _, r := range cp.rules {
+		if r.Name == name {
+			return r.Family
+		}
+	}
+	return ""
+}

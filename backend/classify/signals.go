@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -62,7 +63,7 @@ func ParseClaudeHook(payload []byte) (Hook, error) {
 	}
 	return Hook{
 		Event: p.Event, Conversation: p.SessionID, Source: p.Source, NotificationType: p.NotificationType,
-		Message: clip(p.Message), Tool: p.Tool, ToolInput: toolDetail(p.ToolInput),
+		Message: clip(p.Message), Tool: p.Tool, ToolInput: toolDetail(p.Tool, p.ToolInput),
 		Error: clip(jsonText(p.Error)), ErrorDetails: clip(jsonText(p.ErrorDetails)), LastMessage: firstLine(p.LastMessage),
 	}, nil
 }
@@ -89,9 +90,35 @@ func (e hookError) Error() string { return string(e) }
 
 const errNoEvent = hookError("not an event the classifier reads")
 
+// askTool is Claude Code's tool for asking the user a question with
+// options.
+const askTool = "AskUserQuestion"
+
 // toolDetail is what a tool call is about: its command (Bash), file (Edit,
-// Write, Read), pattern or URL, else its input as compact JSON.
-func toolDetail(raw json.RawMessage) string {
+// Write, Read), pattern or URL, a question and its options
+// (AskUserQuestion), else its input as compact JSON.
+func toolDetail(tool string, raw json.RawMessage) string {
+	if tool == askTool {
+		var q struct {
+			Questions []struct {
+				Question string `json:"question"`
+				Options  []struct {
+					Label string `json:"label"`
+				} `json:"options"`
+			} `json:"questions"`
+		}
+		if json.Unmarshal(raw, &q) == nil && len(q.Questions) > 0 && q.Questions[0].Question != "" {
+			s := q.Questions[0].Question
+			var opts []string
+			for i, o := range q.Questions[0].Options {
+				opts = append(opts, strconv.Itoa(i+1)+". "+o.Label)
+			}
+			if len(opts) > 0 {
+				s += " (" + strings.Join(opts, " · ") + ")"
+			}
+			return clip(s)
+		}
+	}
 	var in map[string]any
 	if json.Unmarshal(raw, &in) == nil {
 		for _, k := range []string{"command", "file_path", "path", "pattern", "url", "query", "description"} {
@@ -166,6 +193,7 @@ var hookRules = map[string]hookEffect{
 	"Notification:permission_prompt":  {state: session.Idle, needs: true},
 	"Notification:elicitation_dialog": {state: session.Idle, needs: true},
 	"Notification:idle_prompt":        {state: session.Idle},
+	"PreToolUse:AskUserQuestion":      {state: session.Idle, needs: true},
 	"Stop":                            {state: session.Idle, finished: true},
 	"StopFailure":                     {state: session.Idle, failed: true},
 	"SubagentStart":                   {state: session.Thinking},
@@ -182,6 +210,10 @@ func ruleFor(h Hook) (hookEffect, bool) {
 		key += ":" + h.Source
 	case "Notification":
 		key += ":" + h.NotificationType
+	case "PreToolUse":
+		if h.Tool == askTool {
+			key += ":" + askTool // Claude fires no other hook for its questions
+		}
 	}
 	e, ok := hookRules[key]
 	return e, ok
@@ -248,6 +280,7 @@ type Layered struct {
 	finishedAt   time.Time // when the hook that ended the turn came (a heartbeat after it does not move it)
 	signalAt     time.Time // the latest event recorded, listed or not
 	screenAt     time.Time // the last time what the screen shows changed
+	askedAt      time.Time // the last time the screen was seen showing a question (Screen, Asked)
 	screenSum    uint64    // a hash of what it showed then
 	titleBusy    bool      // the window title shows a busy glyph
 	convo        string
@@ -283,6 +316,18 @@ func (l *Layered) Screen(t time.Time, s Screen) {
 	}
 	l.titleBusy = busyGlyph(s.Title)
 	l.inner.Screen(t, s)
+	if l.inner.NeedsInput(t) {
+		l.askedAt = t
+	}
+}
+
+// Asked records that the screen showed a question at t, as something
+// that read it to answer it saw (the rules report a question only once
+// it has held for DebounceHold; an answer may come sooner).
+func (l *Layered) Asked(t time.Time) {
+	if t.After(l.askedAt) {
+		l.askedAt = t
+	}
 }
 
 // Signal records a hook event that happened at t. Events the table does
@@ -355,9 +400,12 @@ func (l *Layered) decide(now time.Time) verdict {
 	}
 	hv := verdict{state: l.effect.state, since: l.hookAt, needs: l.effect.needs, fromHook: true}
 	if hv.needs {
-		// Stale once the screen changed after it settled and no longer
-		// shows a question: the user answered, the turn moved on.
-		if !l.screenAt.After(l.hookAt.Add(hookSettle)) || sv.needs {
+		// Stale once the screen no longer shows a question and changed
+		// after the hook settled, or after it showed the question the
+		// hook announced: the user answered (at once, maybe: a key from
+		// the inbox), the turn moved on.
+		answered := !l.askedAt.Before(l.hookAt) && l.screenAt.After(l.askedAt)
+		if sv.needs || !(l.screenAt.After(l.hookAt.Add(hookSettle)) || answered) {
 			return hv
 		}
 		if !busy(l.beforeEffect.state) {
@@ -459,6 +507,8 @@ func (l *Layered) Conversation() string { return l.convo }
 func (l *Layered) reason() string {
 	h := l.hook
 	switch {
+	case h.Tool == askTool && h.ToolInput != "":
+		return h.ToolInput // the question says it
 	case h.Tool != "" && h.ToolInput != "":
 		return h.Tool + ": " + h.ToolInput
 	case h.Message != "":

@@ -135,6 +135,24 @@ func TestLayeredRefused(t *testing.T) {
 	wantState(t, l, at(1950), session.Idle, false)
 }
 
+// An answer typed at once (from the inbox, within the hook's settle and
+// the screen's debounce): the answer saw the question on the screen after
+// the hook, then the screen moved on: the question is stale as well, and
+// a refusal reads idle.
+func TestLayeredAnsweredAtOnce(t *testing.T) {
+	s := &screenStub{st: session.Thinking, since: at(0)}
+	l := NewLayered(s)
+	l.Signal(at(0), hook(t, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`))
+	l.Signal(at(10), hook(t, `{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`))
+	show(l, s, at(20), session.Idle, false) // the prompt, before the box is drawn
+	wantState(t, l, at(30), session.Idle, true)
+	show(l, s, at(50), session.Idle, false) // the box, not yet held long enough to be reported
+	l.Asked(at(60))                         // read by the answer
+	show(l, s, at(90), session.Idle, false) // refused: the prompt again
+	wantState(t, l, at(91), session.ToolUse, false)
+	wantState(t, l, at(1100), session.Idle, false)
+}
+
 // StopFailure ends a turn without Stop: Idle with the error's kind and
 // details.
 func TestLayeredStopFailure(t *testing.T) {

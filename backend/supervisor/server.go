@@ -3,7 +3,9 @@ package supervisor
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -11,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
@@ -323,6 +326,8 @@ func (c *conn) handle(f frame.Frame) bool {
 	case frame.WatchScreen:
 		c.extraPayload(f)
 		c.watchScreen()
+	case frame.Answer:
+		return c.answer(f.Payload)
 	case frame.Terminal:
 		var fds []int
 		if c.fdc != nil {
@@ -335,10 +340,34 @@ func (c *conn) handle(f frame.Frame) bool {
 	return true
 }
 
+// answer handles an ANSWER: the session answers the dialog on its
+// screen, or says why not, in an ANSWER_RESP.
+func (c *conn) answer(payload []byte) bool {
+	var req frame.AnswerRequest
+	res := frame.AnswerResult{}
+	if len(payload) > frame.MaxAnswer {
+		res.Error = fmt.Sprintf("ANSWER of %d bytes: at most %d", len(payload), frame.MaxAnswer)
+	} else if err := json.Unmarshal(payload, &req); err != nil {
+		res.Error = "ANSWER is not JSON: " + err.Error()
+	} else {
+		res.Request = req.Request
+		a, err := c.srv.Session.Answer(answer.Choice{Kind: answer.Kind(req.Choice), Option: req.Option, Text: req.Text}, req.Question)
+		if err != nil {
+			res.Error = err.Error()
+			c.log.Info("answer refused", "err", err)
+		} else {
+			res.OK, res.Option, res.Label, res.Question = true, a.Option, a.Label, a.Question
+		}
+	}
+	b, _ := json.Marshal(res)
+	return c.write(frame.AnswerResp, b) == nil
+}
+
 // features are the extensions this server serves, as HELLO_RESP lists
 // them.
 var features = []string{frame.FeatureScreen, frame.FeatureSubscribeScreen, frame.FeatureAttach, frame.FeatureHangup,
-	frame.FeatureHook, frame.FeatureWatchState, frame.FeatureStateView, frame.FeatureWatchScreen, frame.FeatureTerminal}
+	frame.FeatureHook, frame.FeatureWatchState, frame.FeatureStateView, frame.FeatureWatchScreen, frame.FeatureTerminal,
+	frame.FeatureAnswer}
 
 // watchState (WATCH_STATE) sends a STATE now and after every change
 // until the connection closes, straight to the socket before SUBSCRIBE and

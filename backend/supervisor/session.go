@@ -137,6 +137,9 @@ type Session struct {
 	log     *slog.Logger
 
 	wmu sync.Mutex // serialises writes to the pty
+	// typed is when input that did not end a line last reached the pty
+	// through Write (Unix ns; 0 once a line ended): someone is typing.
+	typed atomic.Int64
 
 	mu        sync.Mutex
 	ring      *ring
@@ -560,6 +563,11 @@ func (s *Session) Write(p []byte) (int, error) {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if n := len(p); n > 0 && p[n-1] != '\r' && p[n-1] != '\n' {
+		s.typed.Store(time.Now().UnixNano())
+	} else {
+		s.typed.Store(0)
+	}
 	return s.pty.wr.Write(p)
 }
 

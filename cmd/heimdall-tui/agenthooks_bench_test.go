@@ -96,7 +96,7 @@ func BenchmarkHookStateDelay(b *testing.B) {
 				// hook (a refusal fires no hook: the screen moving on
 				// clears the question only after it).
 				time.Sleep(500 * time.Millisecond)
-				in.Input([]byte("2"))
+				in.Input([]byte("3"))
 				awaitStateB(b, w, func(si frame.StateInfo) bool { return !si.NeedsInput && si.State == "Idle" })
 			}
 			b.ReportMetric(0, "ns/op")

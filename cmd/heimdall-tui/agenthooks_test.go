@@ -322,7 +322,7 @@ func permRounds(t *testing.T, rounds int) int {
 			t.Fatalf("round %d: no dialog", i)
 		}
 		time.Sleep(time.Until(drawn.Add(400 * time.Millisecond)))
-		in.Input([]byte("2")) // refused: back to the prompt
+		in.Input([]byte("3")) // refused: back to the prompt
 		for {
 			si := awaitState(t, w, "answered", func(frame.StateInfo) bool { return true })
 			if !si.NeedsInput {

@@ -3,6 +3,7 @@ package frame
 import (
 	"context"
 	"encoding"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -190,4 +191,17 @@ func (c *Client) Screen(ansi bool) (ScreenInfo, error) {
 	}
 	var si ScreenInfo
 	return si, c.request(Screen, flags, ScreenResp, &si)
+}
+
+// Answer asks the server to answer the dialog on the session's screen
+// (ANSWER, an extension): the result says what it chose, or why it wrote
+// nothing. A server without the extension never replies: set a deadline
+// on Conn first. Not for subscribed connections.
+func (c *Client) Answer(req AnswerRequest) (AnswerResult, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return AnswerResult{}, err
+	}
+	var res AnswerResult
+	return res, c.request(Answer, b, AnswerResp, &res)
 }

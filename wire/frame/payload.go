@@ -265,7 +265,37 @@ const (
 	FeatureStateView       = "state_view"       // STATE carries pid, title, size and idle time, and is pushed when they change (but idle time)
 	FeatureWatchScreen     = "watch_screen"     // WATCH_SCREEN, PAINT
 	FeatureTerminal        = "terminal"         // TERMINAL, TERMINAL_STATE
+	FeatureAnswer          = "answer"           // ANSWER, ANSWER_RESP
 )
+
+// MaxAnswer bounds an ANSWER's payload.
+const MaxAnswer = 8 << 10
+
+// AnswerRequest is the ANSWER payload: the user's choice for the dialog
+// the client saw on the session's screen.
+type AnswerRequest struct {
+	// Request is echoed in the reply (0: none).
+	Request uint32 `json:"request"`
+	// Choice is allow, always, deny, option (Option, 1-based) or text
+	// (Text, through the dialog's free-text option).
+	Choice string `json:"choice"`
+	Option int    `json:"option,omitempty"`
+	Text   string `json:"text,omitempty"`
+	// Question, if set, is the dialog's question as the client saw it:
+	// the answer is refused if the screen asks something else now.
+	Question string `json:"question,omitempty"`
+}
+
+// AnswerResult is the ANSWER_RESP payload: the keys were written (OK,
+// with the option chosen and its label) or nothing was (Error says why).
+type AnswerResult struct {
+	Request  uint32 `json:"request"`
+	OK       bool   `json:"ok"`
+	Option   int    `json:"option,omitempty"`
+	Label    string `json:"label,omitempty"`
+	Question string `json:"question,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
 
 // HelloPayload is a HELLO's payload carrying request id id.
 func HelloPayload(id uint32) []byte {
@@ -298,3 +328,12 @@ func (h *HelloInfo) UnmarshalBinary(b []byte) error {
 
 // Has reports whether the server serves feature.
 func (h HelloInfo) Has(feature string) bool { return slices.Contains(h.Features, feature) }
+
+// UnmarshalBinary decodes an ANSWER_RESP payload.
+func (r *AnswerResult) UnmarshalBinary(b []byte) error {
+	*r = AnswerResult{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return fmt.Errorf("frame: ANSWER_RESP: %w", err)
+	}
+	return nil
+}

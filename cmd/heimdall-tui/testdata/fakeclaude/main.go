@@ -9,8 +9,12 @@
 //
 //	tool       a Bash tool call (PreToolUse, PostToolUse), an answer, Stop
 //	perm       a Bash call that asks permission (PermissionRequest and
-//	           Notification permission_prompt, fired together): 1
-//	           allows it, 2 (or Esc) refuses it; then the answer, Stop
+//	           Notification permission_prompt, fired together) with
+//	           Claude's three options: 1 allows it, 2 allows it from now
+//	           on, 3 (or Esc) refuses it; then the answer, Stop
+//	ask        an AskUserQuestion (its PreToolUse hook) with three
+//	           options and "4. Type something.": a digit picks one, 4
+//	           then a line answers in words; then the answer, Stop
 //	slow       a turn that works until Esc (no hook fires on Esc)
 //	ratelimit  a turn that fails: StopFailure rate_limit
 //	/clear     a new conversation: SessionStart source=clear, a new id
@@ -21,6 +25,10 @@
 // UNIXNANO", just before its command runs) and each permission dialog's
 // drawing ("dialog UNIXNANO", once written) are appended to, for
 // benchmarks of how soon a supervisor shows them.
+//
+// FAKE_CLAUDE_KEYS, if set, is a file each key read in a dialog is
+// appended to ("perm key 1", "ask key 4", "ask text WORDS"), so tests see
+// what an answer typed.
 //
 // FAKE_CLAUDE_STEP (milliseconds, default 300) paces the steps. A hook
 // that prints anything or exits non-zero is shown as Claude shows it
@@ -293,16 +301,18 @@ func (f *fake) turn(prompt string) bool {
 			f.title = "✳ Claude Code"
 			f.status = ""
 			f.dialog = []string{" Bash command", "", "   " + cmd, "   run " + cmd, "", " Do you want to proceed?",
-				" ❯ 1. Yes", "   2. No, and tell Claude what to do differently (esc)", "", " Esc to cancel"}
+				" ❯ 1. Yes", "   2. Yes, and don't ask again for rm commands in " + f.cwd,
+				"   3. No, and tell Claude what to do differently (esc)", "", " Esc to cancel"}
 			f.draw()
 			mark("dialog")
 			allowed := false
 			for c := range f.keys {
-				if c == '1' || c == '\r' {
+				logKey("perm key " + string(c))
+				if c == '1' || c == '2' || c == '\r' {
 					allowed = true
 					break
 				}
-				if c == '2' || c == 0x1b {
+				if c == '3' || c == 0x1b {
 					break
 				}
 			}
@@ -331,6 +341,8 @@ func (f *fake) turn(prompt string) bool {
 			f.busy("Pondering")
 		}
 		f.interrupted()
+	case "ask":
+		f.ask()
 	case "ratelimit":
 		f.hook("StopFailure", map[string]any{"error": "rate_limit", "error_details": "5-hour limit reached ∙ resets 3pm"})
 		f.idle("  ⎿  API Error: Rate limit reached · resets 3pm")
@@ -346,9 +358,61 @@ func (f *fake) answer(text string) {
 	f.idle()
 }
 
+// ask plays an AskUserQuestion: its hook, its dialog (as Claude Code 2.1
+// draws it), the user's pick, the answer.
+func (f *fake) ask() {
+	opts := []string{"PostgreSQL", "SQLite", "DynamoDB"}
+	var in []map[string]any
+	for _, o := range opts {
+		in = append(in, map[string]any{"label": o, "description": "a database"})
+	}
+	input := map[string]any{"questions": []any{map[string]any{"question": "Which database should the service use?",
+		"header": "Database", "options": in, "multiSelect": false}}}
+	f.hook("PreToolUse", map[string]any{"tool_name": "AskUserQuestion", "tool_input": input})
+	f.status, f.title = "", "✳ Claude Code"
+	f.dialog = []string{"←  ☐ Database  ✔ Submit  →", "", "Which database should the service use?", "",
+		"❯ 1. PostgreSQL", "     a database", "  2. SQLite", "     a database", "  3. DynamoDB", "     a database",
+		"  4. Type something.", "", "Enter to select · Tab/Arrow keys to navigate · Esc to cancel"}
+	f.draw()
+	mark("dialog")
+	chose := ""
+	for c := range f.keys {
+		logKey("ask key " + string(c))
+		if c >= '1' && c <= '3' {
+			chose = opts[c-'1']
+			break
+		}
+		if c == '4' {
+			f.dialog[10] = "❯ 4. "
+			f.draw()
+			chose, _ = f.readLine()
+			logKey("ask text " + chose)
+			break
+		}
+		if c == 0x1b {
+			break
+		}
+	}
+	f.dialog = nil
+	if chose == "" {
+		f.idle("  ⎿  User declined to answer")
+		return
+	}
+	f.hook("PostToolUse", map[string]any{"tool_name": "AskUserQuestion", "tool_input": input, "tool_response": map[string]any{"answer": chose}})
+	f.busy("Pondering")
+	f.wait(f.step)
+	f.answer("You chose " + chose + ".")
+}
+
+// logKey appends line to $FAKE_CLAUDE_KEYS, if set.
+func logKey(line string) { appendLine("FAKE_CLAUDE_KEYS", line) }
+
 // mark appends "what UNIXNANO" to $FAKE_CLAUDE_TIMES, if set.
-func mark(what string) {
-	path := os.Getenv("FAKE_CLAUDE_TIMES")
+func mark(what string) { appendLine("FAKE_CLAUDE_TIMES", fmt.Sprintf("%s %d", what, time.Now().UnixNano())) }
+
+// appendLine appends line to the file $env names, if it names one.
+func appendLine(env, line string) {
+	path := os.Getenv(env)
 	if path == "" {
 		return
 	}
@@ -356,6 +420,6 @@ func mark(what string) {
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(f, "%s %d\n", what, time.Now().UnixNano())
+	fmt.Fprintln(f, line)
 	f.Close()
 }
