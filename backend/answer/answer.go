@@ -62,6 +62,13 @@ func (c Choice) Check() error {
 	return nil
 }
 
+// Given is an answer given: the option chosen, on which prompt.
+type Given struct {
+	Option   int
+	Label    string
+	Question string
+}
+
 // Prompt is a dialog on an agent's screen.
 type Prompt struct {
 	Family   string   `json:"family"`   // the classifier's rule family: "permission", "ask", "trust"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
@@ -530,6 +531,25 @@ func (f *Fleet) Seen(id string) error {
 		return s.Seen()
 	}
 	return nil
+}
+
+// Answer gives choice to the dialog session id shows — a permission, a
+// question — as its supervisor checks and types it (supervisor
+// Session.Answer): what was chosen, or why nothing was written.
+func (f *Fleet) Answer(id string, c answer.Choice, question string) (answer.Given, error) {
+	e, err := f.get(id)
+	if err != nil {
+		return answer.Given{}, err
+	}
+	a, ok := e.m.(Answerer)
+	if !ok {
+		return answer.Given{}, fmt.Errorf("answer: %s is %s: it has no screen whose prompt could be answered", id, e.kind.Describe())
+	}
+	g, err := a.Answer(c, question)
+	if err != nil {
+		return answer.Given{}, fmt.Errorf("%s not answered: %w", id, err)
+	}
+	return g, nil
 }
 
 // Kill stops the session: for a pty session SIGTERM to its process group

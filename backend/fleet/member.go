@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
@@ -118,6 +119,12 @@ type Restarter interface {
 }
 
 // capsOf lists what m can do beyond the basics, from its interfaces.
+// Answerer is a member that can answer the dialog its agent shows
+// (Fleet.Answer).
+type Answerer interface {
+	Answer(c answer.Choice, question string) (answer.Given, error)
+}
+
 // Seener is a member that clears its Done flag once a user has seen it
 // (Fleet.Seen).
 type Seener interface{ Seen() error }

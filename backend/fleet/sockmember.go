@@ -13,10 +13,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
 // dialTimeout bounds connecting to a session's socket and each exchange
@@ -39,6 +41,7 @@ type sockMember interface {
 	Attacher
 	Interrupter
 	Seener
+	Answerer
 	Hanger
 	lacker
 	recorded
@@ -83,6 +86,29 @@ func (x *sockBase) socketPath() string { return x.sock }
 func (x *sockBase) Done() <-chan struct{} { return x.done }
 
 func (x *sockBase) Endpoint() (attach.Endpoint, error) { return attach.Dial(x.sock) }
+
+// answerWait bounds an ANSWER's round trip (a supervisor without it never
+// replies).
+const answerWait = 5 * time.Second
+
+// Answer implements Answerer: an ANSWER on a connection of its own (the
+// followed connection only pushes), as `heimdall-tui answer` sends it.
+func (x *sockBase) Answer(c answer.Choice, question string) (answer.Given, error) {
+	cl, err := frame.Dial(x.sock, answerWait)
+	if err != nil {
+		return answer.Given{}, err
+	}
+	defer cl.Close()
+	cl.Conn().SetDeadline(time.Now().Add(answerWait))
+	res, err := cl.Answer(frame.AnswerRequest{Choice: string(c.Kind), Option: c.Option, Text: c.Text, Question: question})
+	if err != nil {
+		return answer.Given{}, fmt.Errorf("its supervisor did not answer (an older release?): %w", err)
+	}
+	if !res.OK {
+		return answer.Given{}, errors.New(res.Error)
+	}
+	return answer.Given{Option: res.Option, Label: res.Label, Question: res.Question}, nil
+}
 
 func (x *sockBase) lacks(c session.Caps) string {
 	if c == session.CapRestart {

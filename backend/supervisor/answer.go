@@ -13,13 +13,6 @@ import (
 // rather than mixed into what they type.
 const typingWindow = 2 * time.Second
 
-// Answered is what Answer gave: the option chosen, on which prompt.
-type Answered struct {
-	Option   int
-	Label    string
-	Question string
-}
-
 // Answer gives choice to the dialog the screen shows, in one step under the
 // pty's write lock: nothing is written unless the classifier's rules read
 // a dialog it can answer on the screen now (asking question, if that is
@@ -27,39 +20,39 @@ type Answered struct {
 // the session (keys without an Enter after them, within the typing
 // window). The keys written are the agent's
 // own (answer.Prompt.Keys).
-func (s *Session) Answer(choice answer.Choice, question string) (Answered, error) {
+func (s *Session) Answer(choice answer.Choice, question string) (answer.Given, error) {
 	if err := choice.Check(); err != nil {
-		return Answered{}, err
+		return answer.Given{}, err
 	}
 	select {
 	case <-s.done:
-		return Answered{}, ErrExited
+		return answer.Given{}, ErrExited
 	default:
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if at := s.typed.Load(); at != 0 && time.Since(time.Unix(0, at)) < typingWindow {
 		ago := time.Since(time.Unix(0, at))
-		return Answered{}, fmt.Errorf("someone is typing into the session (a key %v ago): not answering over them (attach to answer it yourself)", ago.Round(100*time.Millisecond))
+		return answer.Given{}, fmt.Errorf("someone is typing into the session (a key %v ago): not answering over them (attach to answer it yourself)", ago.Round(100*time.Millisecond))
 	}
 	snap := s.Screen()
 	p, err := answer.Read(s.cls.Name(), classify.Screen{Lines: snap.Lines(), Title: snap.Title, CursorY: snap.Cursor.Y})
 	if err != nil {
-		return Answered{}, err
+		return answer.Given{}, err
 	}
 	if question != "" && p.Question != question {
-		return Answered{}, fmt.Errorf("the screen no longer shows that prompt (it asks %q)", p.Question)
+		return answer.Given{}, fmt.Errorf("the screen no longer shows that prompt (it asks %q)", p.Question)
 	}
 	keys, n, err := p.Keys(choice)
 	if err != nil {
-		return Answered{}, err
+		return answer.Given{}, err
 	}
 	s.mu.Lock()
 	s.cls.Asked(time.Now()) // once the screen moves on, the question is answered
 	s.mu.Unlock()
 	if _, err := s.pty.wr.Write(keys); err != nil {
-		return Answered{}, err
+		return answer.Given{}, err
 	}
 	s.log.Info("answered", "option", n, "question", p.Question)
-	return Answered{Option: n, Label: p.Labels[n-1], Question: p.Question}, nil
+	return answer.Given{Option: n, Label: p.Labels[n-1], Question: p.Question}, nil
 }

@@ -15,6 +15,7 @@ package action
 import (
 	"fmt"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 )
 
@@ -97,6 +98,14 @@ type Resize struct {
 	Cols, Rows uint16
 }
 
+// Answer gives Choice to the dialog session ID shows (a permission, a
+// question with options): its supervisor checks that the screen shows
+// such a prompt and option, and types the agent's own key for it.
+type Answer struct {
+	ID     string
+	Choice answer.Choice
+}
+
 // Theme switches to a built-in theme.
 type Theme struct{ Name string }
 
@@ -131,7 +140,8 @@ type Filter struct{}
 // Sort switches the list to its next order.
 type Sort struct{}
 
-// Page opens a planning view: "ledger", "blackboard" or "capsules".
+// Page opens a view: "inbox", or a planning view: "ledger", "blackboard"
+// or "capsules".
 type Page struct{ Name string }
 
 // OpenSpawn, OpenCommand, OpenSend and OpenResize open the dialog that
@@ -141,32 +151,36 @@ type (
 	OpenCommand struct{}
 	OpenSend    struct{ ID string }
 	OpenResize  struct{ ID string }
+	// OpenAnswerText asks for the words of an Answer of kind text.
+	OpenAnswerText struct{ ID string }
 )
 
-func (Close) action()         {}
-func (Error) action()         {}
-func (Kill) action()          {}
-func (Remove) action()        {}
-func (Restart) action()       {}
-func (Interrupt) action()     {}
-func (Spawn) action()         {}
-func (SpawnHeadless) action() {}
-func (Send) action()          {}
-func (Resize) action()        {}
-func (Theme) action()         {}
-func (Quit) action()          {}
-func (Attach) action()        {}
-func (Mode) action()          {}
-func (Back) action()          {}
-func (Move) action()          {}
-func (NextAttention) action() {}
-func (Filter) action()        {}
-func (Sort) action()          {}
-func (Page) action()          {}
-func (OpenSpawn) action()     {}
-func (OpenCommand) action()   {}
-func (OpenSend) action()      {}
-func (OpenResize) action()    {}
+func (Close) action()          {}
+func (Error) action()          {}
+func (Kill) action()           {}
+func (Remove) action()         {}
+func (Restart) action()        {}
+func (Interrupt) action()      {}
+func (Spawn) action()          {}
+func (SpawnHeadless) action()  {}
+func (Send) action()           {}
+func (Resize) action()         {}
+func (Theme) action()          {}
+func (Quit) action()           {}
+func (Attach) action()         {}
+func (Mode) action()           {}
+func (Back) action()           {}
+func (Move) action()           {}
+func (NextAttention) action()  {}
+func (Filter) action()         {}
+func (Sort) action()           {}
+func (Page) action()           {}
+func (OpenSpawn) action()      {}
+func (OpenCommand) action()    {}
+func (OpenSend) action()       {}
+func (OpenResize) action()     {}
+func (Answer) action()         {}
+func (OpenAnswerText) action() {}
 
 // Target is the session a acts on, "" when it acts on none.
 func Target(a Action) string {
@@ -188,6 +202,10 @@ func Target(a Action) string {
 	case OpenSend:
 		return a.ID
 	case OpenResize:
+		return a.ID
+	case Answer:
+		return a.ID
+	case OpenAnswerText:
 		return a.ID
 	}
 	return ""
@@ -213,6 +231,8 @@ func Verb(a Action) string {
 		return "resize"
 	case Attach:
 		return "attach"
+	case Answer, OpenAnswerText:
+		return "answer"
 	}
 	return fmt.Sprintf("%T", a)
 }

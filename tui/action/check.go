@@ -16,7 +16,8 @@ import (
 //     "attach: t-1 is a headless session: it has no terminal";
 //   - a dead session cannot be attached to, sent to, interrupted, resized
 //     or killed;
-//   - a running one cannot be removed.
+//   - a running one cannot be removed;
+//   - an answer needs a session that shows a screen and waits for input.
 //
 // Liveness is checked before capabilities: a dead session's refusal says
 // how to get it back (R) or rid of it (d).
@@ -51,6 +52,16 @@ func Check(a Action, in session.Info) error {
 			return fmt.Errorf("%s has exited (code %d)", in.ID, in.ExitCode)
 		}
 		return need(a, in, session.CapInterrupt)
+	case Answer, OpenAnswerText:
+		if !in.Alive {
+			return fmt.Errorf("%s has exited (code %d)", in.ID, in.ExitCode)
+		}
+		if err := need(a, in, session.CapScreen); err != nil {
+			return err
+		}
+		if !in.NeedsInput {
+			return fmt.Errorf("answer: %s is not waiting for an answer", in.ID)
+		}
 	}
 	return nil
 }

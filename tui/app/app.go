@@ -158,7 +158,8 @@ type Model struct {
 	// transcript (see showsTranscript), at most maxEntries each.
 	transcripts map[string]*transcriptBuf
 
-	page      page // sessions or a planning view
+	page      page   // sessions or a planning view
+	inboxSel  string // the inbox's selected item's session (inbox.go)
 	ledger    planning.LedgerReport
 	ledgerErr error
 	claims    []coord.Claim    // active claims, shown under the ledger
@@ -454,6 +455,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(pull, m.info(msg.id+" exited (code "+strconv.Itoa(msg.res.Code)+")"))
 		}
 		return tea.Batch(pull, m.info("detached from "+msg.id))
+	case answeredMsg:
+		return m.onAnswered(msg)
 	case opMsg:
 		return m.onOp(msg)
 	case endpointMsg:

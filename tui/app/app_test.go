@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
@@ -212,6 +213,12 @@ func (s *stub) Resume(id string) error           { return s.record("resume %s", 
 func (s *stub) RestartFresh(id string) error     { return s.record("restart-fresh %s", id) }
 func (s *stub) Seen(id string) error             { return s.record("seen %s", id) }
 func (s *stub) Interrupt(id string) error        { return s.record("interrupt %s", id) }
+func (s *stub) Answer(id string, c answer.Choice, question string) (answer.Given, error) {
+	if err := s.record("answer %s %s %d %q", id, c.Kind, c.Option, c.Text); err != nil {
+		return answer.Given{}, err
+	}
+	return answer.Given{Option: max(c.Option, 1), Label: "Yes", Question: "Do you want to proceed?"}, nil
+}
 func (s *stub) Endpoint(id string) (attach.Endpoint, error) {
 	return nil, s.record("endpoint %s", id)
 }

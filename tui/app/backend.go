@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
@@ -73,6 +74,10 @@ type Backend interface {
 	Kill(id string, force bool) error
 	// Remove forgets a dead session.
 	Remove(id string) error
+	// Answer gives c to the dialog the session shows (a permission, a
+	// question): what its supervisor chose, or why it wrote nothing.
+	// question, if not "", is the question the user saw.
+	Answer(id string, c answer.Choice, question string) (answer.Given, error)
 	// Interrupt stops the session's current turn without ending it
 	// (session.CapInterrupt).
 	Interrupt(id string) error

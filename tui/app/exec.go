@@ -95,6 +95,9 @@ func (m *Model) exec(act action.Action) tea.Cmd {
 		}
 		return m.pushForPresets(d)
 	case action.Page:
+		if a.Name == string(keys.Inbox) {
+			return m.openInbox()
+		}
 		return m.openPage(pageKeys[keys.Action(a.Name)])
 	}
 	return m.execView(act)
@@ -175,6 +178,10 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 		return m.attach(id)
 	case action.OpenSend:
 		m.push(dialog.NewSend(id, showsTranscript(in)))
+	case action.OpenAnswerText:
+		m.openAnswerText(in)
+	case action.Answer:
+		return m.answer(a)
 	case action.OpenResize:
 		m.push(dialog.NewResize(id, uint16(in.Cols), uint16(in.Rows)))
 	case action.Send:

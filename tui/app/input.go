@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
@@ -39,6 +40,8 @@ func (m *Model) viewContext() keys.Context {
 		return keys.CtxBlackboard
 	case m.page == pageCapsules:
 		return keys.CtxCapsules
+	case m.page == pageInbox:
+		return keys.CtxInbox
 	case m.list.Typing():
 		return keys.CtxFilter
 	case m.showHelp:
@@ -84,6 +87,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.page = pageSessions
 		}
 		return nil
+	case pageInbox:
+		return m.onInboxKey(msg)
 	}
 	if m.list.Typing() {
 		return m.filterKey(msg)
@@ -91,6 +96,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	act, ok := m.opt.Keys.Lookup(m.context(), msg)
 	if !ok {
 		return nil
+	}
+	if act == keys.AnswerOption { // which option is the key itself
+		if id := m.list.SelectedID(); id != "" {
+			return m.exec(answerAction(act, id, msg))
+		}
 	}
 	return m.do(act)
 }
@@ -145,7 +155,7 @@ func (m *Model) do(k keys.Action) tea.Cmd {
 // Move by the rows they cover, session keys the action on the selected
 // session (nil when none is selected, or for keys with no action here).
 func (m *Model) fromKey(k keys.Action) action.Action {
-	if _, ok := pageKeys[k]; ok {
+	if _, ok := pageKeys[k]; ok || k == keys.Inbox {
 		return action.Page{Name: string(k)}
 	}
 	n := len(m.list.Visible())
@@ -210,6 +220,12 @@ var sessionKeys = map[keys.Action]func(id string) action.Action{
 	keys.Restart:   func(id string) action.Action { return action.Restart{ID: id} },
 	keys.Interrupt: func(id string) action.Action { return action.Interrupt{ID: id} },
 	keys.Resize:    func(id string) action.Action { return action.OpenResize{ID: id} },
+	keys.Allow:     func(id string) action.Action { return action.Answer{ID: id, Choice: answer.Choice{Kind: answer.Allow}} },
+	keys.AllowAlways: func(id string) action.Action {
+		return action.Answer{ID: id, Choice: answer.Choice{Kind: answer.Always}}
+	},
+	keys.Deny:       func(id string) action.Action { return action.Answer{ID: id, Choice: answer.Choice{Kind: answer.Deny}} },
+	keys.AnswerText: func(id string) action.Action { return action.OpenAnswerText{ID: id} },
 }
 
 // unavailable reports whether the key's action is refused for the

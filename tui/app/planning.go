@@ -43,6 +43,7 @@ const (
 	pageLedger
 	pageBlackboard
 	pageCapsules
+	pageInbox // not a planning view: see inbox.go
 )
 
 // pageKeys are the actions that open (or, pressed again, close) a

@@ -101,6 +101,8 @@ func (m *Model) Render() string {
 		blocks = append(blocks, layout.Block{Rect: l.Body, Content: m.bb.View(m.st, l.Body.W, l.Body.H)})
 	case m.page == pageCapsules:
 		blocks = append(blocks, layout.Block{Rect: l.Body, Content: m.caps.View(m.st, l.Body.W, l.Body.H)})
+	case m.page == pageInbox:
+		blocks = append(blocks, m.inboxBlocks(l)...)
 	case m.showHelp:
 		title := m.st.Title.Render("Key reference") + m.st.Muted.Render(" — "+m.keyFor(keys.Back)+" closes")
 		blocks = append(blocks,
@@ -225,6 +227,11 @@ func (m *Model) footer(w int) string {
 // paneView renders the selected session's screen in r.
 func (m *Model) paneView(r layout.Rect, focused bool) string {
 	in, ok := m.selected()
+	return m.paneOf(in, ok, r, focused)
+}
+
+// paneOf renders in's screen in r (ok false: no session, a hint).
+func (m *Model) paneOf(in session.Info, ok bool, r layout.Rect, focused bool) string {
 	if !ok {
 		body := m.st.Muted.Render(m.emptyHint() + ", " + m.keyFor(keys.Command) + " for commands")
 		return pane.Frame(m.st, pane.Border{Title: "heimdall-tui", Focused: focused}, body, r.W, r.H)
@@ -334,6 +341,9 @@ func (m *Model) transcriptView(id string, w, h int) string {
 
 // visibleIDs are the sessions whose screens are on screen now.
 func (m *Model) visibleIDs() []string {
+	if m.page == pageInbox && !m.showHelp {
+		return m.shownIDs()
+	}
 	if m.showHelp || m.page != pageSessions {
 		return nil
 	}
@@ -343,6 +353,12 @@ func (m *Model) visibleIDs() []string {
 // shownIDs are the sessions whose screens the session page shows, whether
 // or not the help screen or another page covers it now (see keptIDs).
 func (m *Model) shownIDs() []string {
+	if m.page == pageInbox {
+		if in, ok := m.inboxSelected(); ok {
+			return []string{in.ID}
+		}
+		return nil
+	}
 	if m.mode == layout.ModeGrid {
 		view := m.list.Visible()
 		l := layout.Compute(m.w, m.h, len(view), m.mode)

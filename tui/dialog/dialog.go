@@ -66,6 +66,7 @@ type (
 	Attach        = action.Attach
 	Mode          = action.Mode
 	Error         = action.Error
+	Answer        = action.Answer
 )
 
 // What a Resize fits the session to.

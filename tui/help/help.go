@@ -61,7 +61,11 @@ func FooterUnavailable(st *themes.Styles, km keys.KeyMap, ctx keys.Context, w in
 				continue
 			}
 			off := unavailable != nil && unavailable(b.Action)
-			items = append(items, item{keys.KeyHelp(b.Keys()[:1]), b.Desc(), off})
+			ks := b.Keys()
+			if !keys.DigitRun(ks) {
+				ks = ks[:1] // the first key stands for the others
+			}
+			items = append(items, item{keys.KeyHelp(ks), b.Desc(), off})
 		}
 	}
 	var tail *item

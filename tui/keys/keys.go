@@ -44,6 +44,7 @@ const (
 	Ledger        Action = "ledger"
 	Blackboard    Action = "blackboard"
 	Capsules      Action = "capsules"
+	Inbox         Action = "inbox"
 
 	// Session (the selected session).
 	Attach    Action = "attach"
@@ -54,6 +55,12 @@ const (
 	Restart   Action = "restart"
 	Resize    Action = "resize"
 	Interrupt Action = "interrupt"
+	// Answers to the dialog the session shows (a permission, a question).
+	Allow        Action = "allow"
+	AllowAlways  Action = "allow-always"
+	Deny         Action = "deny"
+	AnswerOption Action = "answer-option"
+	AnswerText   Action = "answer-text"
 
 	// Movement and ordering (list and grid).
 	Up       Action = "up"
@@ -99,6 +106,7 @@ var descs = map[Action]string{
 	Ledger:        "token ledger",
 	Blackboard:    "blackboard",
 	Capsules:      "capsules",
+	Inbox:         "inbox",
 
 	Attach:    "attach",
 	Send:      "send line",
@@ -108,6 +116,12 @@ var descs = map[Action]string{
 	Restart:   "restart",
 	Resize:    "resize",
 	Interrupt: "interrupt the turn",
+
+	Allow:        "allow (answer yes)",
+	AllowAlways:  "allow from now on",
+	Deny:         "deny (answer no)",
+	AnswerOption: "choose option N",
+	AnswerText:   "answer in words",
 
 	Up:       "up",
 	Down:     "down",
@@ -172,10 +186,11 @@ const (
 	CtxLedger                    // the token-ledger view
 	CtxBlackboard                // the blackboard editor (not while typing a value)
 	CtxCapsules                  // the capsule browser
+	CtxInbox                     // the inbox
 	numContexts
 )
 
-var ctxNames = [numContexts]string{"Global", "Session", "List", "Grid", "Filter", "Help", "Dialog", "Ledger", "Blackboard", "Capsules"}
+var ctxNames = [numContexts]string{"Global", "Session", "List", "Grid", "Filter", "Help", "Dialog", "Ledger", "Blackboard", "Capsules", "Inbox"}
 
 // ctxAbout says in a line when a context applies, for the key reference.
 var ctxAbout = [numContexts]string{
@@ -189,9 +204,10 @@ var ctxAbout = [numContexts]string{
 	"In the token-ledger view (L).",
 	"In the blackboard editor (B). While a key or value is being typed, enter saves, esc cancels and tab switches fields.",
 	"In the capsule browser (C).",
+	"In the inbox (!): what wants you, newest first; the answer keys act on the selected item's session.",
 }
 
-var ctxTitles = [numContexts]string{"Anywhere", "Selected session", "Session list", "Pane grid", "Filter prompt", "Help screen", "Dialogs", "Token ledger", "Blackboard", "Capsules"}
+var ctxTitles = [numContexts]string{"Anywhere", "Selected session", "Session list", "Pane grid", "Filter prompt", "Help screen", "Dialogs", "Token ledger", "Blackboard", "Capsules", "Inbox"}
 
 // Title is the context's heading in the help screen.
 func (c Context) Title() string {
@@ -283,6 +299,7 @@ func Default() KeyMap {
 	km.ctx[CtxGlobal] = []Binding{
 		bind(Spawn, true, "n"),
 		bind(NextAttention, true, "tab"),
+		bind(Inbox, true, "!"),
 		bind(Filter, true, "/"),
 		bind(Grid, true, "g"),
 		bind(Zoom, true, "z"),
@@ -303,6 +320,11 @@ func Default() KeyMap {
 		bind(Restart, false, "R"),
 		bind(Resize, false, "r"),
 		bind(Interrupt, false, "I"),
+		bind(Allow, false, "y"),
+		bind(AllowAlways, false, "Y"),
+		bind(Deny, false, "N"),
+		bind(AnswerOption, false, "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		bind(AnswerText, false, "t"),
 	}
 	km.ctx[CtxList] = []Binding{
 		bind(Up, false, "up", "k"),
@@ -355,6 +377,18 @@ func Default() KeyMap {
 		bind(PageUp, false, "pgup").in("scroll up"),
 		bind(PageDown, false, "pgdown", "space").in("scroll down"),
 		bind(Back, true, "esc", "q", "C").in("close capsules"),
+	}
+	km.ctx[CtxInbox] = []Binding{
+		bind(Up, false, "up", "k").in("previous item"),
+		bind(Down, false, "down", "j").in("next item"),
+		bind(NextAttention, false, "tab").in("next item"),
+		bind(Accept, true, "enter").in("go to its session"),
+		bind(Allow, true, "y"),
+		bind(AllowAlways, false, "Y"),
+		bind(Deny, true, "N"),
+		bind(AnswerOption, true, "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		bind(AnswerText, false, "t"),
+		bind(Back, true, "esc", "q", "!").in("close inbox"),
 	}
 	km.ctx[CtxDialog] = []Binding{
 		bind(DialogOK, true, "enter"),
@@ -548,6 +582,9 @@ var keySymbols = map[string]string{
 
 // KeyHelp is the display form of a binding's keys: "↑/k", "q/ctrl+c".
 func KeyHelp(keys []string) string {
+	if DigitRun(keys) {
+		return keys[0] + "-" + keys[len(keys)-1] // 1-9, not 1/2/…/9
+	}
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		if s, ok := keySymbols[k]; ok {
@@ -556,4 +593,17 @@ func KeyHelp(keys []string) string {
 		out[i] = k
 	}
 	return strings.Join(out, "/")
+}
+
+// DigitRun reports whether keys are three or more consecutive digits.
+func DigitRun(keys []string) bool {
+	if len(keys) < 3 {
+		return false
+	}
+	for i, k := range keys {
+		if len(k) != 1 || k[0] < '0' || k[0] > '9' || (i > 0 && k[0] != keys[i-1][0]+1) {
+			return false
+		}
+	}
+	return true
 }

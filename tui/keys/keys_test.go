@@ -173,7 +173,7 @@ func TestOverride(t *testing.T) {
 		keys   []string
 		want   string
 	}{
-		{"explode", []string{"e"}, "valid: accept, add, attach, back"},
+		{"explode", []string{"e"}, "valid: accept, add, allow, allow-always"},
 		{"kill", nil, "no keys"},
 		{"kill", []string{""}, "bad key"},
 		{"kill", []string{"a b"}, "bad key"},

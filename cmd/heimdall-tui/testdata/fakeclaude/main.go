@@ -408,7 +408,9 @@ func (f *fake) ask() {
 func logKey(line string) { appendLine("FAKE_CLAUDE_KEYS", line) }
 
 // mark appends "what UNIXNANO" to $FAKE_CLAUDE_TIMES, if set.
-func mark(what string) { appendLine("FAKE_CLAUDE_TIMES", fmt.Sprintf("%s %d", what, time.Now().UnixNano())) }
+func mark(what string) {
+	appendLine("FAKE_CLAUDE_TIMES", fmt.Sprintf("%s %d", what, time.Now().UnixNano()))
+}
 
 // appendLine appends line to the file $env names, if it names one.
 func appendLine(env, line string) {
