@@ -448,6 +448,7 @@ func TestQuitAsksOnlyWhenOwnSessionsRun(t *testing.T) {
 	}
 }
 
+// tab walks the inbox: what needs input, failed or finished unseen.
 func TestTabJumpsToNeedsInput(t *testing.T) {
 	b := newStub()
 	m := newModel(t, b, 120, 35, themes.Dark())
@@ -458,11 +459,17 @@ func TestTabJumpsToNeedsInput(t *testing.T) {
 	if !strings.Contains(plain(m), "1 need input") {
 		t.Fatalf("header does not count sessions needing input:\n%s", plain(m))
 	}
-	b.set("claude-2", func(in *session.Info) { in.NeedsInput = false })
-	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed, ID: "claude-2"}}})
+	// Then the next item of the inbox: build failed.
 	press(m, "tab")
-	if m.list.SelectedID() != "claude-2" || !strings.Contains(m.status, "no session needs input") {
-		t.Fatalf("tab with none waiting: selected %q, status %q", m.list.SelectedID(), m.status)
+	if m.list.SelectedID() != "build" {
+		t.Fatalf("second tab selected %q, want build (its error)", m.list.SelectedID())
+	}
+	b.set("claude-2", func(in *session.Info) { in.NeedsInput = false })
+	b.set("build", func(in *session.Info) { in.ExitCode = 0 })
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed, ID: "claude-2"}, {Kind: session.Changed, ID: "build"}}})
+	press(m, "tab")
+	if m.list.SelectedID() != "build" || !strings.Contains(m.status, "nothing waits for you") {
+		t.Fatalf("tab with nothing waiting: selected %q, status %q", m.list.SelectedID(), m.status)
 	}
 }
 

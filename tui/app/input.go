@@ -348,20 +348,27 @@ func (m *Model) quit(stop bool) tea.Cmd {
 	return tea.Quit
 }
 
-// nextAttention selects the next session (after the selected one, wrapping)
-// that needs input.
+// nextAttention selects the session of the next inbox item after the
+// selected session's (newest first, wrapping; the newest when the
+// selected session has none): tab walks what wants the user.
 func (m *Model) nextAttention() tea.Cmd {
-	view := m.list.Visible()
-	n := len(view)
-	start := m.index(m.list.SelectedID())
-	for k := 1; k <= n; k++ {
-		in := view[(start+k+n)%n]
-		if in.NeedsInput && in.Alive {
-			m.list.Select(in.ID)
+	items := m.inboxItems()
+	if len(items) == 0 {
+		return m.info("nothing waits for you")
+	}
+	start := -1
+	for i, it := range items {
+		if it.Session == m.list.SelectedID() {
+			start = i
+		}
+	}
+	for k := 1; k <= len(items); k++ {
+		id := items[(start+k)%len(items)].Session
+		if m.list.Select(id) {
 			return nil
 		}
 	}
-	return m.info("no session needs input")
+	return m.info("what waits for you is hidden by the filter")
 }
 
 type attachResult = attach.Result

@@ -100,7 +100,7 @@ var descs = map[Action]string{
 	Back:          "back",
 	Spawn:         "new session",
 	Filter:        "filter",
-	NextAttention: "next needs input",
+	NextAttention: "next in the inbox",
 	Grid:          "grid view",
 	Zoom:          "zoom pane",
 	Ledger:        "token ledger",
