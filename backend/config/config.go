@@ -34,7 +34,7 @@
 //	theme              = ""                     # dashboard theme: dark, light, high-contrast
 //	detach_key         = "ctrl-\\"               # leaves a full-screen attach (checked by the dashboard)
 //	bell               = false                  # ring the bell when a session starts needing input
-//	notify             = ""                     # "", "off", "osc9" or "osc777": desktop notification
+//	notify             = ""                     # "", "off", "osc9", "osc777" or "osc99": desktop notification
 //	                                            # through the dashboard's terminal when away
 //	notify_command     = ""                     # run with /bin/sh -c when a session needs input
 //
@@ -128,7 +128,7 @@ type Config struct {
 	Theme            string
 	DetachKey        string              // "" = Ctrl-\
 	Bell             bool                // bell when a session starts needing input
-	Notify           string              // "" (off), "osc9" or "osc777"; "off" in the file reads as ""
+	Notify           string              // "" (off), "osc9", "osc777" or "osc99"; "off" in the file reads as ""
 	NotifyCommand    string              // "" = none
 	Keys             map[string][]string // action name → keys
 	Agents           []Agent

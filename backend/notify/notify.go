@@ -44,6 +44,9 @@ type Event struct {
 	Title  string // the window title the session's program set, "" if none
 	Dir    string // the session's working directory
 	Reason string // a phrase: "needs input" (ReasonNeedsInput) when empty
+	// Detail says what about (the tool and its command, the question, the
+	// answer's first line, the error); "" for none: the title stands.
+	Detail string
 }
 
 func (e Event) reason() string {
@@ -54,11 +57,15 @@ func (e Event) reason() string {
 }
 
 // Message is the event as one line of text: "ID needs input", followed by
-// ": Title" when the session has a title. It is not cleaned: OSC9, OSC777
+// ": Detail" when the event says what about, else ": Title" when the
+// session has a title. It is not cleaned: OSC9, OSC777
 // and the command's HEIMDALL_MESSAGE clean it.
 func (e Event) Message() string {
 	m := e.ID + " " + e.reason()
-	if e.Title != "" {
+	switch {
+	case e.Detail != "":
+		m += ": " + e.Detail
+	case e.Title != "":
 		m += ": " + e.Title
 	}
 	return m

@@ -12,16 +12,17 @@ const (
 	FormatOff    = "off"
 	FormatOSC9   = "osc9"   // ESC ] 9 ; message BEL
 	FormatOSC777 = "osc777" // ESC ] 777 ; notify ; title ; body BEL
+	FormatOSC99  = "osc99"  // kitty's: ESC ] 99 ; i=…:d=0 ; title ESC \, then the body
 )
 
 // Formats lists the terminal notification formats that send something.
-var Formats = []string{FormatOSC9, FormatOSC777}
+var Formats = []string{FormatOSC9, FormatOSC777, FormatOSC99}
 
 // ValidFormat reports whether s is a value Options.Terminal accepts: "",
 // FormatOff or one of Formats.
 func ValidFormat(s string) bool {
 	switch s {
-	case "", FormatOff, FormatOSC9, FormatOSC777:
+	case "", FormatOff, FormatOSC9, FormatOSC777, FormatOSC99:
 		return true
 	}
 	return false
@@ -51,8 +52,10 @@ func Sequence(format string, ev Event, tmux bool) (string, error) {
 		s = OSC9(appName + ": " + ev.Message())
 	case FormatOSC777:
 		s = OSC777(appName, ev.Message())
+	case FormatOSC99:
+		s = OSC99(appName, ev.Message())
 	default:
-		return "", fmt.Errorf("notification format %q: want %q or %q", format, FormatOSC9, FormatOSC777)
+		return "", fmt.Errorf("notification format %q: want %q, %q or %q", format, FormatOSC9, FormatOSC777, FormatOSC99)
 	}
 	if tmux {
 		s = TmuxPassthrough(s)
@@ -80,6 +83,17 @@ func OSC9(msg string) string {
 // title is cut to 64 bytes, the body to 256.
 func OSC777(title, body string) string {
 	return "\x1b]777;notify;" + clean(title, maxTitle, true) + ";" + clean(body, maxBody, false) + "\a"
+}
+
+// OSC99 returns kitty's desktop notification (its OSC 99 protocol): one
+// sequence with the title, one with the body, joined by an id, each ended
+// by BEL as the other formats are (kitty ends an OSC at BEL or ST). Both
+// texts are cleaned (see clean: nothing can end them early) and cut as
+// OSC777's are.
+func OSC99(title, body string) string {
+	const id = "i=heimdall"
+	return "\x1b]99;" + id + ":d=0;" + clean(title, maxTitle, false) + "\a" +
+		"\x1b]99;" + id + ":d=1:p=body;" + clean(body, maxBody, false) + "\a"
 }
 
 // TmuxPassthrough wraps seq in tmux's passthrough: ESC P tmux ; seq with

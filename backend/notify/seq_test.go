@@ -27,7 +27,7 @@ func TestSequenceBytes(t *testing.T) {
 			t.Errorf("Sequence(%s, tmux=%v) =\n%q\nwant\n%q", tt.format, tt.tmux, got, tt.want)
 		}
 	}
-	for _, f := range []string{"", FormatOff, "osc99", "OSC9"} {
+	for _, f := range []string{"", FormatOff, "osc98", "OSC9"} {
 		if _, err := Sequence(f, ev, false); err == nil {
 			t.Errorf("Sequence(%q): no error", f)
 		}
@@ -51,6 +51,7 @@ func TestOSC9And777Exact(t *testing.T) {
 		{"osc777 plain", OSC777("T", "body"), "\x1b]777;notify;T;body\a"},
 		{"osc777 ; in title", OSC777("a;b;c", "x;y"), "\x1b]777;notify;a,b,c;x;y\a"},
 		{"osc777 empty", OSC777("", ""), "\x1b]777;notify;;\a"},
+		{"osc99 title and body", OSC99("T", "b;o\x1b\\dy"), "\x1b]99;i=heimdall:d=0;T\a\x1b]99;i=heimdall:d=1:p=body;b;o \\dy\a"},
 		{"tmux doubles every ESC", TmuxPassthrough("\x1b]9;a\x1b\\"), "\x1bPtmux;\x1b\x1b]9;a\x1b\x1b\\\x1b\\"},
 	}
 	for _, tt := range tests {
@@ -100,10 +101,17 @@ func TestSequenceCannotBeInjected(t *testing.T) {
 				inner = strings.TrimSuffix(strings.TrimPrefix(s, "\x1bPtmux;"), "\x1b\\")
 				inner = strings.ReplaceAll(inner, "\x1b\x1b", "\x1b")
 			}
-			if strings.Count(inner, "\x1b") != 1 || !strings.HasPrefix(inner, "\x1b]") {
-				t.Errorf("%s tmux=%v: ESC inside the text: %q", f, tmux, s)
+			seqs := strings.SplitAfter(inner, "\a") // OSC 99 is two sequences
+			if seqs[len(seqs)-1] == "" {
+				seqs = seqs[:len(seqs)-1]
 			}
-			body := strings.TrimSuffix(strings.TrimPrefix(inner, "\x1b]"), "\a")
+			body := ""
+			for _, seq := range seqs {
+				if strings.Count(seq, "\x1b") != 1 || !strings.HasPrefix(seq, "\x1b]") || !strings.HasSuffix(seq, "\a") {
+					t.Errorf("%s tmux=%v: ESC or BEL inside the text: %q", f, tmux, s)
+				}
+				body += strings.TrimSuffix(strings.TrimPrefix(seq, "\x1b]"), "\a")
+			}
 			if !utf8.ValidString(body) {
 				t.Errorf("%s tmux=%v: invalid UTF-8 in %q", f, tmux, s)
 			}

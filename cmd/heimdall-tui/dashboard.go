@@ -185,6 +185,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		Keys:        km,
 		KillGrace:   a.cfg.KillGrace,
 		Bell:        a.cfg.Bell,
+		Alerter:     newDashAlerter(a.cfg, logger),
 		Headless:    headlessOpener(daemon, dashHeddle(a.cfg.Heddle, f, logger)),
 		DefaultDir:  cwd,
 		Classifiers: classify.Names(),

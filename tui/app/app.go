@@ -87,6 +87,8 @@ type Options struct {
 	KillGrace time.Duration
 	// Bell rings the terminal bell when a session starts needing input.
 	Bell bool
+	// Alerter, if set, tells the user of each new inbox item (alerts.go).
+	Alerter Alerter
 	// Headless opens headless Claude sessions (the blemeesd the dashboard
 	// runs); nil when it runs none: the spawn dialog offers them only
 	// when set.
@@ -174,7 +176,7 @@ type Model struct {
 	statusSeq int
 	tickSeq   int
 	tickAt    time.Time
-	attention map[string]bool // needs-input flags last seen, for the bell
+	alerted   map[string]bool // the inbox items known, by Key: each alerts once (alerts.go)
 	// seen maps a Done (or ringing) session to what the dashboard last
 	// told it was seen with (markSeen): once per turn, once per bell.
 	seen      map[string]seenMark
@@ -221,7 +223,6 @@ func New(opt Options) *Model {
 		snapGen:     map[string]uint64{},
 		pullIDs:     new(atomic.Pointer[[]string]),
 		transcripts: map[string]*transcriptBuf{},
-		attention:   map[string]bool{},
 		w:           80,
 		h:           24,
 		bb:          blackboard.New(opt.Keys),
@@ -233,9 +234,7 @@ func New(opt Options) *Model {
 		m.list.SetOrder(o)
 	}
 	m.reload()
-	for _, in := range m.list.All() {
-		m.attention[in.ID] = in.NeedsInput && in.Alive
-	}
+	m.checkInbox() // what waits already was told while nobody watched (supervisors' notify)
 	return m
 }
 
@@ -531,7 +530,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	}
 	if reload {
 		m.reload()
-		cmds = append(cmds, m.checkAttention())
+		cmds = append(cmds, m.checkInbox())
 	}
 	for id, es := range msg.entries {
 		m.addEntries(id, es)
@@ -571,25 +570,6 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	m.nextGap = batchGap(changed)
 	cmds = append(cmds, m.waitEvents())
 	return tea.Batch(cmds...)
-}
-
-// checkAttention notes sessions that started needing input and rings the
-// bell for them when configured.
-func (m *Model) checkAttention() tea.Cmd {
-	ring := false
-	seen := make(map[string]bool, len(m.list.All()))
-	for _, in := range m.list.All() {
-		now := in.NeedsInput && in.Alive
-		if now && !m.attention[in.ID] {
-			ring = true
-		}
-		seen[in.ID] = now
-	}
-	m.attention = seen
-	if ring && m.opt.Bell && m.attachedID == "" {
-		return tea.Raw("\a")
-	}
-	return nil
 }
 
 // reload takes the session list from the backend and re-derives the view,

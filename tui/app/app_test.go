@@ -478,22 +478,45 @@ func TestBellOnNewNeedsInput(t *testing.T) {
 	m := New(Options{Backend: b, Keys: keys.Default(), Bell: true, Now: func() time.Time { return t0 }})
 	t.Cleanup(m.cancel)
 	b.set("shell-1", func(in *session.Info) { in.NeedsInput = true })
-	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed, ID: "shell-1"}}})
-	if !m.attention["shell-1"] {
-		t.Fatal("transition to needs-input not noticed")
-	}
-	if cmd := m.checkAttention(); cmd != nil {
-		t.Fatal("bell rang again without a new transition")
-	}
-	b.set("claude-1", func(in *session.Info) { in.NeedsInput = true })
 	m.list.SetItems(b.Sessions())
-	cmd := m.checkAttention()
-	if cmd == nil {
+	if !bellIn(m.checkInbox()) {
 		t.Fatal("no bell on a new transition")
 	}
-	if raw, ok := cmd().(tea.RawMsg); !ok || raw.Msg != "\a" {
+	if cmd := m.checkInbox(); cmd != nil {
+		t.Fatal("bell rang again without a new transition")
+	}
+	// The focused session (claude-1) alerts nobody; claude-2 asking
+	// something new does.
+	b.set("claude-1", func(in *session.Info) { in.NeedsInput = true })
+	m.list.SetItems(b.Sessions())
+	if cmd := m.checkInbox(); cmd != nil {
+		t.Fatal("the focused session rang the bell")
+	}
+	b.set("claude-2", func(in *session.Info) { in.Reason = "Bash: make" })
+	m.list.SetItems(b.Sessions())
+	if cmd := m.checkInbox(); cmd == nil {
+		t.Fatal("no bell on a new transition")
+	} else if raw, ok := cmd().(tea.RawMsg); !ok || raw.Msg != "\a" {
 		t.Fatalf("bell cmd produced %#v", cmd())
 	}
+}
+
+// bellIn reports whether cmd (or a batch of them) writes a bell.
+func bellIn(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.RawMsg:
+		return msg.Msg == "\a"
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if bellIn(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func TestFilter(t *testing.T) {
