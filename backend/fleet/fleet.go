@@ -552,6 +552,20 @@ func (f *Fleet) Answer(id string, c answer.Choice, question string) (answer.Give
 	return g, nil
 }
 
+// Prompt is the dialog session id shows now (its question and options), as
+// Answer would read it, or why there is none.
+func (f *Fleet) Prompt(id string) (answer.Prompt, error) {
+	e, err := f.get(id)
+	if err != nil {
+		return answer.Prompt{}, err
+	}
+	a, ok := e.m.(Answerer)
+	if !ok {
+		return answer.Prompt{}, fmt.Errorf("%s is %s: it has no screen whose prompt could be read", id, e.kind.Describe())
+	}
+	return a.Prompt()
+}
+
 // Kill stops the session: for a pty session SIGTERM to its process group
 // and SIGKILL after the kill grace (a followed session's own supervisor's
 // grace), or SIGKILL at once with force. The Exited event follows.

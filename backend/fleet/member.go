@@ -123,6 +123,8 @@ type Restarter interface {
 // (Fleet.Answer).
 type Answerer interface {
 	Answer(c answer.Choice, question string) (answer.Given, error)
+	// Prompt is the dialog the agent shows now, as Answer would read it.
+	Prompt() (answer.Prompt, error)
 }
 
 // Seener is a member that clears its Done flag once a user has seen it

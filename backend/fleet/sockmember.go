@@ -110,6 +110,24 @@ func (x *sockBase) Answer(c answer.Choice, question string) (answer.Given, error
 	return answer.Given{Option: res.Option, Label: res.Label, Question: res.Question}, nil
 }
 
+// Prompt implements Answerer: a PROMPT on a connection of its own.
+func (x *sockBase) Prompt() (answer.Prompt, error) {
+	cl, err := frame.Dial(x.sock, answerWait)
+	if err != nil {
+		return answer.Prompt{}, err
+	}
+	defer cl.Close()
+	cl.Conn().SetDeadline(time.Now().Add(answerWait))
+	pi, err := cl.Prompt()
+	if err != nil {
+		return answer.Prompt{}, fmt.Errorf("its supervisor did not answer (an older release?): %w", err)
+	}
+	if pi.Error != "" {
+		return answer.Prompt{}, errors.New(pi.Error)
+	}
+	return answer.Prompt{Family: pi.Family, Question: pi.Question, Labels: pi.Options, Multi: pi.Multi}, nil
+}
+
 func (x *sockBase) lacks(c session.Caps) string {
 	if c == session.CapRestart {
 		return "its command line is unknown (not readable from /proc), so it cannot be started again"

@@ -13,6 +13,12 @@ import (
 // rather than mixed into what they type.
 const typingWindow = 2 * time.Second
 
+// Prompt is the dialog the screen shows now, as Answer reads it.
+func (s *Session) Prompt() (answer.Prompt, error) {
+	snap := s.Screen()
+	return answer.Read(s.cls.Name(), classify.Screen{Lines: snap.Lines(), Title: snap.Title, CursorY: snap.Cursor.Y})
+}
+
 // Answer gives choice to the dialog the screen shows, in one step under the
 // pty's write lock: nothing is written unless the classifier's rules read
 // a dialog it can answer on the screen now (asking question, if that is
@@ -35,8 +41,7 @@ func (s *Session) Answer(choice answer.Choice, question string) (answer.Given, e
 		ago := time.Since(time.Unix(0, at))
 		return answer.Given{}, fmt.Errorf("someone is typing into the session (a key %v ago): not answering over them (attach to answer it yourself)", ago.Round(100*time.Millisecond))
 	}
-	snap := s.Screen()
-	p, err := answer.Read(s.cls.Name(), classify.Screen{Lines: snap.Lines(), Title: snap.Title, CursorY: snap.Cursor.Y})
+	p, err := s.Prompt()
 	if err != nil {
 		return answer.Given{}, err
 	}

@@ -328,6 +328,16 @@ func (c *conn) handle(f frame.Frame) bool {
 		c.watchScreen()
 	case frame.Answer:
 		return c.answer(f.Payload)
+	case frame.Prompt:
+		c.extraPayload(f)
+		var pi frame.PromptInfo
+		if p, err := c.srv.Session.Prompt(); err != nil {
+			pi.Error = err.Error()
+		} else {
+			pi = frame.PromptInfo{Family: p.Family, Question: p.Question, Options: p.Labels, Multi: p.Multi}
+		}
+		b, _ := json.Marshal(pi)
+		return c.write(frame.PromptResp, b) == nil
 	case frame.Terminal:
 		var fds []int
 		if c.fdc != nil {

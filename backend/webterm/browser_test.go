@@ -3,6 +3,8 @@ package webterm
 import (
 	"context"
 	"encoding/json"
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,6 +124,55 @@ func TestBrowser(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(dir, UploadDir, name))
 		if err != nil || string(b) != want {
 			t.Errorf("upload %s: %q %v", name, b, err)
+		}
+	}
+}
+
+// The page's inbox in a real browser (testdata/inbox.js): fake Claude
+// sessions' prompts listed with their options as buttons, answered from
+// the page; the agents read the keys of those options.
+func TestBrowserInbox(t *testing.T) {
+	chromium := chromiumPath()
+	if chromium == "" {
+		unavailable(t, "no chromium")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		unavailable(t, "no node")
+	}
+	pw := playwrightDir(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("FAKE_CLAUDE_STEP", "100")
+	logs := t.TempDir()
+	f := newFleet(t)
+	for id, prompt := range map[string]string{"c1": "perm", "c2": "ask"} {
+		spec := fleet.Spec{ID: id, Agent: "claude", Classifier: "claude", Argv: []string{fakeClaudeBin},
+			Env: []string{"FAKE_CLAUDE_KEYS=" + filepath.Join(logs, id)}}
+		if _, err := f.Spawn(spec); err != nil {
+			t.Fatal(err)
+		}
+		waitInfo(t, f, id, "its prompt", func(in session.Info) bool { return in.Alive && in.State == session.Idle })
+		if err := f.Send(id, session.Input{Data: []byte(prompt + "\r")}); err != nil {
+			t.Fatal(err)
+		}
+		waitInfo(t, f, id, "needs input", func(in session.Info) bool { return in.NeedsInput })
+	}
+	_, hs := testServer(t, Options{Fleet: f})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "testdata/inbox.js", hs.URL, testToken, chromium)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(pw, "node_modules"))
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("browser: %v %q\n%s", err, out, stderr.String())
+	}
+	for id, want := range map[string]string{"c1": "perm key 1\n", "c2": "ask key 3\n"} {
+		if b, _ := os.ReadFile(filepath.Join(logs, id)); string(b) != want {
+			t.Errorf("%s read %q, want %q", id, b, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,13 +20,15 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/wire/wsterm"
 )
 
 // supervisorBin is the heimdall-tui binary the tests' fleets start their
-// sessions' supervisors with, built once by TestMain.
-var supervisorBin string
+// sessions' supervisors with, and fakeClaudeBin the fake Claude Code of
+// cmd/heimdall-tui's tests, built once by TestMain.
+var supervisorBin, fakeClaudeBin string
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
@@ -38,6 +41,11 @@ func testMain(m *testing.M) int {
 	defer os.RemoveAll(tmp)
 	if supervisorBin, err = proctest.BuildHeimdall(tmp); err != nil {
 		fmt.Fprintln(os.Stderr, "TestMain:", err)
+		return 1
+	}
+	fakeClaudeBin = filepath.Join(tmp, "fakeclaude")
+	if out, err := exec.Command("go", "build", "-o", fakeClaudeBin, "github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/testdata/fakeclaude").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "TestMain: build the fake claude: %v\n%s", err, out)
 		return 1
 	}
 	os.Setenv("XDG_CONFIG_HOME", tmp) // no user config reaches the supervisors
@@ -318,5 +326,22 @@ func (v *viewer) sync(marker int) []string {
 			return types
 		}
 		types = append(types, fmt.Sprint(j["type"]))
+	}
+}
+
+// waitInfo waits until session id of f meets cond.
+func waitInfo(t *testing.T, f Fleet, id, what string, cond func(session.Info) bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		for _, in := range f.Sessions() {
+			if in.ID == id && cond(in) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never: %s", id, what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

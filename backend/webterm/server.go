@@ -43,6 +43,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/webterm/page"
@@ -57,6 +58,8 @@ type Fleet interface {
 	Output(id string, interactive bool) (*fleet.Output, error)
 	Replace(ctx context.Context, id string, spec fleet.Spec) error
 	Presets() []fleet.Preset
+	Prompt(id string) (answer.Prompt, error)
+	Answer(id string, c answer.Choice, question string) (answer.Given, error)
 }
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown
@@ -199,6 +202,8 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/sessions", s.serveSessions)
 	s.mux.HandleFunc("POST /api/sessions", s.createSession)
 	s.mux.HandleFunc("GET /ws/{id}", s.serveWS)
+	s.mux.HandleFunc("GET /api/inbox", s.serveInbox)
+	s.mux.HandleFunc("POST /api/sessions/{id}/answer", s.answerSession)
 	s.hs = &http.Server{Addr: opts.Addr, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	s.hs.RegisterOnShutdown(s.closeClients)

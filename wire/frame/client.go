@@ -205,3 +205,10 @@ func (c *Client) Answer(req AnswerRequest) (AnswerResult, error) {
 	var res AnswerResult
 	return res, c.request(Answer, b, AnswerResp, &res)
 }
+
+// Prompt asks for the dialog on the session's screen (PROMPT, an
+// extension; see Answer).
+func (c *Client) Prompt() (PromptInfo, error) {
+	var p PromptInfo
+	return p, c.request(Prompt, nil, PromptResp, &p)
+}

@@ -69,12 +69,14 @@ const (
 	WatchScreen     Type = 0x48 // empty: send one Paint once the screen differs from the last one sent
 	Hello           Type = 0x49 // [request id u32]?: request a HelloResp (the server's protocol and features)
 	Answer          Type = 0x4A // JSON AnswerRequest: answer the dialog on the screen; an AnswerResp replies
+	Prompt          Type = 0x4B // empty: request a PromptResp (the dialog on the screen, as ANSWER reads it)
 	ScreenResp      Type = 0xC0 // JSON ScreenInfo
 	StateEvent      Type = 0xC6 // JSON StateInfo
 	TerminalState   Type = 0xC7 // [TerminalTaken, or why the server has no (more) terminal u8]
 	Paint           Type = 0xC8 // [cols u16 BE][rows u16 BE][flags u8: 0x01 more][seq u64 BE][repaint bytes]: the screen, see PaintHeader
 	HelloResp       Type = 0xC9 // JSON HelloInfo
 	AnswerResp      Type = 0xCA // JSON AnswerResult
+	PromptResp      Type = 0xCB // JSON PromptInfo
 )
 
 // TERMINAL_STATE payloads: the first reply to TERMINAL is TerminalTaken or
@@ -101,7 +103,7 @@ var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Atta
 	Hangup: "HANGUP", SubscribeScreen: "SUBSCRIBE_SCREEN", Hook: "HOOK", Seen: "SEEN",
 	WatchState: "WATCH_STATE", StateEvent: "STATE", Terminal: "TERMINAL", TerminalState: "TERMINAL_STATE",
 	WatchScreen: "WATCH_SCREEN", Paint: "PAINT", Hello: "HELLO", HelloResp: "HELLO_RESP",
-	Answer: "ANSWER", AnswerResp: "ANSWER_RESP"}
+	Answer: "ANSWER", AnswerResp: "ANSWER_RESP", Prompt: "PROMPT", PromptResp: "PROMPT_RESP"}
 
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",

@@ -265,7 +265,7 @@ const (
 	FeatureStateView       = "state_view"       // STATE carries pid, title, size and idle time, and is pushed when they change (but idle time)
 	FeatureWatchScreen     = "watch_screen"     // WATCH_SCREEN, PAINT
 	FeatureTerminal        = "terminal"         // TERMINAL, TERMINAL_STATE
-	FeatureAnswer          = "answer"           // ANSWER, ANSWER_RESP
+	FeatureAnswer          = "answer"           // ANSWER, ANSWER_RESP, PROMPT, PROMPT_RESP
 )
 
 // MaxAnswer bounds an ANSWER's payload.
@@ -328,6 +328,26 @@ func (h *HelloInfo) UnmarshalBinary(b []byte) error {
 
 // Has reports whether the server serves feature.
 func (h HelloInfo) Has(feature string) bool { return slices.Contains(h.Features, feature) }
+
+// PromptInfo is the PROMPT_RESP payload: the dialog on the session's
+// screen as ANSWER would read it (Family, Question, Options: option n is
+// Options[n-1]; Multi: check boxes), or why there is none (Error).
+type PromptInfo struct {
+	Family   string   `json:"family,omitempty"`
+	Question string   `json:"question,omitempty"`
+	Options  []string `json:"options,omitempty"`
+	Multi    bool     `json:"multi,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// UnmarshalBinary decodes a PROMPT_RESP payload.
+func (p *PromptInfo) UnmarshalBinary(b []byte) error {
+	*p = PromptInfo{}
+	if err := json.Unmarshal(b, p); err != nil {
+		return fmt.Errorf("frame: PROMPT_RESP: %w", err)
+	}
+	return nil
+}
 
 // UnmarshalBinary decodes an ANSWER_RESP payload.
 func (r *AnswerResult) UnmarshalBinary(b []byte) error {

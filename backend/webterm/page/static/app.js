@@ -73,6 +73,102 @@ async function loadList() {
   $('empty').hidden = data.sessions.length > 0;
 }
 
+// ---- inbox ---------------------------------------------------------------
+
+const KIND_MARK = { input: '! needs input', error: '✗ failed', done: '✓ done' };
+
+// answer sends one answer to the dialog session id shows; the server
+// refuses it (409, with the reason) when the screen no longer asks that.
+async function answer(id, body) {
+  const r = await fetch('/api/sessions/' + encodeURIComponent(id) + '/answer', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  });
+  const text = await r.text();
+  if (!r.ok) { notice(text.trim(), true); loadInbox(); return; }
+  const res = JSON.parse(text);
+  notice('answered ' + id + ': ' + res.option + '. ' + res.label);
+  loadInbox();
+}
+
+function inboxItem(it) {
+  const li = document.createElement('li');
+  li.className = 'item ' + it.kind;
+  li.dataset.session = it.session;
+  const head = document.createElement('div');
+  head.className = 'head';
+  const mark = document.createElement('span');
+  mark.className = 'kind';
+  mark.textContent = KIND_MARK[it.kind] || it.kind;
+  const a = document.createElement('a');
+  a.href = '#/s/' + encodeURIComponent(it.session);
+  a.textContent = it.session;
+  const age = document.createElement('span');
+  age.className = 'dim';
+  age.textContent = it.age;
+  head.append(mark, a, age);
+  const reason = document.createElement('p');
+  reason.className = 'reason';
+  reason.textContent = it.reason || (it.kind === 'done' ? 'finished its turn' : '');
+  li.append(head, reason);
+  const p = it.prompt;
+  if (p && !p.multi) {
+    const q = document.createElement('p');
+    q.className = 'question';
+    q.textContent = p.question;
+    const opts = document.createElement('div');
+    opts.className = 'answers';
+    p.options.forEach((label, i) => {
+      if (/^Type something\.?$/.test(label)) {
+        const f = document.createElement('form');
+        f.className = 'words';
+        const input = document.createElement('input');
+        input.placeholder = 'Answer in words';
+        input.maxLength = 4096;
+        input.setAttribute('aria-label', 'Answer ' + it.session + ' in words');
+        const b = document.createElement('button');
+        b.type = 'submit';
+        b.textContent = 'Send';
+        f.append(input, b);
+        f.addEventListener('submit', (e) => {
+          e.preventDefault();
+          if (input.value.trim()) answer(it.session, { choice: 'text', text: input.value.trim(), question: p.question });
+        });
+        opts.append(f);
+        return;
+      }
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.option = String(i + 1);
+      b.textContent = (i + 1) + '. ' + label;
+      b.addEventListener('click', () => answer(it.session, { choice: 'option', option: i + 1, question: p.question }));
+      opts.append(b);
+    });
+    li.append(q, opts);
+  } else if (it.kind === 'input') {
+    const why = document.createElement('p');
+    why.className = 'dim';
+    why.textContent = p && p.multi ? 'Several answers: open the session to answer.' : (it.promptError || 'Open the session to answer.');
+    li.append(why);
+  }
+  return li;
+}
+
+async function loadInbox() {
+  let data;
+  try {
+    const r = await fetch('/api/inbox', { cache: 'no-store' });
+    if (!r.ok) throw new Error(r.status);
+    data = await r.json();
+  } catch (e) {
+    return;
+  }
+  // A text being typed is kept: the list is not redrawn under it.
+  if (document.activeElement && document.activeElement.closest && document.activeElement.closest('#inbox form')) return;
+  $('inbox').replaceChildren(...data.items.map(inboxItem));
+  $('inbox-empty').hidden = data.items.length > 0;
+  $('inbox-count').textContent = data.items.length ? String(data.items.length) : '';
+}
+
 // A new session is named by the server as the dashboard names its own
 // (claude-1, claude-2, …), then joined.
 $('new-form').addEventListener('submit', async (e) => {
@@ -299,10 +395,11 @@ function route() {
     $('meta').textContent = '';
     setConn('', '');
     loadList();
+    loadInbox();
   }
 }
 window.addEventListener('hashchange', route);
-setInterval(() => { if (!view && !document.hidden) loadList(); }, 3000);
+setInterval(() => { if (!view && !document.hidden) { loadList(); loadInbox(); } }, 3000);
 
 $('rename-btn').addEventListener('click', () => {
   if (view) view.sendJSON({ type: 'rename_session', name: $('rename').value.trim() });

@@ -1,0 +1,58 @@
+// The inbox of the page, in headless Chromium driven by Playwright: two
+// fake Claude sessions wait — a Bash permission with Claude's three
+// options, a question with four — and the page lists both with their
+// options as buttons; an answer to a question the screen no longer shows
+// is refused with the reason; "1. Yes" and "3. DynamoDB" answer them,
+// each said in the notice, and the items move on.
+//
+// node inbox.js BASE_URL TOKEN CHROMIUM
+// Prints "ok"; exits non-zero with the reason on failure.
+'use strict';
+const { chromium } = require('playwright-core');
+
+const [base, token, executablePath] = process.argv.slice(2);
+const T = 20000;
+
+function fail(msg) { throw new Error(msg); }
+
+(async () => {
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage(); // a phone
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(base + '/?token=' + encodeURIComponent(token));
+    const item = (id) => page.locator('#inbox li[data-session="' + id + '"]');
+    await item('c1').locator('button', { hasText: '1. Yes' }).waitFor({ timeout: T })
+      .catch(async () => fail('no Yes for c1: ' + await page.locator('#inbox-sec').innerText()));
+    await item('c2').locator('button', { hasText: '3. DynamoDB' }).waitFor({ timeout: T })
+      .catch(async () => fail('no DynamoDB for c2: ' + await page.locator('#inbox-sec').innerText()));
+    const c1 = await item('c1').innerText();
+    if (!c1.includes('Bash: rm -rf build') || !c1.includes('Do you want to proceed?')) fail('c1 item: ' + c1);
+    if ((await item('c2').locator('input').count()) !== 1) fail('c2 has no free-text answer');
+
+    // A stale question: refused (409) with the reason, nothing typed.
+    const stale = await page.evaluate(async () => {
+      const r = await fetch('/api/sessions/c1/answer', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ choice: 'allow', question: 'Do you want to delete it?' }) });
+      return r.status + ' ' + await r.text();
+    });
+    if (!stale.startsWith('409 ') || !stale.includes('no longer shows that prompt')) fail('stale answer: ' + stale);
+
+    await item('c1').locator('button', { hasText: '1. Yes' }).click();
+    await page.waitForFunction(() => document.getElementById('notice').textContent.includes('answered c1: 1. Yes'), null, { timeout: T })
+      .catch(async () => fail('no notice for c1: ' + await page.locator('#notice').textContent()));
+    await item('c2').locator('button', { hasText: '3. DynamoDB' }).click();
+    await page.waitForFunction(() => document.getElementById('notice').textContent.includes('answered c2: 3. DynamoDB'), null, { timeout: T })
+      .catch(async () => fail('no notice for c2: ' + await page.locator('#notice').textContent()));
+    // Both turns end: done items, no buttons.
+    await page.waitForFunction(() => {
+      const t = document.getElementById('inbox').innerText;
+      return t.includes('Done with rm -rf build.') && t.includes('You chose DynamoDB.') && !document.querySelector('#inbox button');
+    }, null, { timeout: T }).catch(async () => fail('items did not move on: ' + await page.locator('#inbox').innerText()));
+    if (errors.length) fail('page errors: ' + errors.join('; '));
+    console.log('ok');
+  } finally {
+    await browser.close();
+  }
+})().catch((e) => { console.error(e.message || String(e)); process.exit(1); });
