@@ -150,6 +150,14 @@ type Web struct {
 	Hosts       []string `toml:"hosts"`        // names a request's Host may give besides loopback ones
 	Origins     []string `toml:"origins"`      // browser origins allowed besides the page's own host
 	UploadLimit int64    `toml:"upload_limit"` // bytes; 0 = the server's default (32 MiB)
+	// TLSCert and TLSKey, both or neither, serve https with that
+	// certificate (PEM files): browsers allow Web Push only on a secure
+	// origin, so a phone needs it.
+	TLSCert string `toml:"tls_cert"`
+	TLSKey  string `toml:"tls_key"`
+	// NoPush turns Web Push off: no VAPID keys made, no subscriptions
+	// taken, nothing pushed.
+	NoPush bool `toml:"no_push"`
 }
 
 // Heddle is the [heddle] table: whether the dashboard offers heddle
@@ -412,6 +420,9 @@ func parse(path, data string) (Config, []string, error) {
 		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
 			return fail("web.addr", "want host:port (e.g. \"127.0.0.1:1977\"), got %q", a)
 		}
+	}
+	if (c.Web.TLSCert == "") != (c.Web.TLSKey == "") {
+		return fail("web.tls_cert", "tls_cert and tls_key go together")
 	}
 	if c.Web.UploadLimit < 0 {
 		return fail("web.upload_limit", "must be >= 0, got %d", c.Web.UploadLimit)

@@ -371,6 +371,11 @@ func (f *Fleet) Next(ctx context.Context) ([]session.Event, error) {
 	return evs, err
 }
 
+// Subscribe returns a reader of the fleet's events of its own, beside
+// Next's (a server that watches the sessions while a dashboard reads
+// Next). Close it when done; the fleet's Close ends it.
+func (f *Fleet) Subscribe() *pubsub.Sub[session.Event] { return f.broker.Subscribe() }
+
 // Sessions returns a copy of every known session, ordered by Started, then
 // ID. Each member's Info is read outside the fleet's lock; ID, Caps and
 // (after Exited) the exit are the fleet's.

@@ -83,10 +83,12 @@ func Items(infos []session.Info) []Item {
 	return items
 }
 
-// Key identifies an item: the same session asking the same thing since
-// the same moment is the same item (an alert is sent once per key).
+// Key identifies an item: the same session wanting the same kind of thing
+// since the same moment is the same item (an alert is sent once per key),
+// whatever its reason says meanwhile (Claude reports a permission prompt
+// twice, the second time more precisely).
 func (it Item) Key() string {
-	return it.Session + "\x00" + string(it.Kind) + "\x00" + it.Reason + "\x00" + it.Since.UTC().Format(time.RFC3339Nano)
+	return it.Session + "\x00" + string(it.Kind) + "\x00" + it.Since.UTC().Format(time.RFC3339Nano)
 }
 
 // Age is how long the item has waited at now, in a short form ("42s",

@@ -34,6 +34,10 @@ func TestItems(t *testing.T) {
 	if a.Key() != b.Key() {
 		t.Fatal("the same item has two keys")
 	}
+	b.Reason = "Claude needs your permission to use Bash"
+	if a.Key() != b.Key() {
+		t.Fatal("a wait whose reason was refined is a new item")
+	}
 	b.Since = at(4)
 	if a.Key() == b.Key() {
 		t.Fatal("a new wait has the old one's key")

@@ -45,6 +45,8 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/pubsub"
+	"github.com/heimdall-tui/heimdall-tui/backend/push"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/webterm/page"
 )
@@ -59,6 +61,9 @@ type Fleet interface {
 	Replace(ctx context.Context, id string, spec fleet.Spec) error
 	Presets() []fleet.Preset
 	Prompt(id string) (answer.Prompt, error)
+	// Subscribe is a reader of the fleet's events of its own (the push
+	// watcher's).
+	Subscribe() *pubsub.Sub[session.Event]
 	Answer(id string, c answer.Choice, question string) (answer.Given, error)
 }
 
@@ -130,7 +135,11 @@ type Options struct {
 	// WriteTimeout bounds one message's write to a client, and the wait
 	// for a full queue to drain (0 = 10 s).
 	WriteTimeout time.Duration
-	Logger       *slog.Logger // nil: discarded
+	// Push, if set, is Web Push: pages may subscribe (GET /api/push for
+	// the key, POST /api/push/subscribe), and every new inbox item of a
+	// session no page views is pushed to them.
+	Push   *push.Service
+	Logger *slog.Logger // nil: discarded
 }
 
 // Server serves the page, the session list and the WebSocket terminals.
@@ -156,6 +165,9 @@ type Server struct {
 	active   int              // of them
 	closed   bool
 	starting map[string]*sync.Mutex // session ids being started from here
+
+	stopPush context.CancelFunc // ends pushInbox (nil: no push)
+	pushDone chan struct{}
 }
 
 // New returns a Server for opts.
@@ -198,16 +210,29 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
-	s.mux.HandleFunc("GET /{$}", s.serveIndex)
+	s.mux.HandleFunc("GET /{$}", pageFile("index.html", "text/html; charset=utf-8"))
 	s.mux.HandleFunc("GET /api/sessions", s.serveSessions)
 	s.mux.HandleFunc("POST /api/sessions", s.createSession)
 	s.mux.HandleFunc("GET /ws/{id}", s.serveWS)
 	s.mux.HandleFunc("GET /api/inbox", s.serveInbox)
 	s.mux.HandleFunc("POST /api/sessions/{id}/answer", s.answerSession)
+	s.mux.HandleFunc("GET /api/push", s.servePushKey)
+	s.mux.HandleFunc("POST /api/push/subscribe", s.subscribePush)
+	s.mux.HandleFunc("POST /api/push/unsubscribe", s.unsubscribePush)
+	s.mux.HandleFunc("GET /sw.js", pageFile("sw.js", "text/javascript; charset=utf-8"))
 	s.hs = &http.Server{Addr: opts.Addr, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	s.hs.RegisterOnShutdown(s.closeClients)
 	s.public.Store(!Loopback(opts.Addr))
+	if opts.Push != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopPush = cancel
+		s.pushDone = make(chan struct{})
+		go func() {
+			defer close(s.pushDone)
+			s.pushInbox(ctx)
+		}()
+	}
 	return s, nil
 }
 
@@ -283,7 +308,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	if from == "query" && r.Method == http.MethodGet && !isUpgrade(r) {
 		// A page's first request: the token becomes a cookie and leaves
 		// the address bar (and the history) at once.
-		http.SetCookie(w, &http.Cookie{Name: tokenCookie(r), Value: given, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: tokenCookie(r), Value: given, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 		q.Del("token")
 		u := *r.URL
 		u.RawQuery = q.Encode()
@@ -343,6 +368,19 @@ func (s *Server) Serve(l net.Listener) error {
 	return s.hs.Serve(l)
 }
 
+// ServeTLS is Serve over TLS with the certificate and key in certFile and
+// keyFile (PEM), as net/http.Server.ServeTLS.
+func (s *Server) ServeTLS(l net.Listener, certFile, keyFile string) error {
+	if !Loopback(l.Addr().String()) {
+		if s.opts.Token == "" {
+			l.Close()
+			return fmt.Errorf("%w to serve on %s (not loopback)", ErrTokenRequired, l.Addr())
+		}
+		s.public.Store(true)
+	}
+	return s.hs.ServeTLS(l, certFile, keyFile)
+}
+
 // Shutdown stops accepting, closes every WebSocket (status going away:
 // pages reconnect to the next server) and waits for their handlers and
 // the other requests to finish, or ctx to end. Sessions keep running.
@@ -367,8 +405,13 @@ func (s *Server) Close() error {
 	return err
 }
 
-// closeClients marks the server closed and disconnects every client.
+// closeClients marks the server closed, stops pushing and disconnects
+// every client.
 func (s *Server) closeClients() {
+	if s.stopPush != nil {
+		s.stopPush()
+		<-s.pushDone
+	}
 	s.mu.Lock()
 	s.closed = true
 	cs := make([]*client, 0, len(s.clients))
@@ -381,15 +424,20 @@ func (s *Server) closeClients() {
 	}
 }
 
-func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
-	b, err := page.Files.ReadFile("static/index.html")
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+// pageFile serves the page's file name (under static/) as contentType,
+// revalidated on every load: the page at /, its service worker at /sw.js
+// (served from the root so that its scope is the whole page).
+func pageFile(name, contentType string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := page.Files.ReadFile("static/" + name)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Write(b)
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Write(b)
 }
 
 // SessionJSON is a session as GET /api/sessions lists it.

@@ -448,7 +448,7 @@ func TestUnknownAssistant(t *testing.T) {
 }
 
 // routes are a request of each kind the server answers.
-var routes = []string{"/", "/api/sessions", "/static/app.js", "/static/vendor/xterm.css", "/nothing", "/ws/route-0001?assistant=custom"}
+var routes = []string{"/", "/api/sessions", "/api/inbox", "/api/push", "/sw.js", "/static/app.js", "/static/vendor/xterm.css", "/nothing", "/ws/route-0001?assistant=custom"}
 
 // rawGet sends GET path to hs with header h exactly (Host from h's "Host"
 // too): a WebSocket handshake's headers for /ws/ paths.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/host"
+	"github.com/heimdall-tui/heimdall-tui/backend/push"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/backend/webterm"
 )
@@ -29,7 +31,7 @@ import (
 const webShutdownWait = 3 * time.Second
 
 func newWebCmd(a *app) *cobra.Command {
-	var addr, shell string
+	var addr, shell, tlsCert, tlsKey string
 	cmd := &cobra.Command{
 		Use:   "web",
 		Short: "Serve the sessions to browsers: WebSocket terminals and a page",
@@ -40,11 +42,19 @@ func newWebCmd(a *app) *cobra.Command {
 			"$XDG_STATE_HOME/heimdall/web-token, made on first use): open the URL printed, which\n" +
 			"carries it once; the page keeps it as a cookie. Requests naming a host other than\n" +
 			"loopback's (or config [web] hosts) are refused. [web] no_token = true drops the token\n" +
-			"on loopback, letting every local user in.",
+			"on loopback, letting every local user in. With --tls-cert and --tls-key it serves\n" +
+			"https, which a phone's browser needs for Web Push: the page then offers to notify the\n" +
+			"device of what waits for you, even with the browser closed ([web] no_push = true: not).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("addr") && a.cfg.Web.Addr != "" {
 				addr = a.cfg.Web.Addr
+			}
+			if tlsCert != "" || tlsKey != "" {
+				if tlsCert == "" || tlsKey == "" {
+					return usageErr(a, cmd, "--tls-cert and --tls-key go together")
+				}
+				a.cfg.Web.TLSCert, a.cfg.Web.TLSKey = tlsCert, tlsKey
 			}
 			var custom []string
 			if shell != "" {
@@ -55,6 +65,8 @@ func newWebCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", webterm.DefaultAddr, "address to listen on (host:port; default config [web] addr, else "+webterm.DefaultAddr+")")
 	cmd.Flags().StringVar(&shell, "shell", "", "command (run with sh -c) of the assistant \"custom\" (display name Custom)")
+	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve https with this certificate (PEM; with --tls-key; config [web] tls_cert)")
+	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the certificate's private key (PEM; config [web] tls_key)")
 	return cmd
 }
 
@@ -120,14 +132,30 @@ func startWeb(l net.Listener, cfg config.Web, custom []string, f webterm.Fleet, 
 	if h, err := os.Hostname(); err == nil && !webterm.Loopback(addr) {
 		hosts = append(hosts, h) // the name webURL prints for an unspecified address
 	}
+	if cfg.TLSCert != "" {
+		if _, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey); err != nil {
+			return nil, fmt.Errorf("web: the TLS certificate: %w", err)
+		}
+	}
+	var ps *push.Service
+	if !cfg.NoPush {
+		if ps, err = push.Open(push.Options{Dir: filepath.Join(config.StateDir(), "push"), Logger: logger}); err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
+	}
 	srv, err := webterm.New(webterm.Options{Fleet: f, Addr: addr, Token: token, NoToken: token == "", Hosts: hosts,
-		Origins: cfg.Origins, UploadLimit: cfg.UploadLimit, Custom: custom, Logger: logger})
+		Origins: cfg.Origins, UploadLimit: cfg.UploadLimit, Custom: custom, Logger: logger, Push: ps})
 	if err != nil {
 		return nil, err
 	}
-	w := &runningWeb{srv: srv, url: webURL(l.Addr().String(), token), done: make(chan error, 1)}
+	https := cfg.TLSCert != ""
+	w := &runningWeb{srv: srv, url: webURL(l.Addr().String(), token, https), done: make(chan error, 1)}
 	go func() {
-		if err := srv.Serve(l); !errors.Is(err, webterm.ErrServerClosed) {
+		serve := func() error { return srv.Serve(l) }
+		if https {
+			serve = func() error { return srv.ServeTLS(l, cfg.TLSCert, cfg.TLSKey) }
+		}
+		if err := serve(); !errors.Is(err, webterm.ErrServerClosed) {
 			logger.Error("web server stopped", "err", err)
 			w.done <- err
 		}
@@ -170,7 +198,7 @@ func webTokenPath() string { return filepath.Join(config.StateDir(), "web-token"
 
 // webURL is the page's URL for a server listening on addr (an unspecified
 // host shows as this machine's name).
-func webURL(addr, token string) string {
+func webURL(addr, token string, tls bool) string {
 	host, port, err := net.SplitHostPort(addr)
 	if err == nil {
 		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
@@ -180,7 +208,11 @@ func webURL(addr, token string) string {
 		}
 		addr = net.JoinHostPort(host, port)
 	}
-	u := "http://" + addr + "/"
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	u := scheme + "://" + addr + "/"
 	if token != "" {
 		u += "?token=" + token
 	}

@@ -2,8 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -90,7 +99,7 @@ func (w *wsTerm) input(s string) {
 	}
 }
 
-var webURLRe = regexp.MustCompile(`open (http://\S+)/\?token=(\S+)`)
+var webURLRe = regexp.MustCompile(`open (https?://\S+)/\?token=(\S+)`)
 
 // startWebCmd runs `heimdall-tui --socket-dir DIR --config CFG web ARGS` and
 // returns it, the URL it printed without the token, and the token.
@@ -243,10 +252,10 @@ func TestWebTokenAndURL(t *testing.T) {
 		t.Fatalf("a token file others may read: %v", err)
 	}
 	host, _ := os.Hostname()
-	if u := webURL("0.0.0.0:1977", "abc"); u != "http://"+net.JoinHostPort(host, "1977")+"/?token=abc" {
+	if u := webURL("0.0.0.0:1977", "abc", false); u != "http://"+net.JoinHostPort(host, "1977")+"/?token=abc" {
 		t.Fatalf("url %q", u)
 	}
-	if u := webURL("127.0.0.1:5", ""); u != "http://127.0.0.1:5/" {
+	if u := webURL("127.0.0.1:5", "", false); u != "http://127.0.0.1:5/" {
 		t.Fatalf("url %q", u)
 	}
 }
@@ -264,4 +273,76 @@ func TestWebPortBusy(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "address already in use") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("web on a busy port: %s", r)
 	}
+}
+
+// `web --tls-cert --tls-key` serves https with the certificate given (a
+// phone's browser needs a secure origin for Web Push): the URL printed is
+// https, a client that trusts the certificate gets the page, the token's
+// cookie is Secure, and the push key is served. A key that is not the
+// certificate's is refused at start with the reason.
+func TestWebTLS(t *testing.T) {
+	dir := newSockDir(t)
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte("kill_grace = \"1s\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile, pool := selfSigned(t)
+	_, base, token := startWebCmd(t, dir, cfg, "--addr", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(base, "https://127.0.0.1:") {
+		t.Fatalf("URL %q", base)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(base + "/?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || !resp.Cookies()[0].Secure || !resp.Cookies()[0].HttpOnly {
+		t.Fatalf("first request: %d %v", resp.StatusCode, resp.Cookies())
+	}
+	req, _ := http.NewRequest("GET", base+"/api/push", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if resp, err := client.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("push key over https: %v %v", resp, err)
+	}
+
+	_, otherKey, _ := selfSigned(t)
+	r := hmIn(t, dir, "web", "--config", cfg, "--addr", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", otherKey)
+	if r.code != 1 || !strings.Contains(r.stderr, "the TLS certificate") {
+		t.Fatalf("a mismatched key: %+v", r)
+	}
+	if r := hmIn(t, dir, "web", "--tls-cert", certFile); r.code != 2 || !strings.Contains(r.stderr, "go together") {
+		t.Fatalf("a certificate without its key: %+v", r)
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key (PEM) and
+// returns their paths and a pool that trusts it.
+func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "heimdall test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := t.TempDir()
+	certFile, keyFile = filepath.Join(d, "cert.pem"), filepath.Join(d, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd}), 0o600)
+	cert, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
 }

@@ -492,7 +492,7 @@ func TestBellOnNewNeedsInput(t *testing.T) {
 	if cmd := m.checkInbox(); cmd != nil {
 		t.Fatal("the focused session rang the bell")
 	}
-	b.set("claude-2", func(in *session.Info) { in.Reason = "Bash: make" })
+	b.set("claude-2", func(in *session.Info) { in.Reason, in.StateSince = "Bash: make", t0 }) // a new wait
 	m.list.SetItems(b.Sessions())
 	if cmd := m.checkInbox(); cmd == nil {
 		t.Fatal("no bell on a new transition")

@@ -169,6 +169,49 @@ async function loadInbox() {
   $('inbox-count').textContent = data.items.length ? String(data.items.length) : '';
 }
 
+// ---- Web Push ------------------------------------------------------------
+
+// The page offers push where the browser can take it: a service worker and
+// the Push API, which browsers allow only on a secure origin (https, or
+// localhost). The server pushes each new inbox item to the subscribed
+// browsers (GET /api/push: its VAPID key; 404 when it serves none).
+function b64url(s) {
+  const pad = '='.repeat((4 - (s.length % 4)) % 4);
+  const raw = atob((s + pad).replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+}
+
+async function setupPush() {
+  const btn = $('push'), why = $('push-why');
+  if (!('serviceWorker' in navigator) || !('PushManager' in window)) return;
+  if (!window.isSecureContext) {
+    why.textContent = 'Notifications need https: serve with --tls-cert/--tls-key (see the README).';
+    why.hidden = false;
+    return;
+  }
+  const r = await fetch('/api/push', { cache: 'no-store' });
+  if (!r.ok) return;
+  const { publicKey } = await r.json();
+  const reg = await navigator.serviceWorker.register('/sw.js');
+  const current = await reg.pushManager.getSubscription();
+  btn.textContent = current ? 'Notifications on' : 'Notify this device';
+  btn.hidden = false;
+  btn.onclick = async () => {
+    try {
+      if ((await Notification.requestPermission()) !== 'granted') throw new Error('notifications are not allowed');
+      const sub = (await reg.pushManager.getSubscription()) ||
+        await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: b64url(publicKey) });
+      const res = await fetch('/api/push/subscribe', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(sub) });
+      if (!res.ok) throw new Error(await res.text());
+      btn.textContent = 'Notifications on';
+      notice('this device will be told what waits for you');
+    } catch (e) {
+      notice('notifications: ' + (e.message || e), true);
+    }
+  };
+}
+setupPush().catch(() => {});
+
 // A new session is named by the server as the dashboard names its own
 // (claude-1, claude-2, …), then joined.
 $('new-form').addEventListener('submit', async (e) => {
