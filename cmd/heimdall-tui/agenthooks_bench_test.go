@@ -17,6 +17,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/inbox"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
@@ -28,7 +29,9 @@ import (
 // the STATE that says needs_input reaching a WATCH_STATE client
 // (p50_ms, p99_ms), and to a dashboard's fleet following the session
 // showing it in the session's Info (fleet_p50_ms, fleet_p99_ms: what the
-// dashboard draws at its next frame):
+// dashboard draws at its next frame: the list's badge), and to the inbox
+// listing the item with its reason (inbox_p50_ms, inbox_p99_ms: the hook's
+// command with hooks; any item from the screen alone):
 //
 //	go test -run '^$' -bench HookStateDelay -benchtime 1x ./cmd/heimdall-tui/
 func BenchmarkHookStateDelay(b *testing.B) {
@@ -37,11 +40,11 @@ func BenchmarkHookStateDelay(b *testing.B) {
 	}
 	rounds := 20
 	for _, c := range []struct {
-		name, mark string
-		flags      []string
+		name, mark, reason string
+		flags              []string
 	}{
-		{"hooks", "hook PermissionRequest", nil},
-		{"screen-only", "dialog", []string{"--no-hooks"}},
+		{"hooks", "hook PermissionRequest", "Bash: rm -rf build", nil},
+		{"screen-only", "dialog", "", []string{"--no-hooks"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			dir, err := os.MkdirTemp("", "hmb")
@@ -78,9 +81,9 @@ func BenchmarkHookStateDelay(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer f.Close()
-			fleetSaw := make(chan time.Time, 1)
-			go watchFleet(f, "c", fleetSaw)
-			var delays, fleetDelays []time.Duration
+			fleetSaw, inboxSaw := make(chan time.Time, 1), make(chan time.Time, 1)
+			go watchFleet(f, "c", c.reason, fleetSaw, inboxSaw)
+			var delays, fleetDelays, inboxDelays []time.Duration
 			for range max(b.N, rounds) {
 				in.Input([]byte("perm\r"))
 				got := awaitStateB(b, w, func(si frame.StateInfo) bool { return si.NeedsInput })
@@ -91,6 +94,12 @@ func BenchmarkHookStateDelay(b *testing.B) {
 					fleetDelays = append(fleetDelays, at.Sub(mark))
 				case <-time.After(10 * time.Second):
 					b.Fatal("the fleet did not show needs input")
+				}
+				select {
+				case at := <-inboxSaw:
+					inboxDelays = append(inboxDelays, at.Sub(mark))
+				case <-time.After(10 * time.Second):
+					b.Fatal("the inbox did not list the item")
 				}
 				// Refuse, as a person would, not within the settle of the
 				// hook (a refusal fires no hook: the screen moving on
@@ -103,7 +112,7 @@ func BenchmarkHookStateDelay(b *testing.B) {
 			for _, m := range []struct {
 				prefix string
 				ds     []time.Duration
-			}{{"", delays}, {"fleet_", fleetDelays}} {
+			}{{"", delays}, {"fleet_", fleetDelays}, {"inbox_", inboxDelays}} {
 				slices.Sort(m.ds)
 				b.ReportMetric(float64(m.ds[len(m.ds)/2])/1e6, m.prefix+"p50_ms")
 				b.ReportMetric(float64(m.ds[len(m.ds)*99/100])/1e6, m.prefix+"p99_ms")
@@ -175,9 +184,11 @@ func lastMark(b *testing.B, path, what string) time.Time {
 }
 
 // watchFleet sends the time each time session id's Info turns to needs
-// input in f (from its events, as the dashboard reads them).
-func watchFleet(f *fleet.Fleet, id string, saw chan<- time.Time) {
-	was := false
+// input in f (from its events, as the dashboard reads them) on saw, and
+// each time the inbox comes to list its item (with reason, if not "") on
+// inboxSaw.
+func watchFleet(f *fleet.Fleet, id, reason string, saw, inboxSaw chan<- time.Time) {
+	was, listed := false, false
 	for {
 		evs, err := f.Next(context.Background())
 		if err != nil {
@@ -199,6 +210,17 @@ func watchFleet(f *fleet.Fleet, id string, saw chan<- time.Time) {
 					was = in.NeedsInput
 				}
 			}
+			row := false
+			for _, it := range inbox.Items(f.Sessions()) {
+				row = row || it.Session == id && it.Kind == inbox.Input && (reason == "" || it.Reason == reason)
+			}
+			if row && !listed {
+				select {
+				case inboxSaw <- now:
+				default:
+				}
+			}
+			listed = row
 		}
 	}
 }
