@@ -293,7 +293,14 @@ func (s *Session) Send(from Sink, message json.RawMessage) error {
 		return fmt.Errorf("%w: message: %v", ErrInvalidOption, err)
 	}
 	s.mu.Lock()
-	s.turn, s.state, c = true, session.Thinking, s.child
+	if c = s.child; c == nil {
+		// The child started for this turn has exited already (and was
+		// reaped): its exit said why; the next turn starts another.
+		s.mu.Unlock()
+		s.ctl.Unlock()
+		return fmt.Errorf("%w: claude exited before the message reached it", ErrSpawn)
+	}
+	s.turn, s.state = true, session.Thinking
 	s.lastActive = time.Now()
 	s.mu.Unlock()
 	s.ctl.Unlock()
