@@ -141,7 +141,7 @@ func (x *followed) apply(p []byte, now time.Time) error {
 		in.StateSince = now
 	}
 	in.State, in.NeedsInput, in.Attention = st, si.NeedsInput, si.Attention
-	in.PID, in.Title = si.PID, si.Title
+	in.PID, in.Title, in.Viewed = si.PID, si.Title, si.Viewed
 	if si.Cols > 0 && si.Rows > 0 {
 		in.Cols, in.Rows = si.Cols, si.Rows
 	}
@@ -268,6 +268,15 @@ func (x *followed) HangupTerminal() error { return x.w.send(frame.Hangup, nil) }
 
 // Seen tells the session a user has seen it (SEEN): it is no longer Done.
 func (x *followed) Seen() error { return x.w.send(frame.Seen, nil) }
+
+// View implements Viewer.
+func (x *followed) View(on bool) error {
+	b := byte(0)
+	if on {
+		b = 1
+	}
+	return x.w.send(frame.View, []byte{b})
+}
 
 // Interrupt types the agent's interrupt key (see interruptKey).
 func (x *followed) Interrupt() error {

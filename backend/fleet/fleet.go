@@ -538,6 +538,20 @@ func (f *Fleet) Seen(id string) error {
 	return nil
 }
 
+// View tells session id that a user looks at it here (on) or no longer
+// (off), for its STATE's viewed (session.Info.Viewed) that every client
+// reads; a member that cannot say so ignores it.
+func (f *Fleet) View(id string, on bool) error {
+	e, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	if v, ok := e.m.(Viewer); ok {
+		return v.View(on)
+	}
+	return nil
+}
+
 // Answer gives choice to the dialog session id shows — a permission, a
 // question — as its supervisor checks and types it (supervisor
 // Session.Answer): what was chosen, or why nothing was written.

@@ -127,6 +127,10 @@ type Answerer interface {
 	Prompt() (answer.Prompt, error)
 }
 
+// Viewer is a member that can tell its session a user looks at it here
+// (Fleet.View): alerts anywhere then leave it alone.
+type Viewer interface{ View(on bool) error }
+
 // Seener is a member that clears its Done flag once a user has seen it
 // (Fleet.Seen).
 type Seener interface{ Seen() error }

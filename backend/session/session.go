@@ -134,6 +134,10 @@ type Info struct {
 	// Summary is the first line of its last message, after a turn that
 	// ended normally, if it said.
 	Summary string
+	// Viewed: a user looks at it in some client — a terminal attached to
+	// it (attach, a web page) or a dashboard that has it focused. Alerts
+	// are not sent for what a user is looking at.
+	Viewed bool
 	// Conversation is its own conversation id (claude --resume ID).
 	Conversation string
 }

@@ -139,6 +139,7 @@ type conn struct {
 
 	// Used by the read loop only.
 	later   bool                        // a frame has been handled: the next is not the first
+	viewing bool                        // the client said VIEW 1 (and not 0 since)
 	detach  func()                      // ends ATTACH's TerminalAttached
 	unwatch func()                      // ends WATCH_STATE's WatchState (nil: none)
 	paints  atomic.Pointer[screenWatch] // set by WATCH_SCREEN (paint.go); read by the writer too
@@ -184,6 +185,9 @@ func (c *conn) serve() {
 		c.unheard = true
 		c.lmu.Unlock()
 		c.detach()
+		if c.viewing {
+			c.srv.Session.Viewing(false)
+		}
 		if c.unwatch != nil {
 			c.unwatch()
 		}
@@ -328,6 +332,15 @@ func (c *conn) handle(f frame.Frame) bool {
 		c.watchScreen()
 	case frame.Answer:
 		return c.answer(f.Payload)
+	case frame.View:
+		if len(f.Payload) != 1 || f.Payload[0] > 1 {
+			c.log.Warn("VIEW with a bad payload ignored", "len", len(f.Payload))
+			return true
+		}
+		if on := f.Payload[0] == 1; on != c.viewing {
+			c.viewing = on
+			c.srv.Session.Viewing(on)
+		}
 	case frame.Prompt:
 		c.extraPayload(f)
 		var pi frame.PromptInfo
@@ -377,7 +390,7 @@ func (c *conn) answer(payload []byte) bool {
 // them.
 var features = []string{frame.FeatureScreen, frame.FeatureSubscribeScreen, frame.FeatureAttach, frame.FeatureHangup,
 	frame.FeatureHook, frame.FeatureWatchState, frame.FeatureStateView, frame.FeatureWatchScreen, frame.FeatureTerminal,
-	frame.FeatureAnswer}
+	frame.FeatureAnswer, frame.FeatureView}
 
 // watchState (WATCH_STATE) sends a STATE now and after every change
 // until the connection closes, straight to the socket before SUBSCRIBE and

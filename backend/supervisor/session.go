@@ -156,6 +156,7 @@ type Session struct {
 	sig       signalState
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
+	viewers   atomic.Int32 // clients that said VIEW (see Viewing)
 	tmu       sync.Mutex   // serialises changes of terminals (terminalsChanged)
 	reaped    atomic.Bool  // the child has exited: the reader drains (drainAfterExit)
 
@@ -644,11 +645,24 @@ func (s *Session) TerminalAttached() (release func()) {
 // the count as it stands.
 func (s *Session) terminalsChanged(delta int32) {
 	s.tmu.Lock()
-	defer s.tmu.Unlock()
 	n := s.terminals.Add(delta)
 	if fn := s.cfg.OnTerminals; fn != nil {
 		fn(int(n))
 	}
+	s.tmu.Unlock()
+	s.publishState() // viewed
+}
+
+// Viewing counts a client that shows the session to a user (VIEW 1) in,
+// or out (VIEW 0, or its connection's end): STATE says viewed while any
+// does, or a terminal is attached.
+func (s *Session) Viewing(on bool) {
+	if on {
+		s.viewers.Add(1)
+	} else {
+		s.viewers.Add(-1)
+	}
+	s.publishState()
 }
 
 // Screen returns a copy of the session's current screen as its terminal

@@ -44,6 +44,8 @@ type StateView struct {
 	Title      string
 	Cols, Rows int
 	LastOutput time.Time
+	// Viewed: a terminal is attached or a client said VIEW (Viewing).
+	Viewed bool
 }
 
 // recheck are the delays after a hook or screen change at which a watched
@@ -145,7 +147,8 @@ func (s *Session) viewLocked(now time.Time) StateView {
 	st, since, cd := s.cls.Verdict(now)
 	d := Detail{Detail: cd, Done: !cd.Finished.IsZero() && cd.Finished.After(s.sig.seen)}
 	return StateView{State: st, Since: since, Attention: s.attentionLocked(), Detail: d,
-		PID: s.proc.PID(), Title: s.Title(), Cols: int(s.cols), Rows: int(s.rows), LastOutput: s.lastOut}
+		PID: s.proc.PID(), Title: s.Title(), Cols: int(s.cols), Rows: int(s.rows), LastOutput: s.lastOut,
+		Viewed: s.terminals.Load() > 0 || s.viewers.Load() > 0}
 }
 
 // WatchState calls fn with the session's state view now and after each
@@ -256,5 +259,5 @@ func (s *Session) publishState() {
 // output).
 func sameView(a, b StateView) bool {
 	return a.State == b.State && a.Attention == b.Attention && a.Detail == b.Detail &&
-		a.PID == b.PID && a.Title == b.Title && a.Cols == b.Cols && a.Rows == b.Rows
+		a.PID == b.PID && a.Title == b.Title && a.Cols == b.Cols && a.Rows == b.Rows && a.Viewed == b.Viewed
 }

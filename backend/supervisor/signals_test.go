@@ -184,3 +184,35 @@ func TestBellWantsAttention(t *testing.T) {
 	c.Send(frame.Seen, nil)
 	nextState(t, w, "no attention once seen", func(si frame.StateInfo) bool { return !si.Attention })
 }
+
+// VIEW: a client that shows the session to a user makes STATE say viewed
+// until it says it no longer does or goes away; an attached terminal does
+// too. A repeated VIEW 1 counts once; a malformed one is ignored.
+func TestViewed(t *testing.T) {
+	s := startServed(t, Config{Argv: []string{"sh", "-c", "exec sleep 60"}})
+	w := dial(t, s.sock)
+	if err := w.Send(frame.WatchState, nil); err != nil {
+		t.Fatal(err)
+	}
+	nextState(t, w, "not viewed", func(si frame.StateInfo) bool { return !si.Viewed })
+	a, b := dial(t, s.sock), dial(t, s.sock)
+	a.Send(frame.View, []byte{1})
+	a.Send(frame.View, []byte{1})
+	a.Send(frame.View, []byte{7})
+	nextState(t, w, "viewed", func(si frame.StateInfo) bool { return si.Viewed })
+	b.Send(frame.View, []byte{1})
+	if _, err := b.Status(); err != nil { // b counted before a leaves: viewed throughout
+		t.Fatal(err)
+	}
+	a.Send(frame.View, []byte{0})
+	if _, err := a.Status(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close() // its VIEW ends with it
+	nextState(t, w, "not viewed once both have gone", func(si frame.StateInfo) bool { return !si.Viewed })
+	at := dial(t, s.sock)
+	at.Send(frame.Attach, nil)
+	nextState(t, w, "viewed while a terminal is attached", func(si frame.StateInfo) bool { return si.Viewed })
+	at.Close()
+	nextState(t, w, "not viewed once it detached", func(si frame.StateInfo) bool { return !si.Viewed })
+}

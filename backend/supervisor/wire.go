@@ -114,7 +114,7 @@ func ApplyAgentState(in *session.Info, a frame.AgentState) bool {
 func WireStateInfo(v StateView, now time.Time) frame.StateInfo {
 	return frame.StateInfo{State: v.State.String(), StateMs: millis(now.Sub(v.Since)), NeedsInput: v.NeedsInput,
 		Attention: v.Attention, AgentState: WireAgentState(v.Detail),
-		PID: v.PID, Title: v.Title, Cols: v.Cols, Rows: v.Rows, IdleMs: millis(now.Sub(v.LastOutput))}
+		PID: v.PID, Title: v.Title, Cols: v.Cols, Rows: v.Rows, IdleMs: millis(now.Sub(v.LastOutput)), Viewed: v.Viewed}
 }
 
 // ParseHook reads a HOOK payload: its source byte, then the agent's JSON.

@@ -101,12 +101,22 @@ func (s *Server) pushInbox(ctx context.Context) {
 	}
 }
 
-// viewed reports whether a page of this server shows session id.
+// viewed reports whether a user looks at session id: a page of this
+// server shows it, or its supervisor says it is viewed elsewhere.
 func (s *Server) viewed(id string) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	ss := s.sessions[id]
-	return ss != nil && len(ss.clients) > 0
+	here := ss != nil && len(ss.clients) > 0
+	s.mu.Unlock()
+	if here {
+		return true
+	}
+	for _, in := range s.opts.Fleet.Sessions() {
+		if in.ID == id {
+			return in.Viewed // a terminal attached, a dashboard focusing it
+		}
+	}
+	return false
 }
 
 // pushMessage is what a push of it says.

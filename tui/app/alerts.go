@@ -32,6 +32,9 @@ func (m *Model) checkInbox() tea.Cmd {
 		if m.alerted == nil || m.alerted[it.Key()] || m.lookingAt(it.Session) {
 			continue
 		}
+		if in, _ := m.list.Find(it.Session); in.Viewed {
+			continue // a user looks at it elsewhere (attached, a page, another dashboard)
+		}
 		cmds = append(cmds, m.alert(it))
 	}
 	m.alerted = known
@@ -45,6 +48,33 @@ func (m *Model) lookingAt(id string) bool {
 		return m.attachedID == id
 	}
 	return m.page == pageSessions && !m.showHelp && m.list.SelectedID() == id
+}
+
+// declareView tells the sessions when the one the user looks at here
+// changes (the focused one on the session page), off the event loop, so
+// that other clients leave it alone too (session.Info.Viewed).
+func (m *Model) declareView() tea.Cmd {
+	want := ""
+	if m.page == pageSessions && !m.showHelp && !m.quitting && m.attachedID == "" {
+		want = m.list.SelectedID()
+	}
+	if want == m.viewing {
+		return nil
+	}
+	was := m.viewing
+	m.viewing = want
+	b, log := m.opt.Backend, m.opt.Logger
+	return m.run(func() tea.Msg {
+		for id, on := range map[string]bool{was: false, want: true} {
+			if id == "" {
+				continue
+			}
+			if err := b.View(id, on); err != nil {
+				log.Debug("view", "id", id, "on", on, "err", err)
+			}
+		}
+		return nil
+	})
 }
 
 // alert tells the user of it.

@@ -177,6 +177,7 @@ type Model struct {
 	tickSeq   int
 	tickAt    time.Time
 	alerted   map[string]bool // the inbox items known, by Key: each alerts once (alerts.go)
+	viewing   string          // the session told it is looked at here (declareView)
 	// seen maps a Done (or ringing) session to what the dashboard last
 	// told it was seen with (markSeen): once per turn, once per bell.
 	seen      map[string]seenMark
@@ -388,7 +389,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	pull := m.pullVisible(false)
 	m.publishVisible()
-	return m, tea.Batch(cmd, pull, m.markSeen(), m.scheduleTick())
+	return m, tea.Batch(cmd, pull, m.markSeen(), m.declareView(), m.scheduleTick())
 }
 
 // seenMark is what a Seen was sent for: a state's start and the

@@ -55,6 +55,8 @@ type stub struct {
 	reused []*vt.Snapshot
 	// flood makes every screen a full screen of base64 (floodScreen).
 	flood bool
+	// views are the sessions told they are looked at (View), by id.
+	views map[string]bool
 }
 
 func newStub() *stub {
@@ -213,6 +215,16 @@ func (s *stub) Resume(id string) error           { return s.record("resume %s", 
 func (s *stub) RestartFresh(id string) error     { return s.record("restart-fresh %s", id) }
 func (s *stub) Seen(id string) error             { return s.record("seen %s", id) }
 func (s *stub) Interrupt(id string) error        { return s.record("interrupt %s", id) }
+func (s *stub) View(id string, on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.blocking("view")
+	if s.views == nil {
+		s.views = map[string]bool{}
+	}
+	s.views[id] = on
+	return nil
+}
 func (s *stub) Answer(id string, c answer.Choice, question string) (answer.Given, error) {
 	if err := s.record("answer %s %s %d %q", id, c.Kind, c.Option, c.Text); err != nil {
 		return answer.Given{}, err
@@ -257,6 +269,7 @@ func newModel(t *testing.T, b Backend, w, h int, p themes.Palette) *Model {
 	t.Cleanup(m.cancel)
 	hold(t, m)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	drain(m) // the calls of the first frame (telling the focused session it is viewed)
 	return m
 }
 

@@ -74,6 +74,9 @@ type Backend interface {
 	Kill(id string, force bool) error
 	// Remove forgets a dead session.
 	Remove(id string) error
+	// View tells the session that the user looks at it here (on) or no
+	// longer, so that no client alerts for it meanwhile.
+	View(id string, on bool) error
 	// Answer gives c to the dialog the session shows (a permission, a
 	// question): what its supervisor chose, or why it wrote nothing.
 	// question, if not "", is the question the user saw.

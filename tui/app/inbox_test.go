@@ -1,11 +1,14 @@
 package app
 
 import (
+	"maps"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
+	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
 
 // The inbox as a user drives it with the stub backend: ! opens it with
@@ -67,5 +70,47 @@ func TestInbox(t *testing.T) {
 	press(m, "!", "esc")
 	if m.page != pageSessions {
 		t.Fatal("esc did not close the inbox")
+	}
+}
+
+// The focused session is told it is looked at, and told no longer when
+// the focus moves, the inbox covers the list, or a session is attached.
+func TestDeclareView(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "j")
+	views := func() map[string]bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return maps.Clone(b.views)
+	}
+	if v := views(); !v["shell-1"] || v["claude-1"] {
+		t.Fatalf("after moving to shell-1: %v", v)
+	}
+	press(m, "!")
+	if v := views(); v["shell-1"] {
+		t.Fatalf("the inbox covers the list: %v", v)
+	}
+	press(m, "esc")
+	if v := views(); !v["shell-1"] {
+		t.Fatalf("back on the list: %v", v)
+	}
+}
+
+// No alert for a session a user looks at in another client (its Info says
+// Viewed: attached elsewhere, a page, another dashboard).
+func TestNoAlertWhenViewedElsewhere(t *testing.T) {
+	b := newStub()
+	m := New(Options{Backend: b, Keys: keys.Default(), Bell: true, Now: func() time.Time { return t0 }})
+	t.Cleanup(m.cancel)
+	b.set("shell-1", func(in *session.Info) { in.NeedsInput, in.Viewed = true, true })
+	m.list.SetItems(b.Sessions())
+	if cmd := m.checkInbox(); cmd != nil {
+		t.Fatal("alerted for a session viewed elsewhere")
+	}
+	b.set("shell-1", func(in *session.Info) { in.Viewed, in.StateSince = false, t0 }) // a new wait, nobody looking
+	m.list.SetItems(b.Sessions())
+	if !bellIn(m.checkInbox()) {
+		t.Fatal("no alert once nobody looks")
 	}
 }

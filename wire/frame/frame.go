@@ -70,6 +70,7 @@ const (
 	Hello           Type = 0x49 // [request id u32]?: request a HelloResp (the server's protocol and features)
 	Answer          Type = 0x4A // JSON AnswerRequest: answer the dialog on the screen; an AnswerResp replies
 	Prompt          Type = 0x4B // empty: request a PromptResp (the dialog on the screen, as ANSWER reads it)
+	View            Type = 0x4C // [on u8]: a user looks at the session on this connection's client (1) or no longer (0)
 	ScreenResp      Type = 0xC0 // JSON ScreenInfo
 	StateEvent      Type = 0xC6 // JSON StateInfo
 	TerminalState   Type = 0xC7 // [TerminalTaken, or why the server has no (more) terminal u8]
@@ -103,7 +104,7 @@ var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Atta
 	Hangup: "HANGUP", SubscribeScreen: "SUBSCRIBE_SCREEN", Hook: "HOOK", Seen: "SEEN",
 	WatchState: "WATCH_STATE", StateEvent: "STATE", Terminal: "TERMINAL", TerminalState: "TERMINAL_STATE",
 	WatchScreen: "WATCH_SCREEN", Paint: "PAINT", Hello: "HELLO", HelloResp: "HELLO_RESP",
-	Answer: "ANSWER", AnswerResp: "ANSWER_RESP", Prompt: "PROMPT", PromptResp: "PROMPT_RESP"}
+	Answer: "ANSWER", AnswerResp: "ANSWER_RESP", Prompt: "PROMPT", PromptResp: "PROMPT_RESP", View: "VIEW"}
 
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",

@@ -211,6 +211,9 @@ type StateInfo struct {
 	Cols   int    `json:"cols,omitempty"`
 	Rows   int    `json:"rows,omitempty"`
 	IdleMs uint32 `json:"idle_ms,omitempty"`
+	// Viewed: a user looks at the session somewhere — a terminal attached
+	// (ATTACH, TERMINAL: attach, a web page) or a client that said VIEW.
+	Viewed bool `json:"viewed,omitempty"`
 	AgentState
 }
 
@@ -266,6 +269,7 @@ const (
 	FeatureWatchScreen     = "watch_screen"     // WATCH_SCREEN, PAINT
 	FeatureTerminal        = "terminal"         // TERMINAL, TERMINAL_STATE
 	FeatureAnswer          = "answer"           // ANSWER, ANSWER_RESP, PROMPT, PROMPT_RESP
+	FeatureView            = "view"             // VIEW; STATE's viewed
 )
 
 // MaxAnswer bounds an ANSWER's payload.
