@@ -538,6 +538,42 @@ func (f *Fleet) Seen(id string) error {
 	return nil
 }
 
+// Peek is the last n rows of session id's screen as it is now that have
+// text, oldest first: a preview for a list of what wants the user. A
+// session without a screen has none.
+func (f *Fleet) Peek(id string, n int) ([]string, error) {
+	e, err := f.get(id)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := e.m.(Peeker)
+	if !ok {
+		if s, ok := e.m.(Screener); ok { // an ended session: its last screen
+			if snap := s.Screen(); snap != nil {
+				return lastRows(snap.Lines(), n), nil
+			}
+		}
+		return nil, nil
+	}
+	rows, err := p.Peek()
+	if err != nil {
+		return nil, err
+	}
+	return lastRows(rows, n), nil
+}
+
+// lastRows is the last n of rows that have text, right-trimmed.
+func lastRows(rows []string, n int) []string {
+	var out []string
+	for i := len(rows) - 1; i >= 0 && len(out) < n; i-- {
+		if r := strings.TrimRight(rows[i], " "); strings.TrimSpace(r) != "" {
+			out = append(out, r)
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
 // View tells session id that a user looks at it here (on) or no longer
 // (off), for its STATE's viewed (session.Info.Viewed) that every client
 // reads; a member that cannot say so ignores it.

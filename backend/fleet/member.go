@@ -127,6 +127,10 @@ type Answerer interface {
 	Prompt() (answer.Prompt, error)
 }
 
+// Peeker is a member whose screen can be read as it is now, as text
+// (Fleet.Peek).
+type Peeker interface{ Peek() ([]string, error) }
+
 // Viewer is a member that can tell its session a user looks at it here
 // (Fleet.View): alerts anywhere then leave it alone.
 type Viewer interface{ View(on bool) error }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -42,6 +43,7 @@ type sockMember interface {
 	Interrupter
 	Seener
 	Answerer
+	Peeker
 	Hanger
 	lacker
 	recorded
@@ -108,6 +110,22 @@ func (x *sockBase) Answer(c answer.Choice, question string) (answer.Given, error
 		return answer.Given{}, errors.New(res.Error)
 	}
 	return answer.Given{Option: res.Option, Label: res.Label, Question: res.Question}, nil
+}
+
+// Peek implements Peeker: a SCREEN on a connection of its own (the
+// follower's screen is pulled only while a dashboard draws it).
+func (x *sockBase) Peek() ([]string, error) {
+	cl, err := frame.Dial(x.sock, answerWait)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	cl.Conn().SetDeadline(time.Now().Add(answerWait))
+	si, err := cl.Screen(false)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(si.Screen, "\n"), nil
 }
 
 // Prompt implements Answerer: a PROMPT on a connection of its own.

@@ -17,7 +17,9 @@ import (
 // could be read.
 type InboxItemJSON struct {
 	inbox.Item
-	Age         string      `json:"age"`
+	Age string `json:"age"`
+	// Preview is the last rows of its session's screen that have text.
+	Preview     []string    `json:"preview,omitempty"`
 	Prompt      *PromptJSON `json:"prompt,omitempty"`
 	PromptError string      `json:"promptError,omitempty"`
 }
@@ -41,6 +43,7 @@ func (s *Server) serveInbox(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	for _, it := range inbox.Items(s.opts.Fleet.Sessions()) {
 		j := InboxItemJSON{Item: it, Age: it.Age(now)}
+		j.Preview, _ = s.opts.Fleet.Peek(it.Session, previewRows)
 		if it.Kind == inbox.Input {
 			if p, err := s.opts.Fleet.Prompt(it.Session); err != nil {
 				j.PromptError = err.Error()
@@ -54,6 +57,9 @@ func (s *Server) serveInbox(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	json.NewEncoder(w).Encode(out)
 }
+
+// previewRows is how many rows of a session's screen an item shows.
+const previewRows = 6
 
 // maxAnswerBody bounds POST /api/sessions/{id}/answer's body.
 const maxAnswerBody = 8 << 10

@@ -61,6 +61,7 @@ type Fleet interface {
 	Replace(ctx context.Context, id string, spec fleet.Spec) error
 	Presets() []fleet.Preset
 	Prompt(id string) (answer.Prompt, error)
+	Peek(id string, n int) ([]string, error)
 	// Subscribe is a reader of the fleet's events of its own (the push
 	// watcher's).
 	Subscribe() *pubsub.Sub[session.Event]

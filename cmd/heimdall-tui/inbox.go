@@ -24,7 +24,7 @@ import (
 // session) and calls fn with its sessions now and after every change
 // until fn returns done, ctx ends (its error), or SIGINT/SIGTERM
 // (context.Canceled).
-func (a *app) watchFleet(ctx context.Context, fn func([]session.Info) (done bool, err error)) error {
+func (a *app) watchFleet(ctx context.Context, fn func(*fleet.Fleet, []session.Info) (done bool, err error)) error {
 	dir, err := filepath.Abs(a.dir())
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func (a *app) watchFleet(ctx context.Context, fn func([]session.Info) (done bool
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for {
-		if done, err := fn(f.Sessions()); done || err != nil {
+		if done, err := fn(f, f.Sessions()); done || err != nil {
 			return err
 		}
 		if _, err := f.Next(ctx); err != nil {
@@ -54,24 +54,30 @@ func newInboxCmd(a *app) *cobra.Command {
 		Long: "inbox lists, newest first, every session that waits for you (with why: the tool and its\n" +
 			"command, or the agent's question), whose last turn failed or that exited with a failure,\n" +
 			"and whose turn ended while you were not looking (with the first line of its answer).\n" +
-			"--json prints a JSON array; --watch prints the list, then each change as it comes\n" +
-			"(with --json: a JSON object a line, {\"change\":\"added\"|\"removed\",\"item\":{…}}) until\n" +
-			"interrupted.",
+			"--json prints a JSON array (each item with the last rows of its session's screen);\n" +
+			"--watch prints the list, then each change as it comes (+ added, ~ its reason said more\n" +
+			"precisely, - gone; with --json a JSON object a line, {\"change\":\"added\"|\"updated\"|\n" +
+			"\"removed\",\"item\":{…}}) until interrupted.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var shown map[string]inbox.Item
-			err := a.watchFleet(context.Background(), func(infos []session.Info) (bool, error) {
+			err := a.watchFleet(context.Background(), func(f *fleet.Fleet, infos []session.Info) (bool, error) {
 				items := inbox.Items(infos)
+				peek := func(it inbox.Item) jsonItem {
+					rows, _ := f.Peek(it.Session, previewRows)
+					return jsonItem{Item: it, Preview: rows}
+				}
 				if shown == nil {
 					shown = map[string]inbox.Item{}
 					for _, it := range items {
 						shown[it.Key()] = it
 					}
 					if asJSON {
-						if items == nil {
-							items = []inbox.Item{}
+						out := []jsonItem{}
+						for _, it := range items {
+							out = append(out, peek(it))
 						}
-						if err := json.NewEncoder(a.stdout).Encode(items); err != nil {
+						if err := json.NewEncoder(a.stdout).Encode(out); err != nil {
 							return true, err
 						}
 					} else {
@@ -79,7 +85,7 @@ func newInboxCmd(a *app) *cobra.Command {
 					}
 					return !watch, nil
 				}
-				return false, printChanges(a.stdout, shown, items, asJSON)
+				return false, printChanges(a.stdout, shown, items, asJSON, peek)
 			})
 			if errors.Is(err, context.Canceled) {
 				return nil // interrupted: how --watch ends
@@ -91,6 +97,16 @@ func newInboxCmd(a *app) *cobra.Command {
 	cmd.Flags().BoolVar(&watch, "watch", false, "go on printing each change until interrupted")
 	return cmd
 }
+
+// jsonItem is an item as --json prints it, with the last rows of its
+// session's screen that have text.
+type jsonItem struct {
+	inbox.Item
+	Preview []string `json:"preview,omitempty"`
+}
+
+// previewRows is how many rows of a session's screen an item shows.
+const previewRows = 6
 
 // printItems prints items as a table (or says there are none).
 func printItems(w io.Writer, items []inbox.Item, now time.Time) {
@@ -106,24 +122,25 @@ func printItems(w io.Writer, items []inbox.Item, now time.Time) {
 	tw.Flush()
 }
 
-// printChanges prints the items added to and removed from shown (which it
-// updates), removals first.
-func printChanges(w io.Writer, shown map[string]inbox.Item, items []inbox.Item, asJSON bool) error {
+// printChanges prints the items added to, updated in (a new reason) and
+// removed from shown (which it updates), removals first.
+func printChanges(w io.Writer, shown map[string]inbox.Item, items []inbox.Item, asJSON bool, peek func(inbox.Item) jsonItem) error {
 	now := map[string]inbox.Item{}
 	for _, it := range items {
 		now[it.Key()] = it
 	}
 	emit := func(change string, it inbox.Item) error {
 		if asJSON {
+			ji := jsonItem{Item: it}
+			if change != "removed" {
+				ji = peek(it)
+			}
 			return json.NewEncoder(w).Encode(struct {
-				Change string     `json:"change"`
-				Item   inbox.Item `json:"item"`
-			}{change, it})
+				Change string   `json:"change"`
+				Item   jsonItem `json:"item"`
+			}{change, ji})
 		}
-		sign := "+"
-		if change == "removed" {
-			sign = "-"
-		}
+		sign := map[string]string{"added": "+", "removed": "-", "updated": "~"}[change]
 		_, err := fmt.Fprintf(w, "%s %s %s %s\n", sign, it.Session, it.Kind, it.Reason)
 		return err
 	}
@@ -136,11 +153,18 @@ func printChanges(w io.Writer, shown map[string]inbox.Item, items []inbox.Item, 
 		}
 	}
 	for i := len(items) - 1; i >= 0; i-- { // oldest first: the order they came in
-		if it := items[i]; shown[it.Key()] == (inbox.Item{}) {
-			shown[it.Key()] = it
-			if err := emit("added", it); err != nil {
-				return err
-			}
+		it := items[i]
+		was, ok := shown[it.Key()]
+		change := "added"
+		switch {
+		case ok && was.Reason == it.Reason:
+			continue
+		case ok:
+			change = "updated" // the same wait, said more precisely (Claude reports a prompt twice)
+		}
+		shown[it.Key()] = it
+		if err := emit(change, it); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -175,7 +199,7 @@ func newWaitCmd(a *app) *cobra.Command {
 				defer cancel()
 			}
 			start := time.Now()
-			err = a.watchFleet(ctx, func(infos []session.Info) (bool, error) {
+			err = a.watchFleet(ctx, func(_ *fleet.Fleet, infos []session.Info) (bool, error) {
 				for _, in := range infos {
 					if in.ID != id {
 						continue

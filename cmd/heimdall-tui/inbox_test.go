@@ -48,7 +48,15 @@ func TestInboxAndWait(t *testing.T) {
 	if r := <-waited; r.code != 0 {
 		t.Fatalf("wait --for input: %+v", r)
 	}
-	waitOut(t, watch, `{"change":"added","item":{"session":"c1","kind":"input","reason":"Bash: rm -rf build"`)
+	// Claude reports the prompt twice: added with whichever came first,
+	// then, if that was the sentence, updated with the command.
+	if !poll(waitTimeout, func() bool {
+		out := watch.stdout.String()
+		return strings.Contains(out, `{"change":"added","item":{"session":"c1","kind":"input","reason":"Bash: rm -rf build"`) ||
+			strings.Contains(out, `{"change":"updated","item":{"session":"c1","kind":"input","reason":"Bash: rm -rf build"`)
+	}) {
+		t.Fatalf("no item with the command:\n%s", watch.stdout.String())
+	}
 	typeInto(c2.sock, "hello\r")
 	if r := hmIn(t, dir, "wait", "c2", "--for", "done", "--timeout", "30s"); r.code != 0 {
 		t.Fatalf("wait --for done: %+v", r)
@@ -59,10 +67,13 @@ func TestInboxAndWait(t *testing.T) {
 	waitOut(t, watch, `{"change":"added","item":{"session":"c1","kind":"done","reason":"Done with rm -rf build."`)
 
 	r := hmIn(t, dir, "inbox", "--json")
-	var items []inbox.Item
+	var items []jsonItem
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &items) != nil || len(items) != 2 ||
 		items[0].Session != "c1" || items[1].Session != "c2" || items[0].Kind != inbox.Done {
 		t.Fatalf("inbox --json: %+v %+v", r, items)
+	}
+	if p := strings.Join(items[0].Preview, "\n"); !strings.Contains(p, "Done with rm -rf build.") {
+		t.Fatalf("c1's preview: %q", items[0].Preview)
 	}
 	if r := hmIn(t, dir, "inbox"); !strings.Contains(r.stdout, "c1       done  Done with rm -rf build.") {
 		t.Fatalf("inbox:\n%s", r.stdout)

@@ -110,6 +110,12 @@ function inboxItem(it) {
   reason.className = 'reason';
   reason.textContent = it.reason || (it.kind === 'done' ? 'finished its turn' : '');
   li.append(head, reason);
+  if (it.preview && it.preview.length) {
+    const pre = document.createElement('pre');
+    pre.className = 'preview';
+    pre.textContent = it.preview.join('\n');
+    li.append(pre);
+  }
   const p = it.prompt;
   if (p && !p.multi) {
     const q = document.createElement('p');
