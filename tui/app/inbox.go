@@ -141,9 +141,16 @@ func (m *Model) answer(a action.Answer) tea.Cmd {
 	})
 }
 
-// onAnswered reports an answer's outcome on the status line.
+// onAnswered reports an answer's outcome on the status line; a refusal
+// (nothing was typed) offers to attach, so that the user answers in the
+// agent's own terminal.
 func (m *Model) onAnswered(msg answeredMsg) tea.Cmd {
 	if msg.err != nil {
+		if in, ok := m.list.Find(msg.id); ok && in.Alive && in.Caps.Has(session.CapAttach) {
+			m.push(dialog.NewConfirm("Not answered", msg.err.Error()+"\n\nNothing was typed. Attach to "+msg.id+" to answer it there?",
+				action.Attach{ID: msg.id}))
+			return nil
+		}
 		return m.report(msg.err)
 	}
 	return m.info(fmt.Sprintf("answered %s: %d. %s", msg.id, msg.given.Option, msg.given.Label))

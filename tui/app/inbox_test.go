@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"maps"
 	"strings"
 	"testing"
@@ -70,6 +71,23 @@ func TestInbox(t *testing.T) {
 	press(m, "!", "esc")
 	if m.page != pageSessions {
 		t.Fatal("esc did not close the inbox")
+	}
+
+	// A refusal (nothing typed) offers to attach; yes attaches.
+	b.mu.Lock()
+	b.failed = errors.New("claude-2 not answered: the screen shows no prompt to answer")
+	b.mu.Unlock()
+	m.list.Select("claude-2")
+	press(m, "y")
+	if out := plain(m); !strings.Contains(out, "Not answered") || !strings.Contains(out, "Attach to claude-2") {
+		t.Fatalf("no offer to attach:\n%s", out)
+	}
+	b.mu.Lock()
+	b.failed = nil
+	b.mu.Unlock()
+	press(m, "y")
+	if calls := b.Calls(); calls[len(calls)-1] != "endpoint claude-2" {
+		t.Fatalf("yes did not attach: %q", calls)
 	}
 }
 

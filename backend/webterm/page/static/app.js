@@ -84,7 +84,7 @@ async function answer(id, body) {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
   });
   const text = await r.text();
-  if (!r.ok) { notice(text.trim(), true); loadInbox(); return; }
+  if (!r.ok) { notice(text.trim() + ' — nothing was typed; open ' + id + ' to answer it there', true); loadInbox(); return; }
   const res = JSON.parse(text);
   notice('answered ' + id + ': ' + res.option + '. ' + res.label);
   loadInbox();
