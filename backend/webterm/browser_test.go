@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/push"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"os"
 	"os/exec"
@@ -174,5 +175,36 @@ func TestBrowserInbox(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(logs, id)); string(b) != want {
 			t.Errorf("%s read %q, want %q", id, b, want)
 		}
+	}
+}
+
+// The page's Web Push side in a real browser (testdata/push.js): it
+// offers to notify the device on a secure origin, and its service worker
+// shows a pushed message as the notification, with the session's page.
+func TestBrowserPush(t *testing.T) {
+	chromium := chromiumPath()
+	if chromium == "" {
+		unavailable(t, "no chromium")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		unavailable(t, "no node")
+	}
+	pw := playwrightDir(t)
+	svc, err := push.Open(push.Options{Dir: filepath.Join(t.TempDir(), "push")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hs := testServer(t, Options{Push: svc})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "testdata/push.js", hs.URL, testToken, chromium)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(pw, "node_modules"))
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("browser: %v %q\n%s", err, out, stderr.String())
 	}
 }
