@@ -23,6 +23,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/host"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning/plancli"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning/toollinks"
+	"github.com/heimdall-tui/heimdall-tui/backend/remote"
 )
 
 const name = "heimdall"
@@ -55,6 +56,8 @@ func run(argv []string) int {
 			if code, ok := supervise(*configPath, *socketDir, global.Args()[1:]); ok {
 				return code
 			}
+		} else if err == nil && global.NArg() == 1 && global.Arg(0) == "mux" {
+			return serveMux(*configPath, *socketDir)
 		}
 	}
 	return handOver(argv)
@@ -109,6 +112,20 @@ func supervise(configPath, socketDir string, args []string) (code int, ok bool) 
 		return fail(err), true
 	}
 	return code, true
+}
+
+// serveMux is `heimdall mux`: the sessions of the socket dir served over
+// stdin and stdout, for a dashboard on another machine that runs it as
+// its `ssh HOST` command (backend/remote).
+func serveMux(configPath, socketDir string) int {
+	cfg, _, err := config.LoadFile(configPath)
+	if err != nil {
+		return fail(err)
+	}
+	if err := remote.Serve(remote.Stdio{}, cfg.SocketDirFor(socketDir)); err != nil {
+		return fail(err)
+	}
+	return 0
 }
 
 func fail(err error) int {

@@ -81,6 +81,14 @@ func Dial(path string, timeout time.Duration) (*Client, error) {
 		conn.Close()
 		return nil, err
 	}
+	return NewClient(conn, timeout)
+}
+
+// NewClient is a Client over conn, a connection to a session made another
+// way (a channel of wire/mux: the far end checked the socket's owner): it
+// checks the mode byte, within timeout (0: no limit). It closes conn if
+// that fails.
+func NewClient(conn net.Conn, timeout time.Duration) (*Client, error) {
 	if timeout > 0 {
 		conn.SetReadDeadline(time.Now().Add(timeout))
 	}

@@ -1,0 +1,195 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/wire/mux"
+)
+
+// Options say how to reach a host.
+type Options struct {
+	// Dest is what ssh is given as the destination: a host, user@host, or
+	// an alias of ~/.ssh/config (jump hosts, keys and ports work as they
+	// do for the user).
+	Dest string
+	// Command is the remote command (nil: heimdall mux; give the path if
+	// the remote's PATH for ssh commands lacks it, and --socket-dir).
+	Command []string
+	// SSH is the ssh client (nil: "ssh" on PATH); tests give a fake.
+	SSH string
+}
+
+// ssh's options: no prompt can block (no tty, batch mode), and a peer
+// that stops answering is noticed within about 45 s.
+var sshOptions = []string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"}
+
+// CheckDest refuses a destination ssh would read as something else (an
+// option) or that holds what no host name does.
+func CheckDest(dest string) error {
+	switch {
+	case dest == "":
+		return errors.New("no ssh destination")
+	case strings.HasPrefix(dest, "-"):
+		return fmt.Errorf("ssh destination %q starts with '-'", dest)
+	case strings.ContainsFunc(dest, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return fmt.Errorf("ssh destination %q holds a space or a control character", dest)
+	}
+	return nil
+}
+
+// Link is a running `ssh DEST heimdall mux`: the stream's client end.
+type Link struct {
+	*mux.Conn
+	cmd    *exec.Cmd
+	stderr *tail
+	exited chan struct{}
+}
+
+// Connect runs ssh to o.Dest with the remote mux as its command and
+// returns the link once the far end has said hello; notify gets the
+// announcements of sessions (the first lists them all). A host that
+// cannot be reached is an error with what ssh said.
+func Connect(ctx context.Context, o Options, notify func(mux.Sessions)) (*Link, error) {
+	if err := CheckDest(o.Dest); err != nil {
+		return nil, err
+	}
+	ssh := o.SSH
+	if ssh == "" {
+		ssh = "ssh"
+	}
+	command := o.Command
+	if len(command) == 0 {
+		command = []string{"heimdall", "mux"}
+	}
+	args := append(append([]string(nil), sshOptions...), "--", o.Dest)
+	args = append(args, command...)
+	cmd := exec.Command(ssh, args...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	l := &Link{cmd: cmd, stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
+	cmd.Stderr = l.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // not the dashboard's terminal's signals
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("ssh %s: %w", o.Dest, err)
+	}
+	go func() { cmd.Wait(); close(l.exited) }()
+	type result struct {
+		c   *mux.Conn
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		c, err := mux.Client(pipes{stdout, stdin, l}, notify)
+		got <- result{c, err}
+	}()
+	select {
+	case r := <-got:
+		if r.err != nil {
+			l.stop()
+			return nil, fmt.Errorf("ssh %s: %s", o.Dest, l.why(r.err))
+		}
+		l.Conn = r.c
+		return l, nil
+	case <-ctx.Done():
+		l.stop()
+		<-got
+		if said := strings.TrimSpace(l.stderr.String()); said != "" {
+			return nil, fmt.Errorf("ssh %s: %w: %s", o.Dest, ctx.Err(), said)
+		}
+		return nil, fmt.Errorf("ssh %s: %w", o.Dest, ctx.Err())
+	}
+}
+
+// why is what went wrong: ssh's own words if it said any (the host is
+// unknown, refused, the key not accepted, the command not found).
+func (l *Link) why(err error) string {
+	select {
+	case <-l.exited:
+	case <-time.After(time.Second): // its stderr is complete once it has exited
+	}
+	if s := strings.TrimSpace(l.stderr.String()); s != "" {
+		return s
+	}
+	return err.Error()
+}
+
+// Err is why the link ended, with what ssh said.
+func (l *Link) Err() error {
+	err := l.Conn.Err()
+	if err == nil || errors.Is(err, mux.ErrClosed) {
+		return err
+	}
+	return errors.New(l.why(err))
+}
+
+// Close ends the link: ssh is stopped (the remote sessions go on).
+func (l *Link) Close() error {
+	if l.Conn != nil {
+		l.Conn.Close()
+	}
+	l.stop()
+	return nil
+}
+
+// stop ends ssh: SIGTERM, SIGKILL if it lingers, and reaps it.
+func (l *Link) stop() {
+	l.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-l.exited:
+	case <-time.After(2 * time.Second):
+		l.cmd.Process.Kill()
+		<-l.exited
+	}
+}
+
+// pipes is ssh's stdout and stdin as the stream.
+type pipes struct {
+	r io.ReadCloser
+	w io.WriteCloser
+	l *Link
+}
+
+func (p pipes) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p pipes) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipes) Close() error {
+	p.w.Close()
+	p.r.Close()
+	return nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

@@ -1,0 +1,149 @@
+// Package remote reaches the sessions of another machine over one SSH
+// connection. Serve is the far end — `heimdall mux`, run by sshd as the
+// command of the dashboard's `ssh HOST`: it serves every session of its
+// socket directory over its stdin and stdout (wire/mux: each connection
+// to a session's socket a channel, the sessions announced as they come
+// and go). The near end dials through it.
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+	"github.com/heimdall-tui/heimdall-tui/wire/mux"
+	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
+)
+
+// Serve serves the sessions of dir over rw until the stream ends (the
+// ssh connection dropped: the sessions go on). dir's changes are
+// watched with inotify; each announcement says what changed since the
+// last.
+func Serve(rw io.ReadWriteCloser, dir string) error {
+	if err := supervisor.EnsureDir(dir); err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	c := mux.Server(rw, mux.Hello{Host: host, Dir: dir}, func(id string) (net.Conn, error) {
+		if err := supervisor.ValidateID(dir, id); err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		conn, err := unixsock.Dial(ctx, supervisor.SocketPath(dir, id)) // refuses another user's server
+		if err != nil {
+			return nil, fmt.Errorf("session %s: %w", id, err)
+		}
+		return conn, nil
+	})
+	changed, stop, err := watchDir(dir)
+	if err != nil {
+		c.Close()
+		return err
+	}
+	defer stop()
+	var served []string
+	for {
+		now, err := sessionIDs(dir)
+		if err != nil {
+			c.Close()
+			return err
+		}
+		var s mux.Sessions
+		for _, id := range now {
+			if !slices.Contains(served, id) {
+				s.Added = append(s.Added, id)
+			}
+		}
+		for _, id := range served {
+			if !slices.Contains(now, id) {
+				s.Removed = append(s.Removed, id)
+			}
+		}
+		if served == nil || len(s.Added)+len(s.Removed) > 0 {
+			if s.Added == nil && s.Removed == nil {
+				s.Added = []string{} // the first: every session, maybe none
+			}
+			if err := c.Announce(s); err != nil {
+				break
+			}
+		}
+		served = now
+		select {
+		case <-changed:
+		case <-c.Done():
+		}
+		if c.Err() != nil {
+			break
+		}
+	}
+	if err := c.Err(); err != nil && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "EOF") {
+		return err
+	}
+	return nil
+}
+
+// sessionIDs lists the sessions served in dir (their sockets), sorted.
+func sessionIDs(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	ids := []string{}
+	for _, e := range ents {
+		if id, ok := strings.CutSuffix(e.Name(), ".sock"); ok && id != "" && !strings.HasPrefix(id, ".") && e.Type()&os.ModeSocket != 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// watchDir tells of changes of dir's entries (a socket made or removed),
+// coalesced: changed has room for one.
+func watchDir(dir string) (changed <-chan struct{}, stop func(), err error) {
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return nil, nil, fmt.Errorf("watch %s: %w", dir, err)
+	}
+	if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_CREATE|unix.IN_DELETE|unix.IN_MOVED_FROM|unix.IN_MOVED_TO|unix.IN_ATTRIB); err != nil {
+		unix.Close(fd)
+		return nil, nil, fmt.Errorf("watch %s: %w", dir, err)
+	}
+	f := os.NewFile(uintptr(fd), "inotify") // non-blocking: read through the netpoller
+	ch := make(chan struct{}, 1)
+	go func() {
+		buf := make([]byte, 16<<10)
+		for {
+			if _, err := f.Read(buf); err != nil {
+				return
+			}
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return ch, func() { f.Close() }, nil
+}
+
+// Stdio is this process's stdin and stdout as one stream: Serve's, run as
+// an ssh command.
+type Stdio struct{}
+
+func (Stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
+func (Stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
+
+// Close closes both.
+func (Stdio) Close() error {
+	os.Stdin.Close()
+	return os.Stdout.Close()
+}
