@@ -46,12 +46,12 @@ const helloID = 1
 // follower needs, watches the state and asks for the screen, returning
 // once the first STATE and PAINT are in (its reader is not started yet:
 // start). Otherwise it disconnects and returns errNoHello.
-func dialFollowed(sock string, r Reporter) (*followed, error) {
-	c, err := frame.Dial(sock, dialTimeout)
+func dialFollowed(d Dialer, r Reporter) (*followed, error) {
+	c, err := d.Dial(dialTimeout)
 	if err != nil {
 		return nil, err
 	}
-	x := &followed{sockBase: newSockBase(sock, r), c: c}
+	x := &followed{sockBase: newSockBase(d, r), c: c}
 	if err := x.handshake(); err != nil {
 		c.Close()
 		return nil, err
@@ -250,10 +250,11 @@ func (x *followed) Send(in session.Input) error { return x.w.send(frame.Input, i
 // Stop sends KILL (the session's own supervisor applies its grace), or
 // with force SIGKILLs the session's process group itself.
 func (x *followed) Stop(force bool) error {
+	kill := func() error { return x.w.send(frame.Kill, nil) }
 	if force {
-		return x.killGroup()
+		return x.killGroup(kill)
 	}
-	return x.w.send(frame.Kill, nil)
+	return kill()
 }
 
 // Hangup disconnects: the session belongs to another process and keeps

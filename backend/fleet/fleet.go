@@ -81,6 +81,7 @@ type Fleet struct {
 	cfg        config.Config
 	supervisor []string
 	reader     bool // Options.Reader
+	hosts      []*Host
 	log        *slog.Logger
 	idle       time.Duration
 
@@ -704,6 +705,12 @@ func (f *Fleet) Endpoint(id string) (attach.Endpoint, error) {
 // idempotent.
 func (f *Fleet) Close() error {
 	f.closeOnce.Do(func() {
+		f.mu.Lock()
+		hosts := slices.Clone(f.hosts)
+		f.mu.Unlock()
+		for _, h := range hosts {
+			h.Close() // its sessions leave the list; they go on on the host
+		}
 		f.mu.Lock()
 		f.closed = true
 		close(f.done)

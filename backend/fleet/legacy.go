@@ -102,18 +102,18 @@ func (x *legacy) query() (session.Status, frame.ScreenInfo, error) {
 
 // dialLegacy connects both connections, learns the session's size, title
 // and state, and subscribes a. Its reader is not started yet (start).
-func dialLegacy(sock string, r Reporter) (*legacy, error) {
-	b, err := frame.Dial(sock, dialTimeout)
+func dialLegacy(d Dialer, r Reporter) (*legacy, error) {
+	b, err := d.Dial(dialTimeout)
 	if err != nil {
 		return nil, err
 	}
-	x := &legacy{sockBase: newSockBase(sock, r), b: b}
+	x := &legacy{sockBase: newSockBase(d, r), b: b}
 	st, si, err := x.query()
 	if err != nil {
 		b.Close()
 		return nil, err
 	}
-	a, err := frame.Dial(sock, dialTimeout)
+	a, err := d.Dial(dialTimeout)
 	if err != nil {
 		b.Close()
 		return nil, err
@@ -217,7 +217,7 @@ func (x *legacy) Send(in session.Input) error { return x.a.Input(in.Data) }
 // with force SIGKILLs the session's process group itself.
 func (x *legacy) Stop(force bool) error {
 	if force {
-		return x.killGroup()
+		return x.killGroup(x.a.Kill)
 	}
 	return x.a.Kill()
 }

@@ -3,6 +3,7 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
@@ -33,9 +34,9 @@ func (e *ExitError) Error() string { return fmt.Sprintf("session exited with cod
 
 // socketed is a member served on a socket that others may dial too: a
 // followed pty session.
-type socketed interface{ socketPath() string }
-
-func (x *followed) socketPath() string { return x.sock }
+type socketed interface {
+	dial(timeout time.Duration) (*frame.Client, error)
+}
 
 // Output opens a stream of session id's output (see Output). With
 // interactive, the connection says it is an interactive terminal (ATTACH):
@@ -52,7 +53,7 @@ func (f *Fleet) Output(id string, interactive bool) (*Output, error) {
 	if !ok {
 		return nil, capError("output of", e, session.CapScreen)
 	}
-	c, err := frame.Dial(s.socketPath(), dialTimeout)
+	c, err := s.dial(dialTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("output of %s: %w", id, err)
 	}

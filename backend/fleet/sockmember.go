@@ -57,7 +57,8 @@ type sockMember interface {
 // knows of the session (its record, its supervisor if launched here) and
 // its Info.
 type sockBase struct {
-	sock       string
+	sock       string // the socket's path, or for a session of another host its name there
+	dialer     Dialer
 	r          Reporter
 	log        *slog.Logger
 	rec        supervisor.Record // the session's record, if it has one
@@ -69,9 +70,29 @@ type sockBase struct {
 	ended bool // the reader is finishing
 }
 
-func newSockBase(sock string, r Reporter) *sockBase {
-	return &sockBase{sock: sock, r: r, log: slog.New(slog.DiscardHandler), done: make(chan struct{})}
+func newSockBase(d Dialer, r Reporter) *sockBase {
+	return &sockBase{sock: d.String(), dialer: d, r: r, log: slog.New(slog.DiscardHandler), done: make(chan struct{})}
 }
+
+// Dialer connects to a session's supervisor: a socket of this machine's
+// socket dir (SocketDialer), or a channel to one of another host's.
+type Dialer interface {
+	// Dial connects and reads the mode byte, within timeout.
+	Dial(timeout time.Duration) (*frame.Client, error)
+	// Local reports whether the connection is a socket of this machine
+	// (descriptors can be passed: attach hands the terminal over).
+	Local() bool
+	String() string // for logs
+}
+
+// SocketDialer dials a socket path (refusing another user's server).
+type SocketDialer string
+
+func (d SocketDialer) Dial(timeout time.Duration) (*frame.Client, error) {
+	return frame.Dial(string(d), timeout)
+}
+func (d SocketDialer) Local() bool    { return true }
+func (d SocketDialer) String() string { return string(d) }
 
 func (x *sockBase) base() *sockBase { return x }
 
@@ -83,11 +104,20 @@ func (x *sockBase) Info() session.Info {
 
 func (x *sockBase) record() supervisor.Record { return x.rec }
 
-func (x *sockBase) socketPath() string { return x.sock }
+func (x *sockBase) dial(timeout time.Duration) (*frame.Client, error) { return x.dialer.Dial(timeout) }
 
 func (x *sockBase) Done() <-chan struct{} { return x.done }
 
-func (x *sockBase) Endpoint() (attach.Endpoint, error) { return attach.Dial(x.sock) }
+func (x *sockBase) Endpoint() (attach.Endpoint, error) {
+	if x.dialer.Local() {
+		return attach.Dial(x.sock)
+	}
+	c, err := x.dialer.Dial(dialTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return attach.NewSocket(c) // another host's: no terminal to hand over, the keys are relayed
+}
 
 // answerWait bounds an ANSWER's round trip (a supervisor without it never
 // replies).
@@ -96,7 +126,7 @@ const answerWait = 5 * time.Second
 // Answer implements Answerer: an ANSWER on a connection of its own (the
 // followed connection only pushes), as `heimdall-tui answer` sends it.
 func (x *sockBase) Answer(c answer.Choice, question string) (answer.Given, error) {
-	cl, err := frame.Dial(x.sock, answerWait)
+	cl, err := x.dialer.Dial(answerWait)
 	if err != nil {
 		return answer.Given{}, err
 	}
@@ -115,7 +145,7 @@ func (x *sockBase) Answer(c answer.Choice, question string) (answer.Given, error
 // Peek implements Peeker: a SCREEN on a connection of its own (the
 // follower's screen is pulled only while a dashboard draws it).
 func (x *sockBase) Peek() ([]string, error) {
-	cl, err := frame.Dial(x.sock, answerWait)
+	cl, err := x.dialer.Dial(answerWait)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +160,7 @@ func (x *sockBase) Peek() ([]string, error) {
 
 // Prompt implements Answerer: a PROMPT on a connection of its own.
 func (x *sockBase) Prompt() (answer.Prompt, error) {
-	cl, err := frame.Dial(x.sock, answerWait)
+	cl, err := x.dialer.Dial(answerWait)
 	if err != nil {
 		return answer.Prompt{}, err
 	}
@@ -163,8 +193,13 @@ func (x *sockBase) supervisorDone() <-chan struct{} {
 }
 
 // killGroup SIGKILLs the session's process group itself (Stop with force):
-// its program leads its own session, so the group's id is its pid.
-func (x *sockBase) killGroup() error {
+// its program leads its own session, so the group's id is its pid. A
+// session of another host is not this machine's to signal: its supervisor
+// is asked (KILL: SIGTERM, SIGKILL after its grace) instead.
+func (x *sockBase) killGroup(kill func() error) error {
+	if !x.dialer.Local() {
+		return kill()
+	}
 	x.mu.Lock()
 	pid := x.info.PID
 	x.mu.Unlock()
@@ -190,15 +225,15 @@ func (x restartableSock) Restart(r Reporter) (Member, error) {
 // answers STATUS first, or lacks those, is hm's or an earlier release's
 // (legacy, on connections of its own). idle is the classifier's idle
 // threshold a legacy member assumes for its quiet refresh.
-func dialSock(sock string, r Reporter, idle time.Duration) (sockMember, error) {
-	x, err := dialFollowed(sock, r)
+func dialSock(d Dialer, r Reporter, idle time.Duration) (sockMember, error) {
+	x, err := dialFollowed(d, r)
 	if err == nil {
 		return x, nil
 	}
 	if !errors.Is(err, errNoHello) {
 		return nil, err
 	}
-	l, err := dialLegacy(sock, r)
+	l, err := dialLegacy(d, r)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +250,7 @@ func dialSock(sock string, r Reporter, idle time.Duration) (sockMember, error) {
 // launched again under the same ID.
 func (f *Fleet) follow(id string, r Reporter, wait bool, sup *proc.Process) (Member, error) {
 	sock := supervisor.SocketPath(f.dir, id)
-	m, err := dialSock(sock, r, f.idle)
+	m, err := dialSock(SocketDialer(sock), r, f.idle)
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,11 @@ func TestConnect(t *testing.T) {
 
 // sshd serves a loopback port with a host key and a user key made here;
 // it returns an ssh (a wrapper giving ssh a config of its own) whose
-// host "box" is it.
+// host "box" is it. Its sessions get SHLVL=1, so that bash, the user's
+// shell, does not read the user's ~/.bashrc as it does for a command run
+// by sshd (Debian's bash): the test runs as whoever runs it, and a
+// bashrc that waits (a pyenv init behind a stale lock did) would hang
+// every command.
 func sshd(t *testing.T) string {
 	t.Helper()
 	sshdPath, err := exec.LookPath("sshd")
@@ -165,6 +169,7 @@ AllowStreamLocalForwarding no
 AllowAgentForwarding no
 X11Forwarding no
 PermitTunnel no
+SetEnv SHLVL=1
 LogLevel ERROR
 `, port, d, d, d)
 	os.WriteFile(filepath.Join(d, "sshd_config"), []byte(conf), 0o600)

@@ -59,11 +59,20 @@ func Serve(rw io.ReadWriteCloser, dir string) error {
 			return err
 		}
 		var s mux.Sessions
+		var listed []string
 		for _, id := range now {
 			if !slices.Contains(served, id) {
+				// Between a socket's bind and its listen a dial is
+				// refused: a new one is announced once it answers (its
+				// chmod, just after, is another change of the dir).
+				if st, _ := unixsock.Inspect(supervisor.SocketPath(dir, id)); st != unixsock.Live {
+					continue
+				}
 				s.Added = append(s.Added, id)
 			}
+			listed = append(listed, id)
 		}
+		now = listed
 		for _, id := range served {
 			if !slices.Contains(now, id) {
 				s.Removed = append(s.Removed, id)

@@ -96,6 +96,9 @@ type Info struct {
 	Classifier string
 	Argv       []string // program and arguments (when known)
 	Dir        string   // working directory (when known)
+	// Host is the host it runs on ("" for this machine): a session of
+	// another host is listed as HOST:ID.
+	Host string
 	// Owned: started from a dashboard (this one or an earlier one); the
 	// quit choice "Stop them" stops it. Sessions a user started with `run`
 	// are not.

@@ -1,0 +1,285 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/remote"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+	"github.com/heimdall-tui/heimdall-tui/wire/mux"
+)
+
+// HostOptions configure a followed host.
+type HostOptions struct {
+	// Name is the host's name in the config; its sessions are listed as
+	// NAME:ID.
+	Name   string
+	Remote remote.Options
+	// Redial is the first wait before connecting again after the link
+	// failed (0: 250 ms); each failure doubles it, up to 40 times it.
+	Redial time.Duration
+}
+
+// HostInfo is a followed host at an instant.
+type HostInfo struct {
+	Name, Dest string
+	Up         bool
+	// Err is why the host is down: what ssh said ("" while it is up, or
+	// before the first attempt ended).
+	Err      string
+	Sessions int
+	Since    time.Time // when Up last changed
+}
+
+// Host follows the sessions of another machine over one ssh connection
+// (backend/remote: `ssh DEST heimdall mux`, every session a channel of
+// it): each session of the host's socket dir is a member of the fleet,
+// listed as NAME:ID with Info.Host set, followed as a local one is (the
+// pushes and the screen pull), and driven the same way (send, resize,
+// kill, answer; attach relays the keys: a terminal cannot be handed over
+// ssh). When the link drops its sessions leave the list (they go on on the
+// host), the host shows as down with ssh's words, and the link is made
+// again with a backoff; the sessions then come back with their screens.
+type Host struct {
+	f    *Fleet
+	opt  HostOptions
+	stop chan struct{}
+	once sync.Once
+	done chan struct{}
+	told chan struct{}
+
+	mu      sync.Mutex
+	link    *remote.Link
+	info    HostInfo
+	members map[string]bool // remote ids listed
+	notices []mux.Sessions  // announcements of link not yet handled
+}
+
+// FollowHost starts following the host in f, in the background: a host
+// that cannot be reached is listed as down (Info) and tried again.
+func (f *Fleet) FollowHost(opt HostOptions) *Host {
+	if opt.Redial <= 0 {
+		opt.Redial = 250 * time.Millisecond
+	}
+	h := &Host{f: f, opt: opt, stop: make(chan struct{}), done: make(chan struct{}), told: make(chan struct{}, 1),
+		members: map[string]bool{}, info: HostInfo{Name: opt.Name, Dest: opt.Remote.Dest, Since: time.Now()}}
+	f.mu.Lock()
+	f.hosts = append(f.hosts, h)
+	f.mu.Unlock()
+	go h.loop()
+	return h
+}
+
+// Hosts lists the hosts followed (FollowHost), in the order they were
+// added.
+func (f *Fleet) Hosts() []HostInfo {
+	f.mu.Lock()
+	hs := slices.Clone(f.hosts)
+	f.mu.Unlock()
+	out := make([]HostInfo, len(hs))
+	for i, h := range hs {
+		out[i] = h.Info()
+	}
+	return out
+}
+
+// changedHost tells the fleet's readers a host's state changed (a lossy
+// Changed of no session: they read Hosts again).
+func (f *Fleet) changedHost(name string) {
+	f.broker.PublishLossy("host\x00"+name, session.Event{Kind: session.Changed})
+}
+
+// removeGone unlists session id, which its host no longer serves: a live
+// member is disconnected (it is then dropped as vanished); one that has
+// exited stays listed as Dead, as a local one does.
+func (f *Fleet) removeGone(id string) {
+	f.mu.Lock()
+	e := f.sessions[id]
+	live := e != nil && !e.exited
+	f.mu.Unlock()
+	if live {
+		e.m.Hangup()
+	}
+}
+
+// Info is the host's state.
+func (h *Host) Info() HostInfo {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	in := h.info
+	in.Sessions = len(h.members)
+	return in
+}
+
+// Close stops following: the link ends (the host's sessions go on) and
+// its sessions leave the list.
+func (h *Host) Close() {
+	h.once.Do(func() { close(h.stop) })
+	<-h.done
+}
+
+func (h *Host) log() *slog.Logger { return h.f.log.With("host", h.opt.Name) }
+
+func (h *Host) loop() {
+	defer close(h.done)
+	wait := h.opt.Redial
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		go func() {
+			select {
+			case <-h.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		link, err := remote.Connect(ctx, h.opt.Remote, h.announce)
+		cancel()
+		if err != nil {
+			h.setUp(false, err)
+			h.log().Info("host not reached", "err", err)
+			select {
+			case <-h.stop:
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 40*h.opt.Redial)
+			continue
+		}
+		wait = h.opt.Redial
+		h.mu.Lock()
+		h.link = link
+		h.mu.Unlock()
+		h.setUp(true, nil)
+		h.log().Info("host connected", "dest", h.opt.Remote.Dest, "dir", link.Hello().Dir)
+		stopped := h.serve(link)
+		h.dropAll()
+		link.Close()
+		if stopped {
+			return
+		}
+		h.setUp(false, link.Err())
+		h.log().Info("host link ended; connecting again", "err", link.Err())
+	}
+}
+
+// serve lists the sessions link announces until it ends (false) or Close
+// (true).
+func (h *Host) serve(link *remote.Link) bool {
+	for {
+		select {
+		case <-h.told:
+			h.mu.Lock()
+			ns := h.notices
+			h.notices = nil
+			h.mu.Unlock()
+			for _, n := range ns {
+				for _, id := range n.Removed {
+					h.drop(id)
+				}
+				for _, id := range n.Added {
+					h.add(link, id)
+				}
+			}
+		case <-link.Done():
+			return false
+		case <-h.stop:
+			return true
+		}
+	}
+}
+
+// announce queues an announcement (the link's reader: adding a session
+// dials over the link, which that reader serves).
+func (h *Host) announce(s mux.Sessions) {
+	h.mu.Lock()
+	h.notices = append(h.notices, s)
+	h.mu.Unlock()
+	select {
+	case h.told <- struct{}{}:
+	default:
+	}
+}
+
+func (h *Host) setUp(up bool, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.info.Up != up {
+		h.info.Since = time.Now()
+	}
+	h.info.Up, h.info.Err = up, ""
+	if err != nil && !errors.Is(err, mux.ErrClosed) {
+		h.info.Err = err.Error()
+	}
+	h.f.changedHost(h.opt.Name)
+}
+
+// id is remote session rid's id in the fleet.
+func (h *Host) id(rid string) string { return h.opt.Name + ":" + rid }
+
+// add lists remote session rid, followed over a channel of link.
+func (h *Host) add(link *remote.Link, rid string) {
+	err := h.f.Add(h.id(rid), func(id string, r Reporter) (Member, error) {
+		m, err := dialSock(channelDialer{link: link, id: rid, host: h.opt.Name}, r, h.f.idle)
+		if err != nil {
+			return nil, err
+		}
+		x := m.base()
+		x.log = h.log()
+		x.info.ID, x.info.Host, x.info.Started = id, h.opt.Name, time.Now()
+		m.start()
+		return m, nil
+	})
+	if err != nil {
+		h.log().Info("remote session not listed", "session", rid, "err", err)
+		return
+	}
+	h.mu.Lock()
+	h.members[rid] = true
+	h.mu.Unlock()
+}
+
+// drop unlists remote session rid (it ended, or the link did).
+func (h *Host) drop(rid string) {
+	h.mu.Lock()
+	listed := h.members[rid]
+	delete(h.members, rid)
+	h.mu.Unlock()
+	if listed {
+		h.f.removeGone(h.id(rid))
+	}
+}
+
+// dropAll unlists every session of the host.
+func (h *Host) dropAll() {
+	h.mu.Lock()
+	rids := make([]string, 0, len(h.members))
+	for rid := range h.members {
+		rids = append(rids, rid)
+	}
+	h.mu.Unlock()
+	slices.Sort(rids)
+	for _, rid := range rids {
+		h.drop(rid)
+	}
+}
+
+// channelDialer dials a remote session: a channel of the host's link.
+type channelDialer struct {
+	link     *remote.Link
+	id, host string
+}
+
+func (d channelDialer) Dial(timeout time.Duration) (*frame.Client, error) {
+	conn, err := d.link.Dial(d.id)
+	if err != nil {
+		return nil, err
+	}
+	return frame.NewClient(conn, timeout)
+}
+func (d channelDialer) Local() bool    { return false }
+func (d channelDialer) String() string { return d.host + ":" + d.id }
