@@ -51,13 +51,12 @@ type Blemees struct {
 	stop   chan struct{}
 	closed sync.Once
 	done   chan struct{}
-	told   chan struct{} // a notice is queued
+	told   *queue[notice] // the pushes of c not yet handled, in order
 
 	mu      sync.Mutex
 	c       *blemees.Conn             // nil while the daemon does not answer
 	daemon  string                    // the last hello_ack's daemon
 	members map[string]*blemeesMember // by session id
-	notices []notice                  // the pushes of c not yet handled, in order
 }
 
 // notice is a push of the sessions feed: a session opened, or closed.
@@ -94,7 +93,7 @@ func FollowBlemees(ctx context.Context, f *Fleet, socket string, opt BlemeesOpti
 		opt.Client = "heimdall-tui"
 	}
 	b := &Blemees{f: f, socket: socket, opt: opt, stop: make(chan struct{}), done: make(chan struct{}),
-		told: make(chan struct{}, 1), members: map[string]*blemeesMember{}}
+		told: newQueue[notice](), members: map[string]*blemeesMember{}}
 	if err := b.dial(ctx); err != nil {
 		return nil, fmt.Errorf("follow blemeesd on %s: %w", socket, err)
 	}
@@ -109,7 +108,8 @@ func (b *Blemees) dial(ctx context.Context) error {
 		return err
 	}
 	b.mu.Lock()
-	b.c, b.daemon, b.notices = c, c.Hello.Daemon, nil
+	b.c, b.daemon = c, c.Hello.Daemon
+	b.told.take() // an earlier connection's
 	b.mu.Unlock()
 	return nil
 }
@@ -177,15 +177,7 @@ func (b *Blemees) dispatch(fr blemees.Frame) {
 	}
 }
 
-func (b *Blemees) tell(n notice) {
-	b.mu.Lock()
-	b.notices = append(b.notices, n)
-	b.mu.Unlock()
-	select {
-	case b.told <- struct{}{}:
-	default:
-	}
-}
+func (b *Blemees) tell(n notice) { b.told.push(n) }
 
 func (b *Blemees) log() *slog.Logger { return b.f.log.With("component", "blemeesd-follow") }
 
@@ -220,12 +212,8 @@ func (b *Blemees) followConn(c *blemees.Conn) bool {
 	}
 	for {
 		select {
-		case <-b.told:
-			b.mu.Lock()
-			ns := b.notices
-			b.notices = nil
-			b.mu.Unlock()
-			for _, n := range ns {
+		case <-b.told.Ready():
+			for _, n := range b.told.take() {
 				if n.opened != nil {
 					b.follow(*n.opened)
 				} else if m := b.member(n.closed); m != nil {

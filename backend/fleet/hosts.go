@@ -51,13 +51,12 @@ type Host struct {
 	stop chan struct{}
 	once sync.Once
 	done chan struct{}
-	told chan struct{}
+	told *queue[mux.Sessions] // announcements of the link not yet handled
 
 	mu      sync.Mutex
 	link    *remote.Link
 	info    HostInfo
 	members map[string]bool // remote ids listed
-	notices []mux.Sessions  // announcements of link not yet handled
 }
 
 // FollowHost starts following the host in f, in the background: a host
@@ -66,7 +65,7 @@ func (f *Fleet) FollowHost(opt HostOptions) *Host {
 	if opt.Redial <= 0 {
 		opt.Redial = 250 * time.Millisecond
 	}
-	h := &Host{f: f, opt: opt, stop: make(chan struct{}), done: make(chan struct{}), told: make(chan struct{}, 1),
+	h := &Host{f: f, opt: opt, stop: make(chan struct{}), done: make(chan struct{}), told: newQueue[mux.Sessions](),
 		members: map[string]bool{}, info: HostInfo{Name: opt.Name, Dest: opt.Remote.Dest, Since: time.Now()}}
 	f.mu.Lock()
 	f.hosts = append(f.hosts, h)
@@ -94,18 +93,6 @@ func (f *Fleet) changedHost(name string) {
 	f.broker.PublishLossy("host\x00"+name, session.Event{Kind: session.Changed})
 }
 
-// removeGone unlists session id, which its host no longer serves: a live
-// member is disconnected (it is then dropped as vanished); one that has
-// exited stays listed as Dead, as a local one does.
-func (f *Fleet) removeGone(id string) {
-	f.mu.Lock()
-	e := f.sessions[id]
-	live := e != nil && !e.exited
-	f.mu.Unlock()
-	if live {
-		e.m.Hangup()
-	}
-}
 
 // Info is the host's state.
 func (h *Host) Info() HostInfo {
@@ -172,12 +159,8 @@ func (h *Host) loop() {
 func (h *Host) serve(link *remote.Link) bool {
 	for {
 		select {
-		case <-h.told:
-			h.mu.Lock()
-			ns := h.notices
-			h.notices = nil
-			h.mu.Unlock()
-			for _, n := range ns {
+		case <-h.told.Ready():
+			for _, n := range h.told.take() {
 				for _, id := range n.Removed {
 					h.drop(id)
 				}
@@ -195,15 +178,7 @@ func (h *Host) serve(link *remote.Link) bool {
 
 // announce queues an announcement (the link's reader: adding a session
 // dials over the link, which that reader serves).
-func (h *Host) announce(s mux.Sessions) {
-	h.mu.Lock()
-	h.notices = append(h.notices, s)
-	h.mu.Unlock()
-	select {
-	case h.told <- struct{}{}:
-	default:
-	}
-}
+func (h *Host) announce(s mux.Sessions) { h.told.push(s) }
 
 func (h *Host) setUp(up bool, err error) {
 	h.mu.Lock()
@@ -243,15 +218,13 @@ func (h *Host) add(link *remote.Link, rid string) {
 	h.mu.Unlock()
 }
 
-// drop unlists remote session rid (it ended, or the link did).
+// drop forgets remote session rid: the host no longer serves it, or the
+// link ended. Its member ends by itself as its channel does (after the
+// session's EXIT, if it ended: it is then listed as Dead).
 func (h *Host) drop(rid string) {
 	h.mu.Lock()
-	listed := h.members[rid]
 	delete(h.members, rid)
 	h.mu.Unlock()
-	if listed {
-		h.f.removeGone(h.id(rid))
-	}
 }
 
 // dropAll unlists every session of the host.
