@@ -71,6 +71,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/notify"
+	"github.com/heimdall-tui/heimdall-tui/backend/remote"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
@@ -90,6 +91,19 @@ var Classifiers = classify.Names()
 type EnvVar struct {
 	Name  string `toml:"name"`
 	Value string `toml:"value"`
+}
+
+// Host is one [[hosts]] table: another machine whose sessions the
+// dashboard lists (as NAME:ID), reached over one ssh connection.
+type Host struct {
+	Name string `toml:"name"`
+	// SSH is the destination ssh is given: a host, user@host, or an alias
+	// of ~/.ssh/config (its keys, ports and jump hosts apply).
+	SSH string `toml:"ssh"`
+	// Command is the remote command ([] = heimdall mux: the small
+	// executable on the remote PATH; give its path, and --socket-dir if
+	// the remote's sessions live elsewhere).
+	Command []string `toml:"command"`
 }
 
 // Agent is one [[agent]] table: a spawn preset in the dashboard.
@@ -132,6 +146,7 @@ type Config struct {
 	NotifyCommand    string              // "" = none
 	Keys             map[string][]string // action name → keys
 	Agents           []Agent
+	Hosts            []Host
 	Blemeesd         Blemeesd
 	Heddle           Heddle
 	Web              Web
@@ -274,6 +289,7 @@ type fileConfig struct {
 	NotifyCommand    string              `toml:"notify_command"`
 	Keys             map[string][]string `toml:"keys"`
 	Agents           []Agent             `toml:"agent"`
+	Hosts            []Host              `toml:"hosts"`
 	Blemeesd         Blemeesd            `toml:"blemeesd"`
 	Web              Web                 `toml:"web"`
 	Heddle           Heddle              `toml:"heddle"`
@@ -399,6 +415,7 @@ func parse(path, data string) (Config, []string, error) {
 		NotifyCommand:    fc.NotifyCommand,
 		Keys:             fc.Keys,
 		Agents:           fc.Agents,
+		Hosts:            fc.Hosts,
 		Blemeesd:         fc.Blemeesd,
 		Web:              fc.Web,
 		Heddle:           fc.Heddle,
@@ -456,6 +473,28 @@ func parse(path, data string) (Config, []string, error) {
 	}
 	if key, msg := checkEnv("env", c.Env); key != "" {
 		return fail(key, "%s", msg)
+	}
+	hosts := make(map[string]int, len(c.Hosts))
+	for i, h := range c.Hosts {
+		prefix := fmt.Sprintf("hosts[%d]", i+1)
+		switch {
+		case h.Name == "":
+			return fail(prefix+".name", "missing or empty")
+		case strings.ContainsAny(h.Name, ":/ \t") || strings.HasPrefix(h.Name, "."):
+			return fail(prefix+".name", "%q: no ':', '/', spaces or leading '.' (its sessions are listed as NAME:ID)", h.Name)
+		}
+		if j, dup := hosts[h.Name]; dup {
+			return fail(prefix+".name", "duplicate host name %q (also hosts[%d])", h.Name, j)
+		}
+		hosts[h.Name] = i + 1
+		if err := remote.CheckDest(h.SSH); err != nil {
+			return fail(prefix+".ssh", "%v", err)
+		}
+		for _, a := range h.Command {
+			if a == "" {
+				return fail(prefix+".command", "an empty word")
+			}
+		}
 	}
 	seen := make(map[string]int, len(c.Agents))
 	for i, a := range c.Agents {

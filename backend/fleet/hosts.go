@@ -27,13 +27,14 @@ type HostOptions struct {
 
 // HostInfo is a followed host at an instant.
 type HostInfo struct {
-	Name, Dest string
-	Up         bool
+	Name string `json:"name"`
+	Dest string `json:"ssh"`
+	Up   bool   `json:"up"`
 	// Err is why the host is down: what ssh said ("" while it is up, or
 	// before the first attempt ended).
-	Err      string
-	Sessions int
-	Since    time.Time // when Up last changed
+	Err      string    `json:"error,omitempty"`
+	Sessions int       `json:"sessions"`
+	Since    time.Time `json:"since"` // when Up last changed
 }
 
 // Host follows the sessions of another machine over one ssh connection
@@ -93,7 +94,6 @@ func (f *Fleet) changedHost(name string) {
 	f.broker.PublishLossy("host\x00"+name, session.Event{Kind: session.Changed})
 }
 
-
 // Info is the host's state.
 func (h *Host) Info() HostInfo {
 	h.mu.Lock()
@@ -141,7 +141,6 @@ func (h *Host) loop() {
 		h.mu.Lock()
 		h.link = link
 		h.mu.Unlock()
-		h.setUp(true, nil)
 		h.log().Info("host connected", "dest", h.opt.Remote.Dest, "dir", link.Hello().Dir)
 		stopped := h.serve(link)
 		h.dropAll()
@@ -155,8 +154,10 @@ func (h *Host) loop() {
 }
 
 // serve lists the sessions link announces until it ends (false) or Close
-// (true).
+// (true). The host is up once the first announcement's sessions are
+// listed.
 func (h *Host) serve(link *remote.Link) bool {
+	up := false
 	for {
 		select {
 		case <-h.told.Ready():
@@ -167,6 +168,10 @@ func (h *Host) serve(link *remote.Link) bool {
 				for _, id := range n.Added {
 					h.add(link, id)
 				}
+			}
+			if !up {
+				up = true
+				h.setUp(true, nil)
 			}
 		case <-link.Done():
 			return false

@@ -256,6 +256,9 @@ func (a *app) openFleet(logger *slog.Logger) (*fleet.Fleet, string, error) {
 		return nil, "", err
 	}
 	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Logger: logger, Supervisor: a.supervisorCommand(dir)})
+	if err == nil {
+		followHosts(f, a.cfg.Hosts)
+	}
 	return f, dir, err
 }
 

@@ -105,6 +105,7 @@ const (
 	colIdle
 	colExit
 	colNote // the rest of a wide row: Note
+	colHost // the host a session runs on, when any runs on another
 )
 
 // Column widths. The name takes what is left, at least minName cells.
@@ -116,6 +117,7 @@ const (
 	minName  = 10
 	agentMin = 5 // len("AGENT")
 	agentMax = 10
+	hostMax  = 12
 	minNote  = 12 // a narrower slack stays blank
 )
 
@@ -125,15 +127,19 @@ const (
 // state, agent, idle and exit, in that order, while the name and the
 // title keep theirs.
 // Each column is followed by a one-cell gap.
-func columns(w, agentW, longestName int) []column {
+func columns(w, agentW, longestName, hostW int) []column {
 	opt := []column{
 		{colTime, "TIME", timeW},
 		{colAgent, "AGENT", agentW},
 		{colIdle, "IDLE", timeW},
 		{colExit, "EXIT", exitW},
 	}
-	// Marker and its gap, the state and its gap, the name's gap.
+	// Marker and its gap, the state and its gap, the name's gap; the
+	// host and its gap when a session runs on another host.
 	used := markerW + 1 + stateW + 1 + 1
+	if hostW > 0 {
+		used += hostW + 1
+	}
 	// What the title needs at least, and its gap.
 	note := 0
 	if w-(used+minNote+1) >= minName {
@@ -154,7 +160,11 @@ func columns(w, agentW, longestName int) []column {
 	// slack goes to the title.
 	nameW := max(w-used-note, 1)
 	nameW = min(nameW, max(minName, longestName))
-	cols := []column{{colName, "NAME", nameW}}
+	var cols []column
+	if hostW > 0 {
+		cols = append(cols, column{colHost, "HOST", hostW})
+	}
+	cols = append(cols, column{colName, "NAME", nameW})
 	for _, c := range []column{{colAgent, "AGENT", agentW}, {colState, "STATE", stateW}, {colTime, "TIME", timeW}, {colIdle, "IDLE", timeW}, {colExit, "EXIT", exitW}} {
 		if c.kind == colState || on[c.kind] {
 			cols = append(cols, c)
@@ -209,12 +219,15 @@ func ViewHint(st *themes.Styles, infos []session.Info, selected, offset int, now
 
 // listColumns are the columns of a list of infos w cells wide.
 func listColumns(infos []session.Info, w int) []column {
-	agentW, nameW := agentMin, 0
+	agentW, nameW, hostW := agentMin, 0, 0
 	for _, in := range infos {
 		agentW = max(agentW, min(agentMax, cellwidth.Of(cellwidth.Sanitize(in.Agent))))
 		nameW = max(nameW, cellwidth.Of(cellwidth.Sanitize(in.ID)))
+		if in.Host != "" {
+			hostW = max(hostW, len("HOST"), min(hostMax, cellwidth.Of(cellwidth.Sanitize(in.Host))))
+		}
 	}
-	return columns(w, agentW, nameW)
+	return columns(w, agentW, nameW, hostW)
 }
 
 // ShownSince are the instants the durations on a list of infos w×h
@@ -445,6 +458,8 @@ func (p *painter) row(buf []byte, cols []column, in session.Info, selected bool,
 		switch c.kind {
 		case colName:
 			put(base, cellwidth.Sanitize(in.ID), c.width)
+		case colHost:
+			put(muted, cellwidth.Sanitize(in.Host), c.width)
 		case colAgent:
 			put(muted, cellwidth.Sanitize(in.Agent), c.width)
 		case colState:

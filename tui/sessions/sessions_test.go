@@ -78,6 +78,22 @@ func TestGolden(t *testing.T) {
 		}
 		golden.RequireEqual(t, out)
 	})
+	t.Run("hosts", func(t *testing.T) {
+		// Sessions of another host: a HOST column before the names.
+		infos := append(fixture()[:3], session.Info{ID: "box:claude-1", Host: "box", Agent: "claude", Alive: true, State: session.Idle, NeedsInput: true, Reason: "Bash: make"},
+			session.Info{ID: "build-box:r2", Host: "build-box", Agent: "shell", Alive: true, State: session.Active})
+		for _, w := range []int{42, 120} {
+			out := View(dark, infos, 0, 0, now, w, 8)
+			shapetest.Check(t, out, w, 8)
+			if head := strings.Fields(strings.Split(ansi.Strip(out), "\n")[0]); head[0] != "HOST" || head[1] != "NAME" {
+				t.Errorf("at %d: header %q", w, head)
+			}
+			if !strings.Contains(ansi.Strip(out), " build-box build-box") {
+				t.Errorf("at %d: no host:\n%s", w, ansi.Strip(out))
+			}
+		}
+		golden.RequireEqual(t, View(dark, infos, 0, 0, now, 120, 8))
+	})
 	t.Run("scrolled", func(t *testing.T) {
 		out := View(dark, fixture(), 6, layout.VisibleRange(8, 6, 0, 4-HeaderRows), now, 60, 4)
 		shapetest.Check(t, out, 60, 4)

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/remote"
+)
+
+// followHosts follows the config's [[hosts]] in f: their sessions are
+// listed as NAME:ID, each host over one ssh connection (fleet.Host); f's
+// Close ends them. $HEIMDALL_SSH names the ssh client (default: ssh on
+// PATH).
+func followHosts(f *fleet.Fleet, hosts []config.Host) {
+	for _, h := range hosts {
+		f.FollowHost(fleet.HostOptions{Name: h.Name, Remote: remote.Options{Dest: h.SSH, Command: h.Command, SSH: os.Getenv("HEIMDALL_SSH")}})
+	}
+}
+
+// hostsWait bounds how long `hosts` waits for each host's first answer.
+const hostsWait = 30 * time.Second
+
+func newHostsCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "hosts",
+		Short: "List the config's [[hosts]]: reached or not (with what ssh said), and their sessions",
+		Long: "hosts connects to each host of the config's [[hosts]] as the dashboard does (one ssh\n" +
+			"connection each, running heimdall mux there) and prints NAME, SSH, STATE (up or down),\n" +
+			"SESSIONS and, for a host that could not be reached, what ssh said. It exits 1 if any is down.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(a.cfg.Hosts) == 0 {
+				fmt.Fprintln(a.stdout, "No hosts: add [[hosts]] tables (name, ssh) to the config.")
+				return nil
+			}
+			dir, err := filepath.Abs(a.dir())
+			if err != nil {
+				return err
+			}
+			f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Reader: true})
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			followHosts(f, a.cfg.Hosts)
+			ctx, cancel := context.WithTimeout(context.Background(), hostsWait)
+			defer cancel()
+			settled := func() bool {
+				for _, h := range f.Hosts() {
+					if !h.Up && h.Err == "" {
+						return false
+					}
+				}
+				return true
+			}
+			sub := f.Subscribe()
+			defer sub.Close()
+			for !settled() {
+				if _, err := sub.Next(ctx); err != nil {
+					break
+				}
+			}
+			hs := f.Hosts()
+			if asJSON {
+				if err := json.NewEncoder(a.stdout).Encode(hs); err != nil {
+					return err
+				}
+			} else {
+				tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tSSH\tSTATE\tSESSIONS\tERROR")
+				for _, h := range hs {
+					state := "down"
+					if h.Up {
+						state = "up"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", h.Name, h.Dest, state, h.Sessions, h.Err)
+				}
+				tw.Flush()
+			}
+			for _, h := range hs {
+				if !h.Up {
+					return exitCode(1)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
