@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -26,8 +25,30 @@ func followHosts(f *fleet.Fleet, hosts []config.Host) {
 	}
 }
 
-// hostsWait bounds how long `hosts` waits for each host's first answer.
+// hostsWait bounds how long a command waits for each host's first answer.
 const hostsWait = 30 * time.Second
+
+// settleHosts waits until every host of f is up with its sessions listed,
+// or has failed a first time, within hostsWait.
+func settleHosts(f *fleet.Fleet) {
+	ctx, cancel := context.WithTimeout(context.Background(), hostsWait)
+	defer cancel()
+	settled := func() bool {
+		for _, h := range f.Hosts() {
+			if !h.Up && h.Err == "" {
+				return false
+			}
+		}
+		return true
+	}
+	sub := f.Subscribe()
+	defer sub.Close()
+	for !settled() {
+		if _, err := sub.Next(ctx); err != nil {
+			return
+		}
+	}
+}
 
 func newHostsCmd(a *app) *cobra.Command {
 	var asJSON bool
@@ -43,33 +64,11 @@ func newHostsCmd(a *app) *cobra.Command {
 				fmt.Fprintln(a.stdout, "No hosts: add [[hosts]] tables (name, ssh) to the config.")
 				return nil
 			}
-			dir, err := filepath.Abs(a.dir())
-			if err != nil {
-				return err
-			}
-			f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Reader: true})
+			f, err := a.readerFleet()
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			followHosts(f, a.cfg.Hosts)
-			ctx, cancel := context.WithTimeout(context.Background(), hostsWait)
-			defer cancel()
-			settled := func() bool {
-				for _, h := range f.Hosts() {
-					if !h.Up && h.Err == "" {
-						return false
-					}
-				}
-				return true
-			}
-			sub := f.Subscribe()
-			defer sub.Close()
-			for !settled() {
-				if _, err := sub.Next(ctx); err != nil {
-					break
-				}
-			}
 			hs := f.Hosts()
 			if asJSON {
 				if err := json.NewEncoder(a.stdout).Encode(hs); err != nil {

@@ -20,16 +20,28 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
-// watchFleet opens the socket dir's fleet to read it (it starts no
-// session) and calls fn with its sessions now and after every change
-// until fn returns done, ctx ends (its error), or SIGINT/SIGTERM
-// (context.Canceled).
-func (a *app) watchFleet(ctx context.Context, fn func(*fleet.Fleet, []session.Info) (done bool, err error)) error {
+// readerFleet opens the socket dir's fleet to read it — it starts no
+// session and forgets no record — with the config's hosts followed and
+// settled (each up with its sessions, or failed once).
+func (a *app) readerFleet() (*fleet.Fleet, error) {
 	dir, err := filepath.Abs(a.dir())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f, err := fleet.New(fleet.Options{Dir: dir, Config: a.cfg, Reader: true})
+	if err != nil {
+		return nil, err
+	}
+	followHosts(f, a.cfg.Hosts)
+	settleHosts(f)
+	return f, nil
+}
+
+// watchFleet calls fn with the sessions of a readerFleet now and after
+// every change until fn returns done, ctx ends (its error), or
+// SIGINT/SIGTERM (context.Canceled).
+func (a *app) watchFleet(ctx context.Context, fn func(*fleet.Fleet, []session.Info) (done bool, err error)) error {
+	f, err := a.readerFleet()
 	if err != nil {
 		return err
 	}
