@@ -71,7 +71,6 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/notify"
-	"github.com/heimdall-tui/heimdall-tui/backend/remote"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
@@ -487,7 +486,7 @@ func parse(path, data string) (Config, []string, error) {
 			return fail(prefix+".name", "duplicate host name %q (also hosts[%d])", h.Name, j)
 		}
 		hosts[h.Name] = i + 1
-		if err := remote.CheckDest(h.SSH); err != nil {
+		if err := CheckSSHDest(h.SSH); err != nil {
 			return fail(prefix+".ssh", "%v", err)
 		}
 		for _, a := range h.Command {
@@ -609,4 +608,18 @@ outer:
 		warnings = append(warnings, fmt.Sprintf("config %s: unknown key %q", path, s))
 	}
 	return warnings
+}
+
+// CheckSSHDest refuses a destination ssh would read as something else (an
+// option) or that holds what no host name does.
+func CheckSSHDest(dest string) error {
+	switch {
+	case dest == "":
+		return errors.New("no ssh destination")
+	case strings.HasPrefix(dest, "-"):
+		return fmt.Errorf("ssh destination %q starts with '-'", dest)
+	case strings.ContainsFunc(dest, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return fmt.Errorf("ssh destination %q holds a space or a control character", dest)
+	}
+	return nil
 }

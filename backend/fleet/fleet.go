@@ -18,6 +18,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/launch"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/pubsub"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
@@ -487,7 +488,7 @@ func (f *Fleet) Transcript(id string, after uint64) []session.Entry {
 // aider, gemini, shell) in that order, each possibly replaced by a config
 // [[agent]] of the same name, then the config's other agents in file order.
 func (f *Fleet) Presets() []Preset {
-	ps := presets(f.cfg)
+	ps := launch.Presets(f.cfg)
 	for i := range ps {
 		ps[i].Found = len(ps[i].Argv) > 0 && found(ps[i].Argv[0])
 	}

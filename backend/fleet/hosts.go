@@ -3,8 +3,10 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -261,3 +263,59 @@ func (d channelDialer) Dial(timeout time.Duration) (*frame.Client, error) {
 }
 func (d channelDialer) Local() bool    { return false }
 func (d channelDialer) String() string { return d.host + ":" + d.id }
+
+// hostSpawnWait bounds how long a spawn on a host waits for the session
+// to be listed once the host has started it.
+const hostSpawnWait = 10 * time.Second
+
+// hostOf is the followed host whose sessions' IDs id has the prefix of
+// (NAME:), and the rest of id.
+func (f *Fleet) hostOf(id string) (*Host, string, bool) {
+	name, rid, ok := strings.Cut(id, ":")
+	if !ok {
+		return nil, "", false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, h := range f.hosts {
+		if h.opt.Name == name {
+			return h, rid, true
+		}
+	}
+	return nil, "", false
+}
+
+// spawn starts spec on the host under rid ("": its preset's name and
+// the lowest free -N there), resolved there: a preset's command,
+// classifier and environment are the host's (a command of no preset is
+// sent as given), and the directory is the host's user's home unless the
+// host has spec's. It returns the fleet ID once the session is listed.
+func (h *Host) spawn(spec Spec, rid string) (string, error) {
+	h.mu.Lock()
+	link := h.link
+	h.mu.Unlock()
+	if in := h.Info(); link == nil || !in.Up {
+		return "", fmt.Errorf("spawn on %s: the host is down: %s", h.opt.Name, in.Err)
+	}
+	sub := h.f.Subscribe()
+	defer sub.Close()
+	req := mux.RunRequest{ID: rid, Preset: spec.Agent, Dir: spec.Dir, Cols: spec.Cols, Rows: spec.Rows}
+	if spec.Agent == "" {
+		req.Argv = spec.Argv
+	}
+	started, err := link.Run(req)
+	if err != nil {
+		return "", fmt.Errorf("spawn on %s: %w", h.opt.Name, err)
+	}
+	id := h.id(started)
+	ctx, cancel := context.WithTimeout(context.Background(), hostSpawnWait)
+	defer cancel()
+	for {
+		if _, err := h.f.get(id); err == nil {
+			return id, nil
+		}
+		if _, err := sub.Next(ctx); err != nil {
+			return "", fmt.Errorf("spawn on %s: %s started but is not listed: %w", h.opt.Name, started, err)
+		}
+	}
+}

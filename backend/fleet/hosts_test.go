@@ -114,6 +114,23 @@ func TestHost(t *testing.T) {
 		return s != nil && strings.Contains(s.Text(), "over the link")
 	})
 
+	// Spawned on the host, with the host's preset: it runs there (its
+	// socket is in the host's dir) and is listed as the host's.
+	id, err := f.Spawn(fleet.Spec{ID: "box:sh1", Agent: "shell", Argv: []string{"/no/such/local/shell"}, Dir: "/no/such/local/dir"})
+	if err != nil || id != "box:sh1" {
+		t.Fatalf("spawn on the host: %q %v", id, err)
+	}
+	if _, err := os.Stat(filepath.Join(rdir, "sh1.sock")); err != nil {
+		t.Fatalf("the spawned session's socket on the host: %v", err)
+	}
+	if in := infoOf(t, f, "box:sh1"); in.Host != "box" || !in.Alive {
+		t.Fatalf("spawned: %+v", in)
+	}
+	if _, err := f.Spawn(fleet.Spec{ID: "box:sh2", Agent: "no-such-preset", Argv: []string{"x"}}); err == nil || !strings.Contains(err.Error(), `no preset "no-such-preset"`) {
+		t.Fatalf("spawn of a preset the host lacks: %v", err)
+	}
+	f.Kill("box:sh1", false)
+
 	if err := f.Kill("box:r1", false); err != nil {
 		t.Fatal(err)
 	}

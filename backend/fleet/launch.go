@@ -3,17 +3,12 @@ package fleet
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/classify"
-	"github.com/heimdall-tui/heimdall-tui/backend/host"
+	"github.com/heimdall-tui/heimdall-tui/backend/launch"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
@@ -45,7 +40,7 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 	if len(f.supervisor) == 0 {
 		return nil, fmt.Errorf("spawn %s: no supervisor command configured", id)
 	}
-	args, environ, err := f.runArgs(id, spec)
+	args, environ, err := launch.Args(f.cfg, f.supervisor[1:], id, spec)
 	if err != nil {
 		return nil, fmt.Errorf("spawn %s: %w", id, err)
 	}
@@ -54,25 +49,11 @@ func (f *Fleet) launch(id string, spec Spec, r Reporter) (Member, error) {
 	if st, _ := unixsock.Inspect(supervisor.SocketPath(f.dir, id)); st == unixsock.Live {
 		return nil, fmt.Errorf("spawn %s: %w", id, supervisor.ErrAlreadyRunning)
 	}
-	cmd := exec.Command(f.supervisor[0], args...)
-	cmd.Args[0] = supervisorName(f.supervisor[0])
-	cmd.Env = environ
-	cmd.Dir = "/" // a supervisor lives for hours: it keeps no directory busy
-	rd, wr, err := os.Pipe()
+	deadline := time.Now().Add(launchWait)
+	p, said, err := launch.Start(f.supervisor[0], args, environ, deadline, f.log)
 	if err != nil {
 		return nil, fmt.Errorf("spawn %s: %w", id, err)
 	}
-	cmd.Stderr = wr
-	p, err := proc.Start(cmd, proc.Options{Logger: f.log})
-	wr.Close()
-	if err != nil {
-		rd.Close()
-		return nil, fmt.Errorf("spawn %s: start supervisor: %w", id, err)
-	}
-	deadline := time.Now().Add(launchWait)
-	rd.SetReadDeadline(deadline)
-	said, _ := io.ReadAll(io.LimitReader(rd, 64<<10))
-	rd.Close()
 	m, err := f.follow(id, r, false, p)
 	// A supervisor that serves but answers slowly (it runs at a low
 	// priority on a busy machine) is given until the deadline.
@@ -93,15 +74,6 @@ func exited(p *proc.Process) bool {
 	default:
 		return false
 	}
-}
-
-// supervisorName is the name a supervisor started from exe goes by in ps:
-// its executable's, heimdall-tui for /proc/self/exe.
-func supervisorName(exe string) string {
-	if name := filepath.Base(exe); name != "exe" {
-		return name
-	}
-	return "heimdall-tui"
 }
 
 // exitWait bounds how long a spawn that cannot follow its session waits
@@ -133,63 +105,6 @@ func (f *Fleet) launchFailure(id string, p *proc.Process, said []byte, dialErr e
 		return nil, fmt.Errorf("spawn %s: %w", id, supervisor.ErrAlreadyRunning)
 	}
 	return nil, fmt.Errorf("spawn %s: %s", id, msg)
-}
-
-// runArgs are the supervisor's arguments for spec under id (the preset's
-// classifier, the working directory made absolute), and its environment
-// (host.SupervisorEnv: what the program's adds travels in it, not on the
-// command line, which other users can read for as long as the supervisor
-// lives).
-func (f *Fleet) runArgs(id string, spec Spec) (args, environ []string, err error) {
-	cls := spec.Classifier
-	var env []string
-	if p, ok := f.preset(spec.Agent); ok {
-		env = append(env, p.Env...)
-		if cls == "" {
-			cls = p.Classifier
-		}
-	}
-	env = append(env, spec.Env...)
-	if cls == "" {
-		cls = f.cfg.Classifier
-	}
-	if cls != "" && !slices.Contains(classify.Names(), cls) {
-		return nil, nil, fmt.Errorf("unknown classifier %q (one of %s)", cls, strings.Join(classify.Names(), ", "))
-	}
-	dir, err := filepath.Abs(spec.Dir) // "" is this process's directory
-	if err != nil {
-		return nil, nil, err
-	}
-	args = append(slices.Clone(f.supervisor[1:]), "run", "--dashboard", "--id", id, "--workdir", dir)
-	if cls != "" {
-		args = append(args, "--classifier", cls)
-	}
-	if spec.Agent != "" {
-		args = append(args, "--agent", spec.Agent)
-	}
-	if spec.Cols > 0 && spec.Rows > 0 {
-		args = append(args, "--cols", strconv.Itoa(int(spec.Cols)), "--rows", strconv.Itoa(int(spec.Rows)))
-	}
-	environ, err = host.SupervisorEnv(os.Environ(), withoutRepeats(env))
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(append(args, "--"), spec.Argv...), environ, nil
-}
-
-// withoutRepeats drops each entry of env that a later entry repeats
-// exactly. The environment it gives is the same (the last NAME= wins), but
-// the preset's env is not given twice when the spec holds it too (the
-// dashboard's spawn passes it), nor once more on every restart (which
-// passes the env the session's record lists).
-func withoutRepeats(env []string) []string {
-	var out []string
-	for i, e := range env {
-		if !slices.Contains(env[i+1:], e) {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // recordOf reads id's record if it describes the live session whose

@@ -16,6 +16,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
+	"github.com/heimdall-tui/heimdall-tui/backend/launch"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
@@ -358,7 +359,7 @@ func (f *Fleet) agentName(argv []string) string {
 		return ""
 	}
 	base := filepath.Base(argv[0])
-	ps := presets(f.cfg)
+	ps := launch.Presets(f.cfg)
 	for _, p := range ps {
 		if p.Name == base {
 			return p.Name

@@ -19,10 +19,14 @@ import (
 // uses (and, if another process takes that ID meanwhile, the next one). A
 // program that cannot start is an error, and nothing is left in the
 // directory. It may be called from any goroutine; it blocks while the
-// program starts.
+// program starts. An ID HOST:NAME of a followed host (FollowHost) starts
+// the session on that host (see Host.spawn).
 func (f *Fleet) Spawn(spec Spec) (string, error) {
 	if len(spec.Argv) == 0 {
 		return "", errors.New("spawn: no program given")
+	}
+	if h, rid, ok := f.hostOf(spec.ID); ok {
+		return h.spawn(spec, rid) // HOST:NAME: on that host
 	}
 	spec.Argv = slices.Clone(spec.Argv)
 	spec.Env = slices.Clone(spec.Env)

@@ -14,35 +14,10 @@
 // Failed are must-deliver, in order.
 package fleet
 
-// Spec describes a session to spawn.
-type Spec struct {
-	// ID names the session (DIR/ID.sock). "" = Agent (or argv[0]'s base name)
-	// followed by the lowest free "-N".
-	ID         string
-	Agent      string   // preset name, for display ("" = custom)
-	Argv       []string // required
-	Dir        string   // working directory ("" = the dashboard's)
-	Classifier string   // "" = the config's default
-	Env        []string // extra NAME=value entries after the config's env
-	Cols, Rows uint16   // initial size (0 = the supervisor's default)
-}
+import "github.com/heimdall-tui/heimdall-tui/backend/launch"
 
-// Preset is a spawnable agent kind: a built-in (claude, codex, aider, gemini,
-// shell) or a config [[agent]] table, which overrides a built-in of the same
-// name.
-type Preset struct {
-	Name       string
-	Argv       []string
-	Classifier string
-	Env        []string
-	// Yolo is the command that restarts the agent with its permission
-	// prompts off ("YOLO mode"), continuing its last conversation, and
-	// YoloEnv what it adds to the environment; Resume restarts it in its
-	// normal mode, continuing too. nil Yolo: the agent has no such mode.
-	// Built-ins only: a config [[agent]] that gives a built-in another
-	// command has none (they name the built-in's program).
-	Yolo, YoloEnv, Resume []string
-	// Found reports whether Argv[0] resolves on PATH (or is an existing
-	// path); the spawn dialog offers only found presets.
-	Found bool
-}
+// Spec describes a session to spawn (launch.Spec).
+type Spec = launch.Spec
+
+// Preset is a spawnable agent kind (launch.Preset).
+type Preset = launch.Preset

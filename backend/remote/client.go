@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/wire/mux"
 )
 
@@ -31,20 +32,6 @@ type Options struct {
 // that stops answering is noticed within about 45 s.
 var sshOptions = []string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"}
 
-// CheckDest refuses a destination ssh would read as something else (an
-// option) or that holds what no host name does.
-func CheckDest(dest string) error {
-	switch {
-	case dest == "":
-		return errors.New("no ssh destination")
-	case strings.HasPrefix(dest, "-"):
-		return fmt.Errorf("ssh destination %q starts with '-'", dest)
-	case strings.ContainsFunc(dest, func(r rune) bool { return r <= ' ' || r == 0x7f }):
-		return fmt.Errorf("ssh destination %q holds a space or a control character", dest)
-	}
-	return nil
-}
-
 // Link is a running `ssh DEST heimdall mux`: the stream's client end.
 type Link struct {
 	*mux.Conn
@@ -58,7 +45,7 @@ type Link struct {
 // announcements of sessions (the first lists them all). A host that
 // cannot be reached is an error with what ssh said.
 func Connect(ctx context.Context, o Options, notify func(mux.Sessions)) (*Link, error) {
-	if err := CheckDest(o.Dest); err != nil {
+	if err := config.CheckSSHDest(o.Dest); err != nil {
 		return nil, err
 	}
 	ssh := o.SSH

@@ -13,12 +13,15 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/launch"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/wire/mux"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
@@ -27,8 +30,9 @@ import (
 // Serve serves the sessions of dir over rw until the stream ends (the
 // ssh connection dropped: the sessions go on). dir's changes are
 // watched with inotify; each announcement says what changed since the
-// last.
-func Serve(rw io.ReadWriteCloser, dir string) error {
+// last. A client's RUN starts a session here, with cfg's presets and a
+// supervisor that is this executable (global, its global flags).
+func Serve(rw io.ReadWriteCloser, dir string, cfg config.Config, global []string) error {
 	if err := supervisor.EnsureDir(dir); err != nil {
 		return err
 	}
@@ -45,6 +49,7 @@ func Serve(rw io.ReadWriteCloser, dir string) error {
 		}
 		return conn, nil
 	})
+	c.ServeRuns(func(req mux.RunRequest) (string, error) { return run(cfg, dir, global, req) })
 	changed, stop, err := watchDir(dir)
 	if err != nil {
 		c.Close()
@@ -155,4 +160,85 @@ func (Stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
 func (Stdio) Close() error {
 	os.Stdin.Close()
 	return os.Stdout.Close()
+}
+
+// runWait bounds the start of a session a client asks for.
+const runWait = 10 * time.Second
+
+// run starts the session req asks for in dir, resolved here: its preset
+// (command, classifier, environment) from cfg, its directory this user's
+// home unless req names one that exists here; it returns its ID once it
+// is served.
+func run(cfg config.Config, dir string, global []string, req mux.RunRequest) (string, error) {
+	spec := launch.Spec{ID: req.ID, Agent: req.Preset, Argv: req.Argv, Cols: req.Cols, Rows: req.Rows}
+	if req.Preset != "" {
+		p, ok := launch.Find(cfg, req.Preset)
+		if !ok {
+			return "", fmt.Errorf("no preset %q here", req.Preset)
+		}
+		spec.Argv = p.Argv
+	}
+	if len(spec.Argv) == 0 {
+		return "", errors.New("no program to run")
+	}
+	spec.Dir, _ = os.UserHomeDir()
+	if fi, err := os.Stat(req.Dir); req.Dir != "" && filepath.IsAbs(req.Dir) && err == nil && fi.IsDir() {
+		spec.Dir = req.Dir
+	}
+	id := spec.ID
+	if id == "" {
+		base := spec.Agent
+		if base == "" {
+			base = filepath.Base(spec.Argv[0])
+		}
+		for n := 1; id == "" && n < 10000; n++ {
+			if _, err := os.Lstat(supervisor.SocketPath(dir, fmt.Sprintf("%s-%d", base, n))); errors.Is(err, os.ErrNotExist) {
+				id = fmt.Sprintf("%s-%d", base, n)
+			}
+		}
+	}
+	if err := supervisor.ValidateID(dir, id); err != nil {
+		return "", err
+	}
+	if st, _ := unixsock.Inspect(supervisor.SocketPath(dir, id)); st == unixsock.Live {
+		return "", fmt.Errorf("session %q already exists", id)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	args, environ, err := launch.Args(cfg, global, id, spec)
+	if err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(runWait)
+	p, said, err := launch.Start(exe, args, environ, deadline, nil)
+	if err != nil {
+		return "", err
+	}
+	for time.Now().Before(deadline) {
+		if st, _ := unixsock.Inspect(supervisor.SocketPath(dir, id)); st == unixsock.Live {
+			return id, nil
+		}
+		select {
+		case <-p.Done():
+			if msg := strings.TrimSpace(string(said)); msg != "" {
+				return "", errors.New(msg)
+			}
+			return "", fmt.Errorf("its supervisor exited with code %d", p.ExitCode())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	p.Stop()
+	return "", fmt.Errorf("session %q did not start within %v", id, runWait)
+}
+
+// Global are the global flags a supervisor Serve starts gets: the socket
+// dir, and the config file if one was read.
+func Global(dir string, cfg config.Config) []string {
+	g := []string{"--socket-dir", dir}
+	if cfg.Path != "" {
+		g = append(g, "--config", cfg.Path)
+	}
+	return g
 }

@@ -110,8 +110,9 @@ func TestAnswer(t *testing.T) {
 	if r := answer("c3", "allow"); r.code != 1 || !strings.Contains(r.stderr, "someone is typing into the session") {
 		t.Fatalf("answer over typing: %+v", r)
 	}
-	if got := read("c3"); got != "perm key x\n" {
-		t.Fatalf("c3 read %q", got)
+	// The fake reads the typed x in its own time; nothing else comes.
+	if !poll(waitTimeout, func() bool { return read("c3") == "perm key x\n" }) {
+		t.Fatalf("c3 read %q", read("c3"))
 	}
 	// Usage errors.
 	for _, args := range [][]string{{"c1"}, {"c1", "maybe"}, {"c1", "allow", "--option", "2"}, {"c1", "--option", "12"}} {

@@ -70,6 +70,14 @@ func TestDashboardHost(t *testing.T) {
 	d.waitFor("attached-42")
 	d.sendKeys(`C-\`)
 	d.waitFor("detached from box:r1")
+	// Spawned on the host from the command line: NAME HOST:ID.
+	d.command("spawn shell box:w1")
+	d.waitScreen("w1 started on the host", func(s string) bool { return regexp.MustCompile(`box +box:w1`).MatchString(s) })
+	if _, err := os.Stat(filepath.Join(rdir, "w1.sock")); err != nil {
+		t.Fatalf("w1 is not the host's: %v", err)
+	}
+	d.run("send-keys", "-t", "main", "k") // back to r1
+	d.waitFor("╭─ box:r1")
 	d.sendKeys("x")
 	d.waitFor("Kill box:r1")
 	d.sendKeys("y")

@@ -15,7 +15,7 @@ func newMuxCmd(a *app) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return remote.Serve(remote.Stdio{}, a.dir())
+			return remote.Serve(remote.Stdio{}, a.dir(), a.cfg, remote.Global(a.dir(), a.cfg))
 		},
 	}
 }

@@ -122,7 +122,8 @@ func serveMux(configPath, socketDir string) int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := remote.Serve(remote.Stdio{}, cfg.SocketDirFor(socketDir)); err != nil {
+	dir := cfg.SocketDirFor(socketDir)
+	if err := remote.Serve(remote.Stdio{}, dir, cfg, remote.Global(dir, cfg)); err != nil {
 		return fail(err)
 	}
 	return 0

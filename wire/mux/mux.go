@@ -32,7 +32,28 @@ const (
 	tData     byte = 0x05 // either way: the channel's bytes
 	tClose    byte = 0x06 // either way: the channel is closed; payload: why (may be empty)
 	tWindow   byte = 0x07 // either way: u32 BE, bytes of the channel's data consumed
+	tRun      byte = 0x08 // client → server, channel N: JSON RunRequest: start a session
+	tRunDone  byte = 0x09 // server → client, channel N: JSON RunResult
 )
+
+// RunRequest asks the server to start a session, resolved on its machine:
+// Preset names one of its presets (its command, classifier and
+// environment); Argv, for a command of no preset, is run as given.
+type RunRequest struct {
+	ID     string   `json:"id,omitempty"` // "" = the preset's (or program's) name and the lowest free -N
+	Preset string   `json:"preset,omitempty"`
+	Argv   []string `json:"argv,omitempty"`
+	Dir    string   `json:"dir,omitempty"` // "" or a directory the server lacks = its user's home
+	Cols   uint16   `json:"cols,omitempty"`
+	Rows   uint16   `json:"rows,omitempty"`
+}
+
+// RunResult answers a RunRequest: the session's ID, or why it did not
+// start.
+type RunResult struct {
+	ID    string `json:"id,omitempty"`
+	Error string `json:"error,omitempty"`
+}
 
 // Limits.
 const (
@@ -71,6 +92,8 @@ type Conn struct {
 	rw     io.ReadWriteCloser
 	server bool
 	dial   func(id string) (net.Conn, error) // server: a channel's connection
+	run    func(RunRequest) (string, error)  // server: start a session (nil: refused)
+	runs   map[uint32]chan RunResult         // client: RUNs waiting for their result
 	notify func(Sessions)                    // client: announcements
 
 	wmu sync.Mutex // whole frames, one at a time
@@ -119,7 +142,50 @@ func Client(rw io.ReadWriteCloser, notify func(Sessions)) (*Conn, error) {
 }
 
 func newConn(rw io.ReadWriteCloser) *Conn {
-	return &Conn{rw: rw, chans: map[uint32]*channel{}, done: make(chan struct{}), ready: make(chan struct{})}
+	return &Conn{rw: rw, chans: map[uint32]*channel{}, runs: map[uint32]chan RunResult{}, done: make(chan struct{}), ready: make(chan struct{})}
+}
+
+// ServeRuns makes the server start sessions on RUN with run (before any
+// client can ask: call it right after Server).
+func (c *Conn) ServeRuns(run func(RunRequest) (string, error)) {
+	c.mu.Lock()
+	c.run = run
+	c.mu.Unlock()
+}
+
+// Run asks the server to start a session (client) and returns its ID.
+func (c *Conn) Run(req RunRequest) (string, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return "", ErrClosed
+	}
+	c.next++
+	id := c.next
+	res := make(chan RunResult, 1)
+	c.runs[id] = res
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.runs, id)
+		c.mu.Unlock()
+	}()
+	if err := c.write(tRun, id, b); err != nil {
+		return "", err
+	}
+	select {
+	case r := <-res:
+		if r.Error != "" {
+			return "", errors.New(r.Error)
+		}
+		return r.ID, nil
+	case <-c.done:
+		return "", ErrClosed
+	}
 }
 
 // Hello is what the server said of itself.
@@ -247,6 +313,37 @@ func (c *Conn) handle(typ byte, id uint32, p []byte) error {
 	case tOpened:
 		if ch := c.channel(id); ch != nil && !c.server {
 			ch.opened(nil)
+		}
+	case tRun:
+		var req RunRequest
+		if !c.server || id == 0 || json.Unmarshal(p, &req) != nil {
+			return errors.New("mux: a bad RUN")
+		}
+		c.mu.Lock()
+		run := c.run
+		c.mu.Unlock()
+		go func() {
+			var r RunResult
+			if run == nil {
+				r.Error = "this server starts no sessions"
+			} else if sid, err := run(req); err != nil {
+				r.Error = err.Error()
+			} else {
+				r.ID = sid
+			}
+			b, _ := json.Marshal(r)
+			c.write(tRunDone, id, b)
+		}()
+	case tRunDone:
+		var r RunResult
+		if c.server || json.Unmarshal(p, &r) != nil {
+			return errors.New("mux: a bad RUN result")
+		}
+		c.mu.Lock()
+		res := c.runs[id]
+		c.mu.Unlock()
+		if res != nil {
+			res <- r
 		}
 	case tData:
 		if ch := c.channel(id); ch != nil {
