@@ -36,6 +36,7 @@ var sshOptions = []string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterva
 type Link struct {
 	*mux.Conn
 	cmd    *exec.Cmd
+	stdin  io.WriteCloser
 	stderr *tail
 	exited chan struct{}
 }
@@ -67,7 +68,7 @@ func Connect(ctx context.Context, o Options, notify func(mux.Sessions)) (*Link, 
 	if err != nil {
 		return nil, err
 	}
-	l := &Link{cmd: cmd, stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
+	l := &Link{cmd: cmd, stdin: stdin, stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = l.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // not the dashboard's terminal's signals
 	if err := cmd.Start(); err != nil {
@@ -123,8 +124,19 @@ func (l *Link) Err() error {
 	return errors.New(l.why(err))
 }
 
-// Close ends the link: ssh is stopped (the remote sessions go on).
+// closeWait bounds how long Close waits for ssh to end by itself once
+// its input is closed (the far end delivers what was sent, then exits).
+const closeWait = 3 * time.Second
+
+// Close ends the link (the remote sessions go on): ssh's input is closed,
+// so the far end delivers what was sent on the channels before it ends;
+// ssh is stopped if it lingers.
 func (l *Link) Close() error {
+	l.stdin.Close()
+	select {
+	case <-l.exited:
+	case <-time.After(closeWait):
+	}
 	if l.Conn != nil {
 		l.Conn.Close()
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 // PATH).
 func followHosts(f *fleet.Fleet, hosts []config.Host) {
 	for _, h := range hosts {
-		f.FollowHost(fleet.HostOptions{Name: h.Name, Remote: remote.Options{Dest: h.SSH, Command: h.Command, SSH: os.Getenv("HEIMDALL_SSH")}})
+		f.FollowHost(fleet.HostOptions{Name: h.Name, Remote: remoteOptions(h)})
 	}
 }
 
@@ -96,4 +97,32 @@ func newHostsCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// hostOf is the configured host whose sessions' IDs id has the prefix of
+// (NAME:), and the rest of id.
+func (a *app) hostOf(id string) (config.Host, string, bool) {
+	name, rid, ok := strings.Cut(id, ":")
+	if !ok {
+		return config.Host{}, "", false
+	}
+	for _, h := range a.cfg.Hosts {
+		if h.Name == name {
+			return h, rid, true
+		}
+	}
+	return config.Host{}, "", false
+}
+
+// connectHost opens a link to h for one command.
+func connectHost(h config.Host) (*remote.Link, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), hostsWait)
+	defer cancel()
+	return remote.Connect(ctx, remoteOptions(h), nil)
+}
+
+// remoteOptions is how host h is reached: its ssh destination and remote
+// command, with $HEIMDALL_SSH as the ssh client if set.
+func remoteOptions(h config.Host) remote.Options {
+	return remote.Options{Dest: h.SSH, Command: h.Command, SSH: os.Getenv("HEIMDALL_SSH")}
 }

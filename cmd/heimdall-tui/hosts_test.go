@@ -45,6 +45,24 @@ func TestHostsCmd(t *testing.T) {
 		!regexp.MustCompile(`far +nowhere +down +0 +ssh nowhere: ssh: Could not resolve hostname nowhere`).MatchString(r.stdout) {
 		t.Fatalf("hosts: %+v", r)
 	}
+
+	// The CLI verbs take HOST:ID, over one ssh each.
+	on := func(args ...string) result {
+		t.Helper()
+		return hm(t, append([]string{"--config", cfg, "--socket-dir", dir}, args...)...)
+	}
+	if r := on("status", "box:r1"); r.code != 0 || !strings.Contains(r.stdout, "alive:    true") {
+		t.Fatalf("status box:r1: %+v", r)
+	}
+	if r := on("status", "box:nope"); r.code != 1 || !strings.Contains(r.stderr, "No session found: box:nope") {
+		t.Fatalf("status box:nope: %+v", r)
+	}
+	if r := on("kill", "box:r1"); r.code != 0 {
+		t.Fatalf("kill box:r1: %+v", r)
+	}
+	if !poll(waitTimeout, func() bool { return on("status", "box:r1").code == 1 }) {
+		t.Fatal("box:r1 still answers after kill")
+	}
 }
 
 // Another host's session in the dashboard, as a user would use it: listed

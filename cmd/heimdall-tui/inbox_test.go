@@ -72,8 +72,15 @@ func TestInboxAndWait(t *testing.T) {
 		items[0].Session != "c1" || items[1].Session != "c2" || items[0].Kind != inbox.Done {
 		t.Fatalf("inbox --json: %+v %+v", r, items)
 	}
-	if p := strings.Join(items[0].Preview, "\n"); !strings.Contains(p, "Done with rm -rf build.") {
-		t.Fatalf("c1's preview: %q", items[0].Preview)
+	// The preview is c1's screen as it is: the answer shows once drawn
+	// (the fake fires Stop just before it draws it).
+	if !poll(waitTimeout, func() bool {
+		var items []jsonItem
+		r := hmIn(t, dir, "inbox", "--json")
+		return json.Unmarshal([]byte(r.stdout), &items) == nil && len(items) > 0 &&
+			strings.Contains(strings.Join(items[0].Preview, "\n"), "Done with rm -rf build.")
+	}) {
+		t.Fatalf("c1's preview never showed its answer: %q", items[0].Preview)
 	}
 	if r := hmIn(t, dir, "inbox"); !strings.Contains(r.stdout, "c1       done  Done with rm -rf build.") {
 		t.Fatalf("inbox:\n%s", r.stdout)

@@ -57,8 +57,31 @@ func (a *app) dialSession(id string) (*frame.Client, error) {
 }
 
 // withSession runs fn on a connection to session id and closes it after.
-// A missing session prints "No session found" and exits 1, as hm does.
+// A missing session prints "No session found" and exits 1, as hm does. An
+// id HOST:ID of a configured [[hosts]] is that host's session, reached
+// over one ssh for the command (as the dashboard reaches it).
 func (a *app) withSession(id string, fn func(c *frame.Client) error) error {
+	if h, rid, ok := a.hostOf(id); ok {
+		link, err := connectHost(h)
+		if err != nil {
+			return err
+		}
+		defer link.Close()
+		conn, err := link.Dial(rid)
+		if err != nil {
+			if strings.Contains(err.Error(), "no such file") || strings.Contains(err.Error(), "connection refused") {
+				fmt.Fprintf(a.stderr, "No session found: %s\n", id)
+				return exitCode(1)
+			}
+			return err
+		}
+		c, err := frame.NewClient(conn, dialTimeout)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return fn(c)
+	}
 	c, err := a.dialSession(id)
 	if errors.Is(err, errNoSession) {
 		fmt.Fprintf(a.stderr, "No session found: %s\n", id)

@@ -16,6 +16,8 @@ type channel struct {
 	id uint32
 
 	openc    chan struct{} // client: closed once OPENED or CLOSE came
+	outDone  chan struct{} // closed when out has sent all local wrote (or gave up)
+	inDone   chan struct{} // closed when in has written all the peer sent (or gave up)
 	openOnce sync.Once
 	openErr  error
 
@@ -30,7 +32,7 @@ type channel struct {
 }
 
 func newChannel(c *Conn, id uint32) *channel {
-	ch := &channel{c: c, id: id, openc: make(chan struct{}), avail: Window}
+	ch := &channel{c: c, id: id, openc: make(chan struct{}), outDone: make(chan struct{}), inDone: make(chan struct{}), avail: Window}
 	ch.cond = sync.NewCond(&ch.mu)
 	return ch
 }
@@ -59,6 +61,7 @@ func (ch *channel) attach(local net.Conn) {
 
 // out reads local and sends it as DATA, within the credit the peer gives.
 func (ch *channel) out() {
+	defer close(ch.outDone)
 	buf := make([]byte, MaxPayload)
 	for {
 		n, err := ch.local.Read(buf)
@@ -95,6 +98,7 @@ func (ch *channel) out() {
 // in writes what the peer sent to local, acknowledging each piece once
 // written (the peer's credit).
 func (ch *channel) in() {
+	defer close(ch.inDone)
 	for {
 		ch.mu.Lock()
 		for len(ch.inq) == 0 && !ch.remoteDone && !ch.ended {

@@ -21,6 +21,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 )
 
 // Frame types.
@@ -264,6 +265,9 @@ func (c *Conn) read() {
 	buf := make([]byte, MaxPayload)
 	for {
 		if _, err := io.ReadFull(c.rw, h[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				c.drain() // the peer closed its side: what it sent is delivered
+			}
 			c.fail(fmt.Errorf("mux: stream ended: %w", err))
 			return
 		}
@@ -439,7 +443,24 @@ func (c *Conn) Dial(id string) (net.Conn, error) {
 	}
 	user, mine := net.Pipe()
 	ch.attach(mine)
-	return user, nil
+	return flushConn{Conn: user, sent: ch.outDone, stream: c.done}, nil
+}
+
+// flushConn is a channel as Dial's caller holds it: its Close returns once
+// what was written before it has gone onto the stream (a command that
+// writes KILL and exits must not lose it).
+type flushConn struct {
+	net.Conn
+	sent, stream <-chan struct{}
+}
+
+func (f flushConn) Close() error {
+	err := f.Conn.Close()
+	select {
+	case <-f.sent:
+	case <-f.stream:
+	}
+	return err
 }
 
 // forget removes ch from the stream's channels.
@@ -448,5 +469,36 @@ func (c *Conn) forget(ch *channel) {
 	defer c.mu.Unlock()
 	if c.chans[ch.id] == ch {
 		delete(c.chans, ch.id)
+	}
+}
+
+// drainWait bounds how long a stream the peer closed waits for its
+// channels to deliver what the peer sent before it (a KILL a command sent
+// just before it disconnected).
+const drainWait = 2 * time.Second
+
+// drain treats the end of the peer's side as a CLOSE of every channel and
+// waits, within drainWait, until each has written what it got.
+func (c *Conn) drain() {
+	c.mu.Lock()
+	chans := make([]*channel, 0, len(c.chans))
+	for _, ch := range c.chans {
+		chans = append(chans, ch)
+	}
+	c.mu.Unlock()
+	deadline := time.After(drainWait)
+	for _, ch := range chans {
+		ch.mu.Lock()
+		attached := ch.local != nil
+		ch.mu.Unlock()
+		ch.remoteClosed()
+		if !attached {
+			continue
+		}
+		select {
+		case <-ch.inDone:
+		case <-deadline:
+			return
+		}
 	}
 }
