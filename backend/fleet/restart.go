@@ -96,7 +96,10 @@ func (f *Fleet) restart(e *entry, rs Restarter) error {
 		return nil // a restart is already under way
 	}
 	if !exited {
-		if err := e.m.Stop(false); err != nil {
+		// A session that has just ended may not be marked so yet (its EXIT
+		// read, its Exited not reported): its connection has ended then,
+		// the Stop fails, and restartLater waits for the end as below.
+		if err := e.m.Stop(false); err != nil && e.m.Info().Alive {
 			f.restartFailed(e)
 			return fmt.Errorf("restart %s: kill: %w", id, err)
 		}
