@@ -150,8 +150,12 @@ func (h *Host) loop() {
 		if stopped {
 			return
 		}
-		h.setUp(false, link.Err())
-		h.log().Info("host link ended; connecting again", "err", link.Err())
+		err = link.Err()
+		if err == nil || errors.Is(err, mux.ErrClosed) {
+			err = errors.New("the connection ended") // the far end's EOF: no word from ssh
+		}
+		h.setUp(false, err)
+		h.log().Info("host link ended; connecting again", "err", err)
 	}
 }
 

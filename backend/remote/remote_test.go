@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
+	"github.com/heimdall-tui/heimdall-tui/backend/remote/sshdtest"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 	"github.com/heimdall-tui/heimdall-tui/wire/mux"
 )
@@ -125,83 +126,11 @@ func TestConnect(t *testing.T) {
 	}
 }
 
-// sshd serves a loopback port with a host key and a user key made here;
-// it returns an ssh (a wrapper giving ssh a config of its own) whose
-// host "box" is it. Its sessions get SHLVL=1, so that bash, the user's
-// shell, does not read the user's ~/.bashrc as it does for a command run
-// by sshd (Debian's bash): the test runs as whoever runs it, and a
-// bashrc that waits (a pyenv init behind a stale lock did) would hang
-// every command.
-func sshd(t *testing.T) string {
-	t.Helper()
-	sshdPath, err := exec.LookPath("sshd")
-	if err != nil {
-		if _, err := os.Stat("/usr/sbin/sshd"); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatal("no sshd (in CI, .ci/run installs openssh-server)")
-			}
-			t.Skip("no sshd: apt-get install openssh-server")
-		}
-		sshdPath = "/usr/sbin/sshd"
-	}
-	d := t.TempDir()
-	for _, k := range []string{"host", "user"} {
-		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(d, k)).CombinedOutput(); err != nil {
-			t.Fatalf("ssh-keygen: %v\n%s", err, out)
-		}
-	}
-	pub, _ := os.ReadFile(filepath.Join(d, "user.pub"))
-	os.WriteFile(filepath.Join(d, "authorized_keys"), pub, 0o600)
-	port := proctest.FreePort(t)
-	conf := fmt.Sprintf(`Port %d
-ListenAddress 127.0.0.1
-HostKey %s/host
-AuthorizedKeysFile %s/authorized_keys
-PidFile %s/sshd.pid
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PubkeyAuthentication yes
-UsePAM no
-StrictModes no
-PermitRootLogin prohibit-password
-AllowTcpForwarding no
-AllowStreamLocalForwarding no
-AllowAgentForwarding no
-X11Forwarding no
-PermitTunnel no
-SetEnv SHLVL=1
-LogLevel ERROR
-`, port, d, d, d)
-	os.WriteFile(filepath.Join(d, "sshd_config"), []byte(conf), 0o600)
-	if os.Geteuid() == 0 {
-		os.MkdirAll("/run/sshd", 0o755) // privilege separation's chroot
-	}
-	cmd := exec.Command(sshdPath, "-D", "-e", "-f", filepath.Join(d, "sshd_config"))
-	var errs strings.Builder
-	cmd.Stderr = &errs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	client := fmt.Sprintf("Host box\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  IdentityFile %s/user\n  IdentitiesOnly yes\n  UserKnownHostsFile %s/known_hosts\n  StrictHostKeyChecking accept-new\n  LogLevel ERROR\n",
-		port, os.Getenv("USER"), d, d)
-	if u := os.Getenv("USER"); u == "" {
-		client = strings.Replace(client, "  User \n", "", 1)
-	}
-	os.WriteFile(filepath.Join(d, "ssh_config"), []byte(client), 0o600)
-	ssh := filepath.Join(d, "ssh")
-	os.WriteFile(ssh, []byte("#!/bin/sh\nexec ssh -F "+filepath.Join(d, "ssh_config")+" \"$@\"\n"), 0o755)
-	if !proctest.WaitPort(port, 10*time.Second) {
-		t.Fatalf("sshd does not listen on %d: %s", port, errs.String())
-	}
-	return ssh
-}
-
 // Over a real OpenSSH server with forwarding disabled: one ssh process
 // carries the channels; killing it ends the link with the reason, and
 // the session goes on.
 func TestOverOpenSSH(t *testing.T) {
-	ssh := sshd(t)
+	ssh := sshdtest.Start(t).SSH
 	dir := proctest.ShortDir(t)
 	startSession(t, dir, "r1", "sh", "-c", "echo over-ssh; exec sleep 60")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

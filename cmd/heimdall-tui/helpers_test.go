@@ -56,7 +56,7 @@ func poll(d time.Duration, cond func() bool) bool {
 // stay below 108 bytes, so not t.TempDir()). At cleanup any heimdall-tui
 // still supervising a session in it is killed, with its session's process
 // group, and the directory is removed.
-func newSockDir(t *testing.T) string {
+func newSockDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "hm")
 	if err != nil {
@@ -73,8 +73,8 @@ func newSockDir(t *testing.T) string {
 // sessions outlive it): first each live socket's child process group (its
 // supervisor tells which, so this comes before any supervisor is killed: a
 // program that ignores the hangup of its pty would outlive it), then each
-// pid file's owner, a supervisor, if it runs our heimdall-tui binary.
-func reapDir(t *testing.T, dir string) {
+// pid file's owner, a supervisor, if it runs our heimdall or heimdall-tui.
+func reapDir(t testing.TB, dir string) {
 	socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
 	for _, p := range socks {
 		if st, err := querySession(p); err == nil && st.pid > 0 {
@@ -92,7 +92,7 @@ func reapDir(t *testing.T, dir string) {
 		}
 		// Only ever kill our own binary, never a recycled pid (a
 		// dashboard starts supervisors as /proc/self/exe).
-		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == binPath {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == binPath || exe == smallPath {
 			t.Logf("cleanup: killing leftover heimdall-tui %d (%s)", pid, filepath.Base(p))
 			syscall.Kill(pid, syscall.SIGKILL)
 		}

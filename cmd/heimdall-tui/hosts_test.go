@@ -6,13 +6,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/remote/sshdtest"
 )
 
 // hostsConfig is a config with a host "box" that is this machine with a
 // socket dir of its own (rdir), reached through a fake ssh that runs the
 // command here, and a host that cannot be reached.
-func hostsConfig(t *testing.T, rdir string, extra string) (cfg, ssh string) {
+func hostsConfig(t testing.TB, rdir string, extra string) (cfg, ssh string) {
 	t.Helper()
 	d := t.TempDir()
 	ssh = filepath.Join(d, "ssh")
@@ -101,4 +105,109 @@ func TestDashboardHost(t *testing.T) {
 	d.sendKeys("y")
 	d.waitScreen("box:r1 killed", func(s string) bool { return regexp.MustCompile(`box:r1 +(exit|Dead)`).MatchString(s) })
 	d.quitChoosing("l")
+}
+
+// The done-when of hosts, as a user would see it, against Debian's
+// OpenSSH server on a loopback port (keys and configs made here,
+// forwarding disabled): a local session and 31 on "box" (this machine
+// with a socket dir of its own) listed together; send, attach, spawn
+// and kill on box; one TCP connection to sshd with every session on it;
+// the dashboard's ssh killed: box shows as down with its reason, then
+// comes back by itself with its sessions and their screens.
+func TestDashboardOverOpenSSH(t *testing.T) {
+	t.Parallel()
+	srv := sshdtest.Start(t)
+	rdir := newSockDir(t)
+	d := newDash(t)
+	cfg, _ := hostsConfig(t, rdir, "")
+	d.cfg = cfg
+	d.env = append(d.env, "HEIMDALL_SSH="+srv.SSH)
+	const remote = 31
+	procs := []*proc{startRun(t, rdir, "r1", []string{"--config", cfg}, nil, "bash", "--norc", "--noprofile", "-i")}
+	for i := 2; i <= remote; i++ {
+		procs = append(procs, startRun(t, rdir, fmt.Sprintf("r%d", i), []string{"--config", cfg}, nil, "sh", "-c", fmt.Sprintf("echo remote-%d; exec sleep 600", i)))
+	}
+	procs = append(procs, startRun(t, d.dir, "l1", nil, nil, "sh", "-c", "echo local-one; exec sleep 600"))
+	for _, p := range procs {
+		waitLive(t, p)
+	}
+	running := func(n int) func(string) bool {
+		return func(s string) bool { return strings.Contains(s, fmt.Sprintf("%d running", n)) }
+	}
+	d.open()
+	d.waitScreen("local and remote sessions listed together", func(s string) bool {
+		return running(remote+1)(s) && regexp.MustCompile(`box +box:r1 `).MatchString(s) && listRow("l1").MatchString(s)
+	})
+	if n, err := srv.Connections(); err != nil || n != 1 {
+		t.Fatalf("%d connections to sshd with %d sessions listed (%v), want 1", n, remote, err)
+	}
+	if c := srv.Clients(); len(c) != 1 {
+		t.Fatalf("ssh processes %v, want the dashboard's one", c)
+	}
+
+	// Send, attach full screen, spawn on box.
+	d.selectID("box:r1")
+	d.sendTo("box:r1", "echo over-$((40+2))")
+	d.waitFor("over-42")
+	d.sendKeys("Enter")
+	d.waitScreen("attached to box:r1", func(s string) bool { return !strings.Contains(s, "heimdall ·") })
+	d.sendLine("echo attached-$((6*7))")
+	d.waitFor("attached-42")
+	d.sendKeys(`C-\`)
+	d.waitFor("detached from box:r1")
+	d.command("spawn shell box:w1")
+	d.waitScreen("w1 started on box", func(s string) bool { return running(remote + 2)(s) })
+	if _, err := os.Stat(filepath.Join(rdir, "w1.sock")); err != nil {
+		t.Fatalf("w1 is not box's: %v", err)
+	}
+	if n, _ := srv.Connections(); n != 1 {
+		t.Fatalf("%d connections to sshd after the spawn, want 1", n)
+	}
+
+	// The link cut: box is down, then back by itself.
+	c := srv.Clients()
+	if len(c) != 1 {
+		t.Fatalf("ssh processes %v, want the dashboard's one", c)
+	}
+	syscall.Kill(c[0], syscall.SIGKILL)
+	cut := time.Now()
+	d.waitScreen("box down with its reason", func(s string) bool { return strings.Contains(s, "✗ box down:") && running(1)(s) })
+	d.waitScreen("box back with its sessions", func(s string) bool {
+		return running(remote+2)(s) && !strings.Contains(s, "box down")
+	})
+	t.Logf("box back %v after its ssh was killed", time.Since(cut).Round(time.Millisecond))
+	d.selectID("box:r1")
+	d.waitScreen("box:r1's screen back", func(s string) bool { return paneLine("attached-42").MatchString(s) })
+	if n, _ := srv.Connections(); n != 1 {
+		t.Fatalf("%d connections to sshd after the reconnect, want 1", n)
+	}
+	for _, p := range procs[:2] {
+		if p.exited() {
+			t.Fatal("a remote session ended with the dashboard's connection")
+		}
+	}
+
+	// Kill on box.
+	d.sendKeys("x")
+	d.waitFor("Kill box:r1")
+	d.sendKeys("y")
+	d.waitScreen("box:r1 killed", func(s string) bool { return regexp.MustCompile(`box:r1 +(exit|Dead)`).MatchString(s) })
+	d.quitChoosing("l")
+}
+
+// selectID moves the list's selection to session id (home, then down
+// until the pane beside the list is id's).
+func (d *dash) selectID(id string) {
+	d.t.Helper()
+	title := regexp.MustCompile(`╭─ ` + regexp.QuoteMeta(id) + `[ ─]`)
+	d.sendKeys("Home")
+	for range 64 {
+		before := d.capture()
+		if title.MatchString(before) {
+			return
+		}
+		d.sendKeys("Down")
+		poll(time.Second, func() bool { return d.capture() != before })
+	}
+	d.waitScreen(id+" selected", title.MatchString)
 }

@@ -31,6 +31,7 @@ import (
 	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
@@ -126,6 +127,8 @@ type Model struct {
 	// list is the session list: every session, filter, order, selection
 	// and scroll.
 	list *sessions.List
+	// hosts are the other machines followed, as of the last reload.
+	hosts []fleet.HostInfo
 
 	mode     layout.Mode
 	zoomFrom layout.Mode // the mode zoom returns to
@@ -577,6 +580,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 // forgetting the screens and transcripts of sessions that are gone.
 func (m *Model) reload() {
 	m.list.SetItems(m.opt.Backend.Sessions())
+	m.hosts = m.opt.Backend.Hosts()
 	for id := range m.snaps {
 		if _, ok := m.list.Find(id); !ok {
 			m.dropSnap(id)

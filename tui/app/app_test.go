@@ -57,6 +57,8 @@ type stub struct {
 	flood bool
 	// views are the sessions told they are looked at (View), by id.
 	views map[string]bool
+	// hosts is what Hosts returns.
+	hosts []fleet.HostInfo
 }
 
 func newStub() *stub {
@@ -231,6 +233,12 @@ func (s *stub) Answer(id string, c answer.Choice, question string) (answer.Given
 	}
 	return answer.Given{Option: max(c.Option, 1), Label: "Yes", Question: "Do you want to proceed?"}, nil
 }
+func (s *stub) Hosts() []fleet.HostInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.hosts)
+}
+
 func (s *stub) Endpoint(id string) (attach.Endpoint, error) {
 	return nil, s.record("endpoint %s", id)
 }
@@ -458,6 +466,34 @@ func TestQuitAsksOnlyWhenOwnSessionsRun(t *testing.T) {
 	press(m2, "q")
 	if !m2.quitting {
 		t.Fatal("q with nothing running asked instead of quitting")
+	}
+}
+
+// A host that cannot be reached shows in the header with what ssh said,
+// from the Changed event that says so until the one that brings it back.
+func TestHeaderShowsHostDown(t *testing.T) {
+	b := newStub()
+	m := newModel(t, b, 120, 35, themes.Dark())
+	b.mu.Lock()
+	b.hosts = []fleet.HostInfo{{Name: "box", Up: true}, {Name: "far", Err: "ssh: connect to host far port 22: Connection refused\nmore"}}
+	b.mu.Unlock()
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed}}})
+	if v := plain(m); !strings.Contains(v, "✗ far down: ssh: connect to host far port 22: Connection refused") || strings.Contains(v, "box down") {
+		t.Fatalf("header with far down:\n%s", v)
+	}
+	b.mu.Lock()
+	b.hosts[0] = fleet.HostInfo{Name: "box", Err: "ssh: lost"}
+	b.mu.Unlock()
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed}}})
+	if v := plain(m); !strings.Contains(v, "✗ 2 hosts down: box, far") {
+		t.Fatalf("header with two down:\n%s", v)
+	}
+	b.mu.Lock()
+	b.hosts = []fleet.HostInfo{{Name: "box", Up: true}, {Name: "far", Up: true}}
+	b.mu.Unlock()
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed}}})
+	if v := plain(m); strings.Contains(v, "down") {
+		t.Fatalf("header after both came back:\n%s", v)
 	}
 }
 

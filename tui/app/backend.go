@@ -96,6 +96,9 @@ type Backend interface {
 	// Endpoint opens an interactive attachment to the session
 	// (session.CapAttach).
 	Endpoint(id string) (attach.Endpoint, error)
+	// Hosts is the state of each other machine followed (config
+	// [[hosts]]); a change of one comes as a Changed event.
+	Hosts() []fleet.HostInfo
 }
 
 // HeadlessOpener opens sessions of event-driven kinds (headless Claude,

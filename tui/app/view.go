@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/tui/blackboard"
 	"github.com/heimdall-tui/heimdall-tui/tui/grid"
@@ -181,6 +182,9 @@ func (m *Model) header(w int) string {
 	if n := m.count(func(in session.Info) bool { return sessions.State(in) == "Error" }); n > 0 {
 		parts = append(parts, m.st.State("Error", false).Render(fmt.Sprintf("✗ %d error", n)))
 	}
+	if down := downHosts(m.hosts); down != "" {
+		parts = append(parts, m.st.State("Error", false).Render(down))
+	}
 	if m.list.Filter() != "" || m.list.Typing() {
 		f := "/" + m.list.Filter()
 		if m.list.Typing() {
@@ -193,6 +197,27 @@ func (m *Model) header(w int) string {
 	}
 	s := strings.Join(parts, m.st.Subtle.Render(" · "))
 	return m.st.Header.Width(w).MaxWidth(w).Render(ansi.Truncate(s, w, "…"))
+}
+
+// downHosts names the hosts that could not be reached ("" if none): the
+// name and what ssh said of one, the names of several (`heimdall-tui
+// hosts` says why each).
+func downHosts(hs []fleet.HostInfo) string {
+	var names []string
+	why := ""
+	for _, h := range hs {
+		if !h.Up && h.Err != "" {
+			names = append(names, h.Name)
+			why, _, _ = strings.Cut(h.Err, "\n")
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("✗ %s down: %s", names[0], why)
+	}
+	return fmt.Sprintf("✗ %d hosts down: %s", len(names), strings.Join(names, ", "))
 }
 
 func (m *Model) needInput() int {
