@@ -68,7 +68,7 @@ func TestPushInbox(t *testing.T) {
 	// c2 is viewed on a page; c1 is not.
 	v := dial(t, hs, "/ws/c2", nil)
 	defer v.c.CloseNow()
-	waitInfo(t, f, "c2", "viewed", func(session.Info) bool { return true })
+	waitInfo(t, f, "c2", "viewed", func(in session.Info) bool { return in.Viewed })
 	for _, id := range []string{"c2", "c1"} {
 		if err := f.Send(id, session.Input{Data: []byte("perm\r")}); err != nil {
 			t.Fatal(err)
@@ -94,6 +94,11 @@ func TestPushInbox(t *testing.T) {
 	if m := next(); !strings.HasPrefix(m.Body, "c1 needs input: ") || !strings.Contains(m.Body, "Bash") || m.URL != "/#/s/c1" || m.Tag != "c1" {
 		t.Fatalf("first push %+v", m)
 	}
+	// The hook says it waits before the fake draws its dialog.
+	waitInfo(t, f, "c1", "its dialog drawn", func(session.Info) bool {
+		s := f.Screen("c1")
+		return s != nil && strings.Contains(s.Text(), "Do you want to proceed?")
+	})
 	if _, err := f.Answer("c1", answerAllow, ""); err != nil {
 		t.Fatal(err)
 	}

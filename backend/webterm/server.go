@@ -444,10 +444,11 @@ func pageFile(name, contentType string) http.HandlerFunc {
 // SessionJSON is a session as GET /api/sessions lists it.
 type SessionJSON struct {
 	ID            string `json:"id"`
-	Name          string `json:"name"`      // the protocol's session name, "" if unnamed
-	Agent         string `json:"agent"`     // preset name
-	Assistant     string `json:"assistant"` // display name
-	State         string `json:"state"`     // idle, thinking, …, dead
+	Host          string `json:"host,omitempty"` // the [[hosts]] entry it runs on; "" for this machine
+	Name          string `json:"name"`           // the protocol's session name, "" if unnamed
+	Agent         string `json:"agent"`          // preset name
+	Assistant     string `json:"assistant"`      // display name
+	State         string `json:"state"`          // idle, thinking, …, dead
 	NeedsInput    bool   `json:"needsInput"`
 	Alive         bool   `json:"alive"`
 	ExitCode      int    `json:"exitCode"`
@@ -486,7 +487,7 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 		}
 		live[in.ID] = true
 		a := s.assistant(in.Agent, presets)
-		j := SessionJSON{ID: in.ID, Agent: in.Agent, Assistant: a.name, State: in.State.String(), NeedsInput: in.NeedsInput,
+		j := SessionJSON{ID: in.ID, Host: in.Host, Agent: in.Agent, Assistant: a.name, State: in.State.String(), NeedsInput: in.NeedsInput,
 			Alive: in.Alive, ExitCode: in.ExitCode, Title: in.Title, Dir: in.Dir, Cols: in.Cols, Rows: in.Rows, YoloSupported: a.yolo != nil}
 		s.mu.Lock()
 		if ss := s.sessions[in.ID]; ss != nil {

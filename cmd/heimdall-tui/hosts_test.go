@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,6 +67,42 @@ func TestHostsCmd(t *testing.T) {
 	}
 	if !poll(waitTimeout, func() bool { return on("status", "box:r1").code == 1 }) {
 		t.Fatal("box:r1 still answers after kill")
+	}
+}
+
+// A question on another host, answered from here: the session asks
+// (send), wait sees it, the inbox lists it with its host, answer types
+// the agent's own key there, and the turn ends.
+func TestAnswerOnHost(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("FAKE_CLAUDE_STEP", "100")
+	dir, rdir := newSockDir(t), newSockDir(t)
+	cfg, ssh := hostsConfig(t, rdir, "")
+	t.Setenv("HEIMDALL_SSH", ssh)
+	keys := filepath.Join(t.TempDir(), "a1.keys")
+	waitLive(t, startRun(t, rdir, "a1", []string{"--config", cfg}, []string{"--agent", "claude", "--classifier", "claude"},
+		"env", "FAKE_CLAUDE_KEYS="+keys, fakeClaudePath))
+	on := func(args ...string) result {
+		t.Helper()
+		return hm(t, append([]string{"--config", cfg, "--socket-dir", dir}, args...)...)
+	}
+	if r := on("send", "box:a1", "perm"); r.code != 0 {
+		t.Fatalf("send: %+v", r)
+	}
+	if r := on("wait", "box:a1", "--for", "input", "--timeout", "30s"); r.code != 0 {
+		t.Fatalf("wait for input: %+v", r)
+	}
+	if r := on("inbox"); !regexp.MustCompile(`box:a1 +input +Bash`).MatchString(r.stdout) {
+		t.Fatalf("inbox:\n%+v", r)
+	}
+	if r := on("answer", "box:a1", "allow", "--question", "Do you want to proceed?"); r.code != 0 || r.stdout != "box:a1: 1. Yes (Do you want to proceed?)\n" {
+		t.Fatalf("answer: %+v", r)
+	}
+	if r := on("wait", "box:a1", "--for", "done", "--timeout", "30s"); r.code != 0 {
+		t.Fatalf("wait for done: %+v", r)
+	}
+	if b, _ := os.ReadFile(keys); string(b) != "perm key 1\n" {
+		t.Fatalf("the session read %q", b)
 	}
 }
 
@@ -210,4 +247,35 @@ func (d *dash) selectID(id string) {
 		poll(time.Second, func() bool { return d.capture() != before })
 	}
 	d.waitScreen(id+" selected", title.MatchString)
+}
+
+// `web` serves another host's sessions too: listed with their host, and
+// a page's terminal on one types into it and shows its output.
+func TestWebOnHost(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	dir, rdir := newSockDir(t), newSockDir(t)
+	cfg, ssh := hostsConfig(t, rdir, "")
+	t.Setenv("HEIMDALL_SSH", ssh)
+	waitLive(t, startRun(t, rdir, "r1", []string{"--config", cfg}, nil, "bash", "--norc", "--noprofile", "-i"))
+	_, base, token := startWebCmd(t, dir, cfg, "--addr", "127.0.0.1:0")
+	var list struct {
+		Sessions []struct {
+			ID   string `json:"id"`
+			Host string `json:"host"`
+		} `json:"sessions"`
+	}
+	if !poll(waitTimeout, func() bool {
+		resp, err := webGet(base+"/api/sessions", token)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		json.NewDecoder(resp.Body).Decode(&list)
+		return len(list.Sessions) == 1 && list.Sessions[0].ID == "box:r1" && list.Sessions[0].Host == "box"
+	}) {
+		t.Fatalf("session list %+v", list)
+	}
+	w := dialTerm(t, base, token, "/ws/box:r1")
+	w.input("echo on-box-$((40+2))\r")
+	w.untilOutput("on-box-42")
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // row reports whether screen s has an inbox row of session id whose
@@ -61,17 +62,19 @@ func TestDashboardInbox(t *testing.T) {
 			row(s, "b1", "Which database should the service") && row(s, "c1", "echo: hello")
 	})
 	// select moves the inbox's selection to id's item.
+	// The items move as their sessions report (Claude reports a prompt
+	// twice), so it looks again after each key: down, then up.
 	selectItem := func(id string) {
 		t.Helper()
-		for range 4 {
-			for _, l := range strings.Split(d.capture(), "\n") {
+		for i := range 12 {
+			before := d.capture()
+			for _, l := range strings.Split(before, "\n") {
 				if strings.Contains(l, "▶") && strings.Contains(l, " "+id+" ") {
 					return
 				}
 			}
-			before := d.capture()
-			d.sendKeys("j")
-			d.waitScreen("the selection moved", func(s string) bool { return s != before })
+			d.sendKeys(map[bool]string{true: "j", false: "k"}[i%8 < 4])
+			poll(time.Second, func() bool { return d.capture() != before }) // unchanged at an end
 		}
 		t.Fatalf("no item of %s:\n%s", id, d.capture())
 	}

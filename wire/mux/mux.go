@@ -14,6 +14,7 @@
 package mux
 
 import (
+	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -263,8 +264,9 @@ func (c *Conn) write(typ byte, ch uint32, payload []byte) error {
 func (c *Conn) read() {
 	var h [headerLen]byte
 	buf := make([]byte, MaxPayload)
+	r := bufio.NewReaderSize(c.rw, headerLen+MaxPayload) // a frame in one read
 	for {
-		if _, err := io.ReadFull(c.rw, h[:]); err != nil {
+		if _, err := io.ReadFull(r, h[:]); err != nil {
 			if errors.Is(err, io.EOF) {
 				c.drain() // the peer closed its side: what it sent is delivered
 			}
@@ -277,7 +279,7 @@ func (c *Conn) read() {
 			return
 		}
 		p := buf[:n]
-		if _, err := io.ReadFull(c.rw, p); err != nil {
+		if _, err := io.ReadFull(r, p); err != nil {
 			c.fail(fmt.Errorf("mux: stream ended: %w", err))
 			return
 		}
@@ -441,26 +443,7 @@ func (c *Conn) Dial(id string) (net.Conn, error) {
 		c.forget(ch)
 		return nil, fmt.Errorf("open %s: %w", id, ch.openErr)
 	}
-	user, mine := net.Pipe()
-	ch.attach(mine)
-	return flushConn{Conn: user, sent: ch.outDone, stream: c.done}, nil
-}
-
-// flushConn is a channel as Dial's caller holds it: its Close returns once
-// what was written before it has gone onto the stream (a command that
-// writes KILL and exits must not lose it).
-type flushConn struct {
-	net.Conn
-	sent, stream <-chan struct{}
-}
-
-func (f flushConn) Close() error {
-	err := f.Conn.Close()
-	select {
-	case <-f.sent:
-	case <-f.stream:
-	}
-	return err
+	return ch, nil
 }
 
 // forget removes ch from the stream's channels.
