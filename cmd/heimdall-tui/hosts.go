@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/remote"
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
+	"github.com/heimdall-tui/heimdall-tui/wire/mux"
 )
 
 // followHosts follows the config's [[hosts]] in f: their sessions are
@@ -125,4 +128,65 @@ func connectHost(h config.Host) (*remote.Link, error) {
 // command, with $HEIMDALL_SSH as the ssh client if set.
 func remoteOptions(h config.Host) remote.Options {
 	return remote.Options{Dest: h.SSH, Command: h.Command, SSH: os.Getenv("HEIMDALL_SSH")}
+}
+
+// lsHost lists the live sessions of the [[hosts]] entry name, as NAME:ID,
+// over one link: the sessions its first announcement names, each asked
+// for its STATUS on a channel.
+func (a *app) lsHost(name string) error {
+	h, _, ok := a.hostOf(name + ":")
+	if !ok {
+		return fmt.Errorf("no host %q in the config's [[hosts]]", name)
+	}
+	first := make(chan mux.Sessions, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), hostsWait)
+	defer cancel()
+	link, err := remote.Connect(ctx, remoteOptions(h), func(s mux.Sessions) {
+		select {
+		case first <- s:
+		default:
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer link.Close()
+	var ids []string
+	select {
+	case s := <-first:
+		ids = slices.Sorted(slices.Values(s.Added))
+	case <-link.Done():
+		return link.Err()
+	case <-ctx.Done():
+		return fmt.Errorf("%s: no list of sessions within %v", name, hostsWait)
+	}
+	live := 0
+	for _, id := range ids {
+		st, err := hostStatus(link, id)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		live++
+		a.lsLine(name+":"+id, st)
+	}
+	if live == 0 {
+		fmt.Fprintln(a.stdout, "No active sessions")
+	}
+	return nil
+}
+
+// hostStatus asks session id over link for its STATUS.
+func hostStatus(link *remote.Link, id string) (frame.StatusInfo, error) {
+	conn, err := link.Dial(id)
+	if err != nil {
+		return frame.StatusInfo{}, err
+	}
+	c, err := frame.NewClient(conn, dialTimeout)
+	if err != nil {
+		conn.Close()
+		return frame.StatusInfo{}, err
+	}
+	defer c.Close()
+	c.Conn().SetDeadline(time.Now().Add(dialTimeout))
+	return c.Status()
 }

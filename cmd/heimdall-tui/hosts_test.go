@@ -51,13 +51,19 @@ func TestHostsCmd(t *testing.T) {
 		t.Fatalf("hosts: %+v", r)
 	}
 
-	// The CLI verbs take HOST:ID, over one ssh each.
+	// The CLI verbs take HOST:ID, ls --host NAME, over one ssh each.
 	on := func(args ...string) result {
 		t.Helper()
 		return hm(t, append([]string{"--config", cfg, "--socket-dir", dir}, args...)...)
 	}
 	if r := on("status", "box:r1"); r.code != 0 || !strings.Contains(r.stdout, "alive:    true") {
 		t.Fatalf("status box:r1: %+v", r)
+	}
+	if r := on("ls", "--host", "box"); r.code != 0 || !regexp.MustCompile(`(?m)^box:r1 +pid=\d+ +state=\S+ +idle=\S+ +alive=yes$`).MatchString(r.stdout) {
+		t.Fatalf("ls --host box: %+v", r)
+	}
+	if r := on("ls", "--host", "nope"); r.code == 0 || !strings.Contains(r.stderr, `no host "nope"`) {
+		t.Fatalf("ls --host nope: %+v", r)
 	}
 	if r := on("status", "box:nope"); r.code != 1 || !strings.Contains(r.stderr, "No session found: box:nope") {
 		t.Fatalf("status box:nope: %+v", r)

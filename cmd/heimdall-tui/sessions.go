@@ -137,11 +137,17 @@ func fmtMillis(ms uint32) string {
 }
 
 func newLsCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var host string
+	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List live sessions (and remove stale sockets and pid files)",
-		Args:  cobra.NoArgs,
+		Long: "ls lists this machine's live sessions; with --host NAME, those of the config's\n" +
+			"[[hosts]] entry NAME instead (as NAME:ID, over one ssh connection).",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if host != "" {
+				return a.lsHost(host)
+			}
 			dir, err := a.checkedDir()
 			if err != nil {
 				return err
@@ -159,12 +165,7 @@ func newLsCmd(a *app) *cobra.Command {
 					continue
 				}
 				live++
-				alive := "yes"
-				if !st.Alive {
-					alive = "no"
-				}
-				fmt.Fprintf(a.stdout, "%-16s pid=%-7d state=%-9s idle=%-8s alive=%s\n",
-					id, st.PID, st.State, fmtMillis(st.IdleMS), alive)
+				a.lsLine(id, st)
 			}
 			if live == 0 {
 				fmt.Fprintln(a.stdout, "No active sessions")
@@ -172,6 +173,18 @@ func newLsCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&host, "host", "", "list the sessions of this [[hosts]] entry")
+	return cmd
+}
+
+// lsLine prints one session as ls does.
+func (a *app) lsLine(id string, st frame.StatusInfo) {
+	alive := "yes"
+	if !st.Alive {
+		alive = "no"
+	}
+	fmt.Fprintf(a.stdout, "%-16s pid=%-7d state=%-9s idle=%-8s alive=%s\n",
+		id, st.PID, st.State, fmtMillis(st.IdleMS), alive)
 }
 
 type statusJSON struct {
