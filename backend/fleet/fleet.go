@@ -679,6 +679,17 @@ func (f *Fleet) Remove(id string) error {
 	return nil
 }
 
+// dropEnded unlists session id if it has ended and is not being started
+// again here (another host's session of that ID was run again there).
+func (f *Fleet) dropEnded(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e := f.sessions[id]; e != nil && e.exited && !e.restarting && !f.closed {
+		delete(f.sessions, id)
+		f.publish(session.Removed, id, nil)
+	}
+}
+
 // Endpoint opens an interactive attachment (session.CapAttach): over its
 // socket for a pty session.
 func (f *Fleet) Endpoint(id string) (attach.Endpoint, error) {

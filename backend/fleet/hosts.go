@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/launch"
 	"github.com/heimdall-tui/heimdall-tui/backend/remote"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
@@ -209,17 +210,9 @@ func (h *Host) id(rid string) string { return h.opt.Name + ":" + rid }
 
 // add lists remote session rid, followed over a channel of link.
 func (h *Host) add(link *remote.Link, rid string) {
-	err := h.f.Add(h.id(rid), func(id string, r Reporter) (Member, error) {
-		m, err := dialSock(channelDialer{link: link, id: rid, host: h.opt.Name}, r, h.f.idle)
-		if err != nil {
-			return nil, err
-		}
-		x := m.base()
-		x.log = h.log()
-		x.info.ID, x.info.Host, x.info.Started = id, h.opt.Name, time.Now()
-		m.start()
-		return m, nil
-	})
+	id := h.id(rid)
+	h.f.dropEnded(id) // an ended session of that ID: it was run again there
+	err := h.f.Add(id, func(id string, r Reporter) (Member, error) { return h.dial(link, rid, r) })
 	if err != nil {
 		h.log().Info("remote session not listed", "session", rid, "err", err)
 		return
@@ -227,6 +220,57 @@ func (h *Host) add(link *remote.Link, rid string) {
 	h.mu.Lock()
 	h.members[rid] = true
 	h.mu.Unlock()
+}
+
+// dial follows remote session rid over a channel of link, reporting to r.
+func (h *Host) dial(link *remote.Link, rid string, r Reporter) (Member, error) {
+	m, err := dialSock(channelDialer{link: link, id: rid, host: h.opt.Name}, r, h.f.idle)
+	if err != nil {
+		return nil, err
+	}
+	x := m.base()
+	x.log = h.log()
+	x.info.ID, x.info.Host, x.info.Started = h.id(rid), h.opt.Name, time.Now()
+	m.start()
+	return hostSock{m, h, rid, launch.Again}, nil
+}
+
+// hostSock is a session of another host: restarted there, from its
+// record there (RUN with restart), never from anything of this machine.
+type hostSock struct {
+	sockMember
+	h   *Host
+	rid string
+	how string // launch.Again, Resume or Fresh
+}
+
+func (x hostSock) Restart(r Reporter) (Member, error) { return x.h.restart(x.rid, x.how, r) }
+
+func (x hostSock) restartAs(how string) Restarter {
+	x.how = how
+	return x
+}
+
+// restart starts remote session rid again as how says, once it has ended
+// there, and follows the new one.
+func (h *Host) restart(rid, how string, r Reporter) (Member, error) {
+	h.mu.Lock()
+	link := h.link
+	h.mu.Unlock()
+	if in := h.Info(); link == nil || !in.Up {
+		return nil, fmt.Errorf("restart %s: the host is down: %s", h.id(rid), in.Err)
+	}
+	if _, err := link.Run(mux.RunRequest{ID: rid, Restart: how}); err != nil {
+		return nil, fmt.Errorf("restart %s: %w", h.id(rid), err)
+	}
+	m, err := h.dial(link, rid, r)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	h.members[rid] = true
+	h.mu.Unlock()
+	return m, nil
 }
 
 // drop forgets remote session rid: the host no longer serves it, or the

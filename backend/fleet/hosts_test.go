@@ -129,12 +129,44 @@ func TestHost(t *testing.T) {
 	if _, err := f.Spawn(fleet.Spec{ID: "box:sh2", Agent: "no-such-preset", Argv: []string{"x"}}); err == nil || !strings.Contains(err.Error(), `no preset "no-such-preset"`) {
 		t.Fatalf("spawn of a preset the host lacks: %v", err)
 	}
+	// Restarted there, from its record there: a new program, same ID.
+	again := func(id string, old int) {
+		t.Helper()
+		proctest.WaitFor(t, id+" started again", 10*time.Second, func() bool {
+			for _, in := range f.Sessions() {
+				if in.ID == id {
+					return in.Alive && in.PID != 0 && in.PID != old && in.Host == "box"
+				}
+			}
+			return false
+		})
+	}
+	pid0 := infoOf(t, f, "box:sh1").PID
+	if err := f.Restart("box:sh1"); err != nil {
+		t.Fatal(err)
+	}
+	again("box:sh1", pid0)
 	f.Kill("box:sh1", false)
 
 	if err := f.Kill("box:r1", false); err != nil {
 		t.Fatal(err)
 	}
 	rec.Wait(t, session.Exited, "box:r1", 0)
+	pid0 = infoOf(t, f, "box:r1").PID
+	if err := f.Restart("box:r1"); err != nil { // ended: started again at once
+		t.Fatal(err)
+	}
+	again("box:r1", pid0)
+	if err := f.Send("box:r1", session.Input{Data: []byte("cat again\r")}); err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitFor(t, "r1's program again (cat)", 10*time.Second, func() bool {
+		s := f.Screen("box:r1")
+		return s != nil && strings.Count(s.Text(), "cat again") == 2 && !strings.Contains(s.Text(), "over the link")
+	})
+	if err := f.Kill("box:r1", false); err != nil {
+		t.Fatal(err)
+	}
 	// A forced kill of another host's session is its supervisor's to do
 	// (no pid of it is this machine's to signal).
 	if err := f.Kill("box:m00", true); err != nil {

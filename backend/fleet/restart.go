@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/launch"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
@@ -37,27 +38,27 @@ func (f *Fleet) Restart(id string) error {
 // Claude session's hooks): the session starts again with its command
 // line, `--resume ID` appended (an earlier --resume and its id dropped),
 // in its working directory, so the conversation goes on.
-func (f *Fleet) Resume(id string) error {
-	return f.restartArgv(id, "resume", func(argv []string, convo string) ([]string, error) {
-		if convo == "" {
-			return nil, fmt.Errorf("resume %s: its agent has not reported a conversation id", id)
-		}
-		return append(dropResume(argv), "--resume", convo), nil
-	})
-}
+func (f *Fleet) Resume(id string) error { return f.restartAs(id, "resume", launch.Resume) }
 
 // RestartFresh is Restart with a new conversation: the command line
 // without the --resume (and its id) a Resume added.
-func (f *Fleet) RestartFresh(id string) error {
-	return f.restartArgv(id, "restart", func(argv []string, _ string) ([]string, error) { return dropResume(argv), nil })
+func (f *Fleet) RestartFresh(id string) error { return f.restartAs(id, "restart", launch.Fresh) }
+
+// hostRestarter is a session of another host: restarted there, from its
+// record there, as how says (launch.Again, Resume, Fresh).
+type hostRestarter interface {
+	restartAs(how string) Restarter
 }
 
-// restartArgv restarts a restartable session with its spec's command
-// line changed by edit (given the agent's conversation id).
-func (f *Fleet) restartArgv(id, op string, edit func(argv []string, convo string) ([]string, error)) error {
+// restartAs restarts a restartable session with its command line changed
+// as how says (launch.RestartArgv, given the agent's conversation id).
+func (f *Fleet) restartAs(id, op, how string) error {
 	e, err := f.get(id)
 	if err != nil {
 		return err
+	}
+	if hr, ok := e.m.(hostRestarter); ok {
+		return f.restart(e, hr.restartAs(how))
 	}
 	_, ok := e.m.(Restarter)
 	rd, pty := e.m.(recorded) // a pty session: its spec is a Spec
@@ -66,23 +67,10 @@ func (f *Fleet) restartArgv(id, op string, edit func(argv []string, convo string
 	}
 	in := e.m.Info()
 	spec := specOf(id, in, rd.record().Env)
-	if spec.Argv, err = edit(spec.Argv, in.Conversation); err != nil {
-		return err
+	if spec.Argv, err = launch.RestartArgv(spec.Argv, how, in.Conversation); err != nil {
+		return fmt.Errorf("%s %s: %w", op, id, err)
 	}
 	return f.restart(e, specRestarter{f, spec})
-}
-
-// dropResume is argv without its `--resume ID`s.
-func dropResume(argv []string) []string {
-	var out []string
-	for i := 0; i < len(argv); i++ {
-		if argv[i] == "--resume" && i+1 < len(argv) {
-			i++
-			continue
-		}
-		out = append(out, argv[i])
-	}
-	return out
 }
 
 // restart starts e again through rs (see Restart).

@@ -7,6 +7,7 @@
 package launch
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -214,4 +215,43 @@ func supervisorName(exe string) string {
 		return name
 	}
 	return "heimdall-tui"
+}
+
+// How a session is started again under its ID (Restart, and mux's RUN
+// with restart): its own command line, or with the agent's conversation
+// resumed (claude --resume ID), or without the --resume a resume added.
+const (
+	Again  = "again"
+	Resume = "resume"
+	Fresh  = "fresh"
+)
+
+// RestartArgv is argv as a restart of how starts it; convo is the
+// conversation id the session's agent reported ("" if none).
+func RestartArgv(argv []string, how, convo string) ([]string, error) {
+	switch how {
+	case Again:
+		return slices.Clone(argv), nil
+	case Resume:
+		if convo == "" {
+			return nil, errors.New("its agent has not reported a conversation id")
+		}
+		return append(dropResume(argv), "--resume", convo), nil
+	case Fresh:
+		return dropResume(argv), nil
+	}
+	return nil, fmt.Errorf("unknown restart %q (again, resume or fresh)", how)
+}
+
+// dropResume is argv without its `--resume ID`s.
+func dropResume(argv []string) []string {
+	var out []string
+	for i := 0; i < len(argv); i++ {
+		if argv[i] == "--resume" && i+1 < len(argv) {
+			i++
+			continue
+		}
+		out = append(out, argv[i])
+	}
+	return out
 }

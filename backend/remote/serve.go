@@ -170,6 +170,21 @@ const runWait = 10 * time.Second
 // home unless req names one that exists here; it returns its ID once it
 // is served.
 func run(cfg config.Config, dir string, global []string, req mux.RunRequest) (string, error) {
+	if req.Restart != "" {
+		spec, err := restartSpec(dir, req)
+		if err != nil {
+			return "", err
+		}
+		// The old supervisor serves a moment after its program's EXIT
+		// (it records the end, then removes its socket).
+		sock := supervisor.SocketPath(dir, spec.ID)
+		for deadline := time.Now().Add(runWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if st, _ := unixsock.Inspect(sock); st != unixsock.Live {
+				break
+			}
+		}
+		return start(cfg, dir, global, spec)
+	}
 	spec := launch.Spec{ID: req.ID, Agent: req.Preset, Argv: req.Argv, Cols: req.Cols, Rows: req.Rows}
 	if req.Preset != "" {
 		p, ok := launch.Find(cfg, req.Preset)
@@ -197,6 +212,32 @@ func run(cfg config.Config, dir string, global []string, req mux.RunRequest) (st
 			}
 		}
 	}
+	spec.ID = id
+	return start(cfg, dir, global, spec)
+}
+
+// restartSpec is what starts session req.ID again: its record here (its
+// command line as req.Restart says, directory, agent, classifier and
+// environment).
+func restartSpec(dir string, req mux.RunRequest) (launch.Spec, error) {
+	if err := supervisor.ValidateID(dir, req.ID); err != nil {
+		return launch.Spec{}, err
+	}
+	rec, err := supervisor.ReadRecord(dir, req.ID)
+	if err != nil {
+		return launch.Spec{}, fmt.Errorf("restart %s: no record of it here: %w", req.ID, err)
+	}
+	argv, err := launch.RestartArgv(rec.Argv, req.Restart, rec.Conversation)
+	if err != nil {
+		return launch.Spec{}, fmt.Errorf("restart %s: %w", req.ID, err)
+	}
+	return launch.Spec{ID: req.ID, Agent: rec.Agent, Argv: argv, Dir: rec.Dir, Classifier: rec.Classifier,
+		Env: rec.Env, Cols: req.Cols, Rows: req.Rows}, nil
+}
+
+// start starts spec (its ID chosen) and returns once its socket answers.
+func start(cfg config.Config, dir string, global []string, spec launch.Spec) (string, error) {
+	id := spec.ID
 	if err := supervisor.ValidateID(dir, id); err != nil {
 		return "", err
 	}

@@ -153,8 +153,8 @@ func TestDashboardHost(t *testing.T) {
 // The done-when of hosts, as a user would see it, against Debian's
 // OpenSSH server on a loopback port (keys and configs made here,
 // forwarding disabled): a local session and 31 on "box" (this machine
-// with a socket dir of its own) listed together; send, attach, spawn
-// and kill on box; one TCP connection to sshd with every session on it;
+// with a socket dir of its own) listed together; send, attach, spawn,
+// restart, resize and kill on box; one TCP connection to sshd with every session on it;
 // the dashboard's ssh killed: box shows as down with its reason, then
 // comes back by itself with its sessions and their screens.
 func TestDashboardOverOpenSSH(t *testing.T) {
@@ -229,6 +229,20 @@ func TestDashboardOverOpenSSH(t *testing.T) {
 			t.Fatal("a remote session ended with the dashboard's connection")
 		}
 	}
+
+	// Restart on box, from its record there: a new bash, a fresh screen.
+	d.sendKeys("R")
+	d.waitFor("Restart box:r1?")
+	d.sendKeys("y")
+	d.waitScreen("box:r1 started again", func(s string) bool {
+		return !paneLine("attached-42").MatchString(s) && regexp.MustCompile(`box +box:r1 `).MatchString(s) && running(remote+2)(s)
+	})
+	d.sendTo("box:r1", "echo again-$((40+2))")
+	d.waitFor("again-42")
+	d.command("resize box:r1 100x30")
+	d.waitFor("resized to 100×30")
+	d.sendTo("box:r1", "stty size")
+	d.waitScreen("stty size 30 100 on box", func(s string) bool { return paneLine("30 100").MatchString(s) })
 
 	// Kill on box.
 	d.sendKeys("x")

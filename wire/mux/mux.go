@@ -41,13 +41,17 @@ const (
 // RunRequest asks the server to start a session, resolved on its machine:
 // Preset names one of its presets (its command, classifier and
 // environment); Argv, for a command of no preset, is run as given.
+// Restart starts session ID again from its record there instead, once it
+// has ended: "again" (its command line), "resume" (with --resume and the
+// conversation its agent reported) or "fresh" (without a --resume).
 type RunRequest struct {
-	ID     string   `json:"id,omitempty"` // "" = the preset's (or program's) name and the lowest free -N
-	Preset string   `json:"preset,omitempty"`
-	Argv   []string `json:"argv,omitempty"`
-	Dir    string   `json:"dir,omitempty"` // "" or a directory the server lacks = its user's home
-	Cols   uint16   `json:"cols,omitempty"`
-	Rows   uint16   `json:"rows,omitempty"`
+	ID      string   `json:"id,omitempty"` // "" = the preset's (or program's) name and the lowest free -N
+	Preset  string   `json:"preset,omitempty"`
+	Argv    []string `json:"argv,omitempty"`
+	Dir     string   `json:"dir,omitempty"` // "" or a directory the server lacks = its user's home
+	Cols    uint16   `json:"cols,omitempty"`
+	Rows    uint16   `json:"rows,omitempty"`
+	Restart string   `json:"restart,omitempty"`
 }
 
 // RunResult answers a RunRequest: the session's ID, or why it did not
