@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 }
 
 // startSession runs a detached session in dir and stops it at the end.
-func startSession(t *testing.T, dir, id string, argv ...string) {
+func startSession(t testing.TB, dir, id string, argv ...string) {
 	t.Helper()
 	tui := filepath.Join(filepath.Dir(heimdallBin), "heimdall-tui")
 	args := append([]string{"--socket-dir", dir, "run", "--detach", "--id", id, "--"}, argv...)
@@ -47,7 +47,7 @@ func startSession(t *testing.T, dir, id string, argv ...string) {
 
 // fakeSSH is an ssh that runs the command here: it checks the options
 // Connect gives, drops them and the destination, and runs the rest.
-func fakeSSH(t *testing.T) string {
+func fakeSSH(t testing.TB) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "ssh")
 	script := "#!/bin/sh\n[ \"$1\" = -T ] || { echo 'no -T' >&2; exit 9; }\n" +
