@@ -30,6 +30,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/hook"
 	"github.com/heimdall-tui/heimdall-tui/backend/notify"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
@@ -174,6 +175,7 @@ func Run(cfg config.Config, dir string, o Options, prog string, stderr io.Writer
 	// Before the program starts, so that nothing it orphans escapes to
 	// init (which in a container may never reap it).
 	reapErr := supervisor.EnableSubreaper(nil)
+	base := baseline(o.Workdir)
 	h, err := supervisor.Host(dir, scfg)
 	var startErr *supervisor.StartError
 	switch {
@@ -197,7 +199,10 @@ func Run(cfg config.Config, dir string, o Options, prog string, stderr io.Writer
 	} else {
 		supervisor.EnableSubreaper(logger) // reaps are logged (debug) in the session's log
 	}
-	rec := rk.start(startRecord(dir, o, cls.Name(), h, now, prog, stderr), h.Logger, h.Owned)
+	if base.err != nil && !errors.Is(base.err, review.ErrNotRepo) {
+		logger.Warn("no baseline of the working tree", "err", base.err)
+	}
+	rec := rk.start(startRecord(dir, o, cls.Name(), h, now, base.b, prog, stderr), h.Logger, h.Owned)
 	away.start(sess, rec.Dir, logger)
 	go h.Serve()
 	defer stopOnSignals(sess, logger)()
@@ -345,18 +350,43 @@ func stopOnSignals(sess *supervisor.Session, logger *slog.Logger) (stop func()) 
 	return func() { signal.Stop(sigs) }
 }
 
+// baselineWait bounds the git work of a session's baseline: the program
+// waits for it (it must not change the tree before it is taken).
+const baselineWait = 10 * time.Second
+
+// takenBaseline is a baseline, or why there is none.
+type takenBaseline struct {
+	b   *review.Baseline
+	err error
+}
+
+// baseline takes the baseline of the git working tree the program is
+// about to start in (wd, "" = this process's directory).
+func baseline(wd string) takenBaseline {
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), baselineWait)
+	defer cancel()
+	b, err := review.Take(ctx, wd)
+	if err != nil {
+		return takenBaseline{err: err}
+	}
+	return takenBaseline{b: &b}
+}
+
 // startRecord writes the session's record (supervisor.Record): what a
 // dashboard needs to show and restart it. A failure (a full disk) is said
 // on stderr, before run detaches, and logged: the session runs without one
 // (a dashboard then guesses from /proc, and cannot list it after a
 // reboot).
-func startRecord(dir string, o Options, classifier string, h *supervisor.Hosted, now time.Time, prog string, stderr io.Writer) supervisor.Record {
+func startRecord(dir string, o Options, classifier string, h *supervisor.Hosted, now time.Time, base *review.Baseline, prog string, stderr io.Writer) supervisor.Record {
 	wd := o.Workdir
 	if wd == "" {
 		wd, _ = os.Getwd()
 	}
 	rec := supervisor.Record{ID: o.ID, Agent: o.Agent, Classifier: classifier, Argv: o.Argv, Dir: wd,
-		Env: o.Env, Dashboard: o.Dashboard, PID: h.Session.PID(), Supervisor: os.Getpid(), Started: now}
+		Env: o.Env, Dashboard: o.Dashboard, PID: h.Session.PID(), Supervisor: os.Getpid(), Started: now, Baseline: base}
 	if err := supervisor.WriteRecord(dir, rec); err != nil {
 		h.Logger.Warn("no session record", "err", err)
 		fmt.Fprintf(stderr, "%s: warning: session %q runs without its record (%v): it cannot be listed or resumed once it ends\n", prog, o.ID, err)

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,6 +13,26 @@ import (
 // mean someone is typing into the session; an answer then is refused
 // rather than mixed into what they type.
 const typingWindow = 2 * time.Second
+
+// dialogWait bounds how long Answer waits for the dialog of a session
+// that says it waits for input (an agent's hook reports the prompt a
+// moment before the agent draws it) to show on its screen.
+const dialogWait = 2 * time.Second
+
+// awaitDialog waits, within dialogWait, until the screen shows a dialog
+// while the session says it needs input; it returns at once otherwise.
+func (s *Session) awaitDialog() {
+	for deadline := time.Now().Add(dialogWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := s.Prompt(); !errors.Is(err, answer.ErrNoDialog) || !s.NeedsInput() {
+			return
+		}
+		select {
+		case <-s.done:
+			return
+		default:
+		}
+	}
+}
 
 // Prompt is the dialog the screen shows now, as Answer reads it.
 func (s *Session) Prompt() (answer.Prompt, error) {
@@ -35,6 +56,7 @@ func (s *Session) Answer(choice answer.Choice, question string) (answer.Given, e
 		return answer.Given{}, ErrExited
 	default:
 	}
+	s.awaitDialog()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if at := s.typed.Load(); at != 0 && time.Since(time.Unix(0, at)) < typingWindow {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/atomicfile"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
@@ -44,6 +45,10 @@ type Record struct {
 	// Conversation is the agent's own conversation id as its hooks last
 	// reported it (claude --resume ID), if any.
 	Conversation string `json:"conversation_id,omitempty"`
+	// Baseline is the git working tree the program started in, as it was
+	// then (review.Take): what "what it changed" is measured from. Nil
+	// outside a repository (or if git failed).
+	Baseline *review.Baseline `json:"baseline,omitempty"`
 	// Ended is set once the program has exited, with its code (128+signal
 	// when a signal killed it), and the screen it left: Screen draws it on
 	// a fresh terminal of Cols×Rows (Session.Repaint).

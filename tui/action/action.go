@@ -153,6 +153,8 @@ type (
 	OpenResize  struct{ ID string }
 	// OpenAnswerText asks for the words of an Answer of kind text.
 	OpenAnswerText struct{ ID string }
+	// OpenDiff shows what the session changed in its git working tree.
+	OpenDiff struct{ ID string }
 )
 
 func (Close) action()          {}
@@ -181,6 +183,7 @@ func (OpenSend) action()       {}
 func (OpenResize) action()     {}
 func (Answer) action()         {}
 func (OpenAnswerText) action() {}
+func (OpenDiff) action()       {}
 
 // Target is the session a acts on, "" when it acts on none.
 func Target(a Action) string {
@@ -206,6 +209,8 @@ func Target(a Action) string {
 	case Answer:
 		return a.ID
 	case OpenAnswerText:
+		return a.ID
+	case OpenDiff:
 		return a.ID
 	}
 	return ""
@@ -233,6 +238,8 @@ func Verb(a Action) string {
 		return "attach"
 	case Answer, OpenAnswerText:
 		return "answer"
+	case OpenDiff:
+		return "diff"
 	}
 	return fmt.Sprintf("%T", a)
 }

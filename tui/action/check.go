@@ -47,6 +47,8 @@ func Check(a Action, in session.Info) error {
 		}
 	case Restart:
 		return need(a, in, session.CapRestart)
+	case OpenDiff:
+		return need(a, in, session.CapScreen) // a pty session: its record keeps the baseline
 	case Interrupt:
 		if !in.Alive {
 			return fmt.Errorf("%s has exited (code %d)", in.ID, in.ExitCode)

@@ -40,6 +40,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/tui/capsules"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 	"github.com/heimdall-tui/heimdall-tui/tui/dialog"
+	"github.com/heimdall-tui/heimdall-tui/tui/diffview"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 	"github.com/heimdall-tui/heimdall-tui/tui/layout"
 	"github.com/heimdall-tui/heimdall-tui/tui/sessions"
@@ -163,8 +164,10 @@ type Model struct {
 	// transcript (see showsTranscript), at most maxEntries each.
 	transcripts map[string]*transcriptBuf
 
-	page      page   // sessions or a planning view
-	inboxSel  string // the inbox's selected item's session (inbox.go)
+	page      page           // sessions or a planning view
+	inboxSel  string         // the inbox's selected item's session (inbox.go)
+	diff      *diffview.View // the diff page's diff (diff.go)
+	diffID    string         // whose
 	ledger    planning.LedgerReport
 	ledgerErr error
 	claims    []coord.Claim    // active claims, shown under the ledger
@@ -460,6 +463,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(pull, m.info("detached from "+msg.id))
 	case answeredMsg:
 		return m.onAnswered(msg)
+	case diffMsg:
+		return m.onDiff(msg)
 	case opMsg:
 		return m.onOp(msg)
 	case endpointMsg:

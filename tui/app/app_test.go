@@ -59,6 +59,8 @@ type stub struct {
 	views map[string]bool
 	// hosts is what Hosts returns.
 	hosts []fleet.HostInfo
+	// diff is what Diff returns.
+	diff string
 }
 
 func newStub() *stub {
@@ -233,6 +235,13 @@ func (s *stub) Answer(id string, c answer.Choice, question string) (answer.Given
 	}
 	return answer.Given{Option: max(c.Option, 1), Label: "Yes", Question: "Do you want to proceed?"}, nil
 }
+func (s *stub) Diff(id string) (string, error) {
+	if err := s.record("diff %s", id); err != nil {
+		return "", err
+	}
+	return s.diff, nil
+}
+
 func (s *stub) Hosts() []fleet.HostInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()

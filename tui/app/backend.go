@@ -96,6 +96,10 @@ type Backend interface {
 	// Endpoint opens an interactive attachment to the session
 	// (session.CapAttach).
 	Endpoint(id string) (attach.Endpoint, error)
+	// Diff is what a pty session changed in its git working tree since
+	// it started, as git diff prints it (it runs git: call it from a
+	// tea.Cmd).
+	Diff(id string) (string, error)
 	// Hosts is the state of each other machine followed (config
 	// [[hosts]]); a change of one comes as a Changed event.
 	Hosts() []fleet.HostInfo

@@ -42,6 +42,8 @@ func (m *Model) viewContext() keys.Context {
 		return keys.CtxCapsules
 	case m.page == pageInbox:
 		return keys.CtxInbox
+	case m.page == pageDiff:
+		return keys.CtxDiff
 	case m.list.Typing():
 		return keys.CtxFilter
 	case m.showHelp:
@@ -89,6 +91,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case pageInbox:
 		return m.onInboxKey(msg)
+	case pageDiff:
+		return m.onDiffKey(msg)
 	}
 	if m.list.Typing() {
 		return m.filterKey(msg)
@@ -219,6 +223,7 @@ var sessionKeys = map[keys.Action]func(id string) action.Action{
 	keys.Remove:    func(id string) action.Action { return action.Remove{ID: id} },
 	keys.Restart:   func(id string) action.Action { return action.Restart{ID: id} },
 	keys.Interrupt: func(id string) action.Action { return action.Interrupt{ID: id} },
+	keys.Diff:      func(id string) action.Action { return action.OpenDiff{ID: id} },
 	keys.Resize:    func(id string) action.Action { return action.OpenResize{ID: id} },
 	keys.Allow:     func(id string) action.Action { return action.Answer{ID: id, Choice: answer.Choice{Kind: answer.Allow}} },
 	keys.AllowAlways: func(id string) action.Action {

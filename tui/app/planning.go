@@ -44,6 +44,7 @@ const (
 	pageBlackboard
 	pageCapsules
 	pageInbox // not a planning view: see inbox.go
+	pageDiff  // what a session changed: see diff.go
 )
 
 // pageKeys are the actions that open (or, pressed again, close) a

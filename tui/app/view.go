@@ -104,6 +104,8 @@ func (m *Model) Render() string {
 		blocks = append(blocks, layout.Block{Rect: l.Body, Content: m.caps.View(m.st, l.Body.W, l.Body.H)})
 	case m.page == pageInbox:
 		blocks = append(blocks, m.inboxBlocks(l)...)
+	case m.page == pageDiff:
+		blocks = append(blocks, m.diffBlock(l))
 	case m.showHelp:
 		title := m.st.Title.Render("Key reference") + m.st.Muted.Render(" — "+m.keyFor(keys.Back)+" closes")
 		blocks = append(blocks,

@@ -55,6 +55,7 @@ const (
 	Restart   Action = "restart"
 	Resize    Action = "resize"
 	Interrupt Action = "interrupt"
+	Diff      Action = "diff"
 	// Answers to the dialog the session shows (a permission, a question).
 	Allow        Action = "allow"
 	AllowAlways  Action = "allow-always"
@@ -73,6 +74,11 @@ const (
 
 	// Filter prompt.
 	Accept Action = "accept"
+	// Diff view.
+	NextHunk Action = "next-hunk"
+	PrevHunk Action = "prev-hunk"
+	NextFile Action = "next-file"
+	PrevFile Action = "prev-file"
 	// Blackboard editor.
 	Add    Action = "add"
 	Edit   Action = "edit"
@@ -116,6 +122,7 @@ var descs = map[Action]string{
 	Restart:   "restart",
 	Resize:    "resize",
 	Interrupt: "interrupt the turn",
+	Diff:      "what it changed (diff)",
 
 	Allow:        "allow (answer yes)",
 	AllowAlways:  "allow from now on",
@@ -132,6 +139,11 @@ var descs = map[Action]string{
 	Sort:     "sort order",
 
 	Accept: "apply",
+
+	NextHunk: "next hunk",
+	PrevHunk: "previous hunk",
+	NextFile: "next file",
+	PrevFile: "previous file",
 
 	Add:    "add fact",
 	Edit:   "edit value",
@@ -187,10 +199,11 @@ const (
 	CtxBlackboard                // the blackboard editor (not while typing a value)
 	CtxCapsules                  // the capsule browser
 	CtxInbox                     // the inbox
+	CtxDiff                      // the diff view
 	numContexts
 )
 
-var ctxNames = [numContexts]string{"Global", "Session", "List", "Grid", "Filter", "Help", "Dialog", "Ledger", "Blackboard", "Capsules", "Inbox"}
+var ctxNames = [numContexts]string{"Global", "Session", "List", "Grid", "Filter", "Help", "Dialog", "Ledger", "Blackboard", "Capsules", "Inbox", "Diff"}
 
 // ctxAbout says in a line when a context applies, for the key reference.
 var ctxAbout = [numContexts]string{
@@ -205,9 +218,10 @@ var ctxAbout = [numContexts]string{
 	"In the blackboard editor (B). While a key or value is being typed, enter saves, esc cancels and tab switches fields.",
 	"In the capsule browser (C).",
 	"In the inbox (!): what wants you, newest first; the answer keys act on the selected item's session.",
+	"In the diff view (D): what the selected session changed since it started.",
 }
 
-var ctxTitles = [numContexts]string{"Anywhere", "Selected session", "Session list", "Pane grid", "Filter prompt", "Help screen", "Dialogs", "Token ledger", "Blackboard", "Capsules", "Inbox"}
+var ctxTitles = [numContexts]string{"Anywhere", "Selected session", "Session list", "Pane grid", "Filter prompt", "Help screen", "Dialogs", "Token ledger", "Blackboard", "Capsules", "Inbox", "Diff"}
 
 // Title is the context's heading in the help screen.
 func (c Context) Title() string {
@@ -320,6 +334,7 @@ func Default() KeyMap {
 		bind(Restart, false, "R"),
 		bind(Resize, false, "r"),
 		bind(Interrupt, false, "I"),
+		bind(Diff, false, "D"),
 		bind(Allow, false, "y"),
 		bind(AllowAlways, false, "Y"),
 		bind(Deny, false, "N"),
@@ -389,6 +404,17 @@ func Default() KeyMap {
 		bind(AnswerOption, true, "1", "2", "3", "4", "5", "6", "7", "8", "9"),
 		bind(AnswerText, false, "t"),
 		bind(Back, true, "esc", "q", "!").in("close inbox"),
+	}
+	km.ctx[CtxDiff] = []Binding{
+		bind(Down, true, "down", "j").in("next line"),
+		bind(Up, false, "up", "k").in("previous line"),
+		bind(NextHunk, true, "]"),
+		bind(PrevHunk, false, "["),
+		bind(NextFile, true, "}"),
+		bind(PrevFile, false, "{"),
+		bind(PageDown, false, "pgdown", "space"),
+		bind(PageUp, false, "pgup"),
+		bind(Back, true, "esc", "q", "D").in("close diff"),
 	}
 	km.ctx[CtxDialog] = []Binding{
 		bind(DialogOK, true, "enter"),

@@ -1,0 +1,115 @@
+package review
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// repo makes a git repository with one commit of a.txt, its config the
+// test's own.
+func repo(t *testing.T) string {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "t")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "t")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
+	dir := t.TempDir()
+	write(t, dir, "a.txt", "one\ntwo\nthree\n")
+	run(t, dir, "git", "init", "-q", "-b", "main")
+	run(t, dir, "git", "add", "a.txt")
+	run(t, dir, "git", "commit", "-q", "-m", "first")
+	return dir
+}
+
+func write(t *testing.T, dir, name, s string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(t *testing.T, dir string, argv ...string) string {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", argv, err, out)
+	}
+	return string(out)
+}
+
+// The user's uncommitted work before the baseline stays out of the diff;
+// what came after (an edit of the same file, a new file) is in it; the
+// user's index and working tree are untouched by either.
+func TestBaselineAndDiff(t *testing.T) {
+	dir := repo(t)
+	ctx := context.Background()
+	write(t, dir, "a.txt", "one\ntwo (the user's)\nthree\n")
+	write(t, dir, "notes.txt", "the user's own untracked file\n")
+	run(t, dir, "git", "add", "notes.txt") // staged, as a user may have
+	status := run(t, dir, "git", "status", "--porcelain")
+	b, err := Take(ctx, filepath.Join(dir, "."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Repo != dir && !strings.HasSuffix(b.Repo, filepath.Base(dir)) || b.Head == "" || b.Tree == "" {
+		t.Fatalf("baseline %+v", b)
+	}
+	if s := run(t, dir, "git", "status", "--porcelain"); s != status {
+		t.Fatalf("the baseline changed what git status says:\n%s\nwas\n%s", s, status)
+	}
+
+	write(t, dir, "a.txt", "one\ntwo (the user's)\nthree\nfour (the agent's)\n")
+	write(t, dir, "b.txt", "new from the agent\n")
+	d, err := Diff(ctx, b.Repo, b.Tree, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(d)
+	for _, want := range []string{"+four (the agent's)", "+new from the agent", "diff --git a/b.txt b/b.txt"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("diff lacks %q:\n%s", want, got)
+		}
+	}
+	for _, not := range []string{"two (the user's)\n-", "+two (the user's)", "notes.txt"} {
+		if strings.Contains(got, not) {
+			t.Fatalf("diff holds the user's own work (%q):\n%s", not, got)
+		}
+	}
+	if s, err := Diff(ctx, b.Repo, b.Tree, true); err != nil || !strings.Contains(string(s), "2 files changed, 2 insertions(+)") {
+		t.Fatalf("stat: %q %v", s, err)
+	}
+	// From HEAD, the user's edit is in it too.
+	if s, err := Diff(ctx, b.Repo, "HEAD", false); err != nil || !strings.Contains(string(s), "+two (the user's)") {
+		t.Fatalf("diff from HEAD: %q %v", s, err)
+	}
+	if s := run(t, dir, "git", "diff", "--cached", "--name-only"); s != "notes.txt\n" {
+		t.Fatalf("the user's index changed: %q", s)
+	}
+}
+
+// A base that looks like an option is no option; a directory outside a
+// repository has no baseline.
+func TestBaseRefused(t *testing.T) {
+	dir := repo(t)
+	ctx := context.Background()
+	out := filepath.Join(t.TempDir(), "written")
+	for _, base := range []string{"--output=" + out, "-p", "no-such-branch"} {
+		if _, err := Diff(ctx, dir, base, false); err == nil || !strings.Contains(err.Error(), "names no commit or tree") {
+			t.Fatalf("base %q: %v", base, err)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a base wrote a file")
+	}
+	if _, err := Take(ctx, t.TempDir()); err != ErrNotRepo {
+		t.Fatalf("outside a repository: %v", err)
+	}
+}
