@@ -39,3 +39,52 @@ func (f *Fleet) Diff(id string) (string, error) {
 	}
 	return string(out), err
 }
+
+// ErrBusy is Say's error while the agent is not waiting at its prompt or
+// someone is typing into it: the prompt may be sent later.
+var ErrBusy = errors.New("not waiting at its prompt")
+
+// Say types text into session id's agent as one prompt, once it waits
+// at its prompt (an error wrapping ErrBusy: not now).
+func (f *Fleet) Say(id, text string) error {
+	e, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	s, ok := e.m.(Sayer)
+	if !ok {
+		return fmt.Errorf("say: %s is %s: it has no prompt to type into", id, e.kind.Describe())
+	}
+	if err := s.Say(text); err != nil {
+		return fmt.Errorf("%s: %w", id, err)
+	}
+	return nil
+}
+
+// Notes are the review notes kept for session id (with its record).
+func (f *Fleet) Notes(id string) ([]review.Note, error) {
+	if err := f.local(id); err != nil {
+		return nil, err
+	}
+	return review.LoadNotes(review.NotesPath(f.dir, id))
+}
+
+// SetNotes keeps notes as session id's review notes.
+func (f *Fleet) SetNotes(id string, notes []review.Note) error {
+	if err := f.local(id); err != nil {
+		return err
+	}
+	return review.SaveNotes(review.NotesPath(f.dir, id), notes)
+}
+
+// local checks that id is a session of this machine's socket dir.
+func (f *Fleet) local(id string) error {
+	e, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	if in := e.m.Info(); in.Host != "" {
+		return fmt.Errorf("%s: notes are not kept for another host's session yet", id)
+	}
+	return supervisor.ValidateID(f.dir, id)
+}

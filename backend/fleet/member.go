@@ -127,6 +127,13 @@ type Answerer interface {
 	Prompt() (answer.Prompt, error)
 }
 
+// Sayer is a member that takes a whole prompt typed into its agent
+// once it waits at its prompt (SAY); an error wrapping ErrBusy means not
+// now.
+type Sayer interface {
+	Say(text string) error
+}
+
 // Peeker is a member whose screen can be read as it is now, as text
 // (Fleet.Peek).
 type Peeker interface{ Peek() ([]string, error) }

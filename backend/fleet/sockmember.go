@@ -44,6 +44,7 @@ type sockMember interface {
 	Interrupter
 	Seener
 	Answerer
+	Sayer
 	Peeker
 	Hanger
 	lacker
@@ -141,6 +142,26 @@ func (x *sockBase) Answer(c answer.Choice, question string) (answer.Given, error
 		return answer.Given{}, errors.New(res.Error)
 	}
 	return answer.Given{Option: res.Option, Label: res.Label, Question: res.Question}, nil
+}
+
+// Say implements Sayer: a SAY on a connection of its own.
+func (x *sockBase) Say(text string) error {
+	cl, err := x.dialer.Dial(answerWait)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	cl.Conn().SetDeadline(time.Now().Add(answerWait))
+	res, err := cl.Say(frame.SayRequest{Text: text})
+	switch {
+	case err != nil:
+		return fmt.Errorf("its supervisor did not answer (an older release?): %w", err)
+	case res.Busy:
+		return fmt.Errorf("%w: %s", ErrBusy, strings.TrimPrefix(res.Error, "busy: "))
+	case !res.OK:
+		return errors.New(res.Error)
+	}
+	return nil
 }
 
 // Peek implements Peeker: a SCREEN on a connection of its own (the

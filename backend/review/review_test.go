@@ -113,3 +113,38 @@ func TestBaseRefused(t *testing.T) {
 		t.Fatalf("outside a repository: %v", err)
 	}
 }
+
+// Notes are kept whole (0600) and removed when none are left; bounds
+// refuse; the prompt quotes each line under its file and line.
+func TestNotes(t *testing.T) {
+	path := NotesPath(t.TempDir(), "s1")
+	if ns, err := LoadNotes(path); err != nil || ns != nil {
+		t.Fatalf("no notes yet: %v %v", ns, err)
+	}
+	ns := []Note{{File: "a.txt", Line: 4, Quote: "four (the agent)", Text: "Why four?"},
+		{File: "b.go", Line: 4, Old: true, Quote: "\treturn 1", Text: "Keep the old value\nfor now."}}
+	if err := SaveNotes(path, ns); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("notes file: %v %v", fi, err)
+	}
+	got, err := LoadNotes(path)
+	if err != nil || len(got) != 2 || got[1] != ns[1] {
+		t.Fatalf("loaded %+v %v", got, err)
+	}
+	want := "Review notes on your changes (2). Please address each one:\n\n1. a.txt:4\n   > four (the agent)\n   Why four?\n\n" +
+		"2. b.go:4 (a line you removed)\n   > return 1\n   Keep the old value\n   for now.\n"
+	if p := Prompt(ns); p != want {
+		t.Fatalf("prompt:\n%s\nwant:\n%s", p, want)
+	}
+	if err := SaveNotes(path, []Note{{Text: strings.Repeat("x", MaxNoteText+1)}}); err == nil {
+		t.Fatal("an oversized note was kept")
+	}
+	if err := SaveNotes(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("no notes left, the file stays: %v", err)
+	}
+}

@@ -3,10 +3,12 @@ package supervisor
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 )
 
 // typingWindow: keys written this recently, without an Enter after them,
@@ -82,4 +84,51 @@ func (s *Session) Answer(choice answer.Choice, question string) (answer.Given, e
 	}
 	s.log.Info("answered", "option", n, "question", p.Question)
 	return answer.Given{Option: n, Label: p.Labels[n-1], Question: p.Question}, nil
+}
+
+// ErrBusy is Say's error while the agent is not waiting at its prompt or
+// someone is typing into the session: the prompt may be sent later.
+var ErrBusy = errors.New("busy")
+
+// Say types text into the agent as one prompt, then Enter, in one step
+// under the pty's write lock — only while the session is Idle without a
+// dialog (waiting at its prompt) and nobody is typing into it (else an
+// error wrapping ErrBusy says why). Several lines go as one bracketed
+// paste when the program asked for them (DECSET 2004, as agents' prompts
+// do), else joined by spaces: a newline would be Enter.
+func (s *Session) Say(text string) error {
+	select {
+	case <-s.done:
+		return ErrExited
+	default:
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if at := s.typed.Load(); at != 0 && time.Since(time.Unix(0, at)) < typingWindow {
+		return fmt.Errorf("%w: someone is typing into the session", ErrBusy)
+	}
+	s.mu.Lock()
+	drawn := !s.lastOut.IsZero()
+	s.mu.Unlock()
+	if !drawn {
+		return fmt.Errorf("%w: it has not drawn its prompt yet", ErrBusy)
+	}
+	if st := s.Status(); st.State != session.Idle {
+		return fmt.Errorf("%w: it is %s, not waiting at its prompt", ErrBusy, st.State)
+	}
+	if s.NeedsInput() {
+		return fmt.Errorf("%w: it asks a question first", ErrBusy)
+	}
+	var b []byte
+	if s.Screen().Modes.BracketedPaste {
+		b = append(append(append(b, "\x1b[200~"...), text...), "\x1b[201~"...)
+	} else {
+		b = append(b, strings.Join(strings.Fields(text), " ")...)
+	}
+	b = append(b, '\r')
+	if _, err := s.pty.wr.Write(b); err != nil {
+		return err
+	}
+	s.log.Info("prompt typed", "bytes", len(text))
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -332,6 +333,8 @@ func (c *conn) handle(f frame.Frame) bool {
 		c.watchScreen()
 	case frame.Answer:
 		return c.answer(f.Payload)
+	case frame.Say:
+		return c.say(f.Payload)
 	case frame.View:
 		if len(f.Payload) != 1 || f.Payload[0] > 1 {
 			c.log.Warn("VIEW with a bad payload ignored", "len", len(f.Payload))
@@ -386,11 +389,30 @@ func (c *conn) answer(payload []byte) bool {
 	return c.write(frame.AnswerResp, b) == nil
 }
 
+// say serves SAY: the prompt typed whole, or why not.
+func (c *conn) say(payload []byte) bool {
+	var req frame.SayRequest
+	res := frame.SayResult{}
+	if len(payload) > frame.MaxSay {
+		res.Error = fmt.Sprintf("SAY of %d bytes: at most %d", len(payload), frame.MaxSay)
+	} else if err := json.Unmarshal(payload, &req); err != nil {
+		res.Error = "SAY is not JSON: " + err.Error()
+	} else if res.Request = req.Request; strings.TrimSpace(req.Text) == "" {
+		res.Error = "SAY with nothing to say"
+	} else if err := c.srv.Session.Say(req.Text); err != nil {
+		res.Error, res.Busy = err.Error(), errors.Is(err, ErrBusy)
+	} else {
+		res.OK = true
+	}
+	b, _ := json.Marshal(res)
+	return c.write(frame.SayResp, b) == nil
+}
+
 // features are the extensions this server serves, as HELLO_RESP lists
 // them.
 var features = []string{frame.FeatureScreen, frame.FeatureSubscribeScreen, frame.FeatureAttach, frame.FeatureHangup,
 	frame.FeatureHook, frame.FeatureWatchState, frame.FeatureStateView, frame.FeatureWatchScreen, frame.FeatureTerminal,
-	frame.FeatureAnswer, frame.FeatureView}
+	frame.FeatureAnswer, frame.FeatureView, frame.FeatureSay}
 
 // watchState (WATCH_STATE) sends a STATE now and after every change
 // until the connection closes, straight to the socket before SUBSCRIBE and

@@ -1,9 +1,13 @@
 package supervisor
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
@@ -215,4 +219,35 @@ func TestViewed(t *testing.T) {
 	nextState(t, w, "viewed while a terminal is attached", func(si frame.StateInfo) bool { return si.Viewed })
 	at.Close()
 	nextState(t, w, "not viewed once it detached", func(si frame.StateInfo) bool { return !si.Viewed })
+}
+
+// SAY types a prompt whole once the session waits at its prompt: as one
+// bracketed paste when the program asked for it, then Enter; refused
+// (busy) while someone is typing into it.
+func TestSay(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "typed")
+	s := startServed(t, Config{Argv: []string{"sh", "-c", "stty raw -echo; printf '\\033[?2004hREADY'; exec cat > " + out}})
+	c := dial(t, s.sock)
+	// Busy while READY is drawn (Active), then said once it is Idle.
+	proctest.WaitFor(t, "the prompt said once idle", 10*time.Second, func() bool {
+		r, err := c.Say(frame.SayRequest{Request: 3, Text: "two\nlines"})
+		if err != nil || (!r.OK && !r.Busy) || r.Request != 3 {
+			t.Fatalf("say: %+v %v", r, err)
+		}
+		return r.OK
+	})
+	want := "\x1b[200~two\nlines\x1b[201~\r"
+	proctest.WaitFor(t, "the prompt typed", 10*time.Second, func() bool {
+		b, _ := os.ReadFile(out)
+		return string(b) == want
+	})
+	if err := c.Input([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := c.Say(frame.SayRequest{Text: "more"}); err != nil || r.OK || !r.Busy || !strings.Contains(r.Error, "someone is typing") {
+		t.Fatalf("say while typing: %+v %v", r, err)
+	}
+	if r, err := c.Say(frame.SayRequest{Text: "  "}); err != nil || r.OK || r.Busy {
+		t.Fatalf("say nothing: %+v %v", r, err)
+	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 )
 
 // Action is something the user asked for. The app closes a dialog that
@@ -157,6 +158,13 @@ type (
 	OpenDiff struct{ ID string }
 )
 
+// Note keeps a review note on a line of session ID's diff (replacing the
+// one on that line); an empty Text removes it.
+type Note struct {
+	ID   string
+	Note review.Note
+}
+
 func (Close) action()          {}
 func (Error) action()          {}
 func (Kill) action()           {}
@@ -184,6 +192,7 @@ func (OpenResize) action()     {}
 func (Answer) action()         {}
 func (OpenAnswerText) action() {}
 func (OpenDiff) action()       {}
+func (Note) action()           {}
 
 // Target is the session a acts on, "" when it acts on none.
 func Target(a Action) string {
@@ -211,6 +220,8 @@ func Target(a Action) string {
 	case OpenAnswerText:
 		return a.ID
 	case OpenDiff:
+		return a.ID
+	case Note:
 		return a.ID
 	}
 	return ""
@@ -240,6 +251,8 @@ func Verb(a Action) string {
 		return "answer"
 	case OpenDiff:
 		return "diff"
+	case Note:
+		return "note"
 	}
 	return fmt.Sprintf("%T", a)
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
@@ -164,16 +165,20 @@ type Model struct {
 	// transcript (see showsTranscript), at most maxEntries each.
 	transcripts map[string]*transcriptBuf
 
-	page      page           // sessions or a planning view
-	inboxSel  string         // the inbox's selected item's session (inbox.go)
-	diff      *diffview.View // the diff page's diff (diff.go)
-	diffID    string         // whose
-	ledger    planning.LedgerReport
-	ledgerErr error
-	claims    []coord.Claim    // active claims, shown under the ledger
-	decisions []coord.Decision // the latest decisions, under the claims
-	bb        *blackboard.Editor
-	caps      *capsules.Browser
+	page     page           // sessions or a planning view
+	inboxSel string         // the inbox's selected item's session (inbox.go)
+	diff     *diffview.View // the diff page's diff (diff.go)
+	diffID   string         // whose
+	// pendingSay are the notes waiting to be typed into each session
+	// once it is idle at its prompt; saying, those being typed now.
+	pendingSay map[string][]review.Note
+	saying     map[string]bool
+	ledger     planning.LedgerReport
+	ledgerErr  error
+	claims     []coord.Claim    // active claims, shown under the ledger
+	decisions  []coord.Decision // the latest decisions, under the claims
+	bb         *blackboard.Editor
+	caps       *capsules.Browser
 
 	dialogs []dialog.Dialog
 
@@ -230,6 +235,8 @@ func New(opt Options) *Model {
 		snapGen:     map[string]uint64{},
 		pullIDs:     new(atomic.Pointer[[]string]),
 		transcripts: map[string]*transcriptBuf{},
+		pendingSay:  map[string][]review.Note{},
+		saying:      map[string]bool{},
 		w:           80,
 		h:           24,
 		bb:          blackboard.New(opt.Keys),
@@ -465,6 +472,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.onAnswered(msg)
 	case diffMsg:
 		return m.onDiff(msg)
+	case sayMsg:
+		return m.onSay(msg)
 	case opMsg:
 		return m.onOp(msg)
 	case endpointMsg:
@@ -539,7 +548,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	}
 	if reload {
 		m.reload()
-		cmds = append(cmds, m.checkInbox())
+		cmds = append(cmds, m.checkInbox(), m.retrySay())
 	}
 	for id, es := range msg.entries {
 		m.addEntries(id, es)

@@ -16,6 +16,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 	"github.com/heimdall-tui/heimdall-tui/themes"
@@ -61,6 +62,10 @@ type stub struct {
 	hosts []fleet.HostInfo
 	// diff is what Diff returns.
 	diff string
+	// notes are the notes kept per session; busy makes Say refuse (not
+	// idle).
+	notes map[string][]review.Note
+	busy  bool
 }
 
 func newStub() *stub {
@@ -240,6 +245,43 @@ func (s *stub) Diff(id string) (string, error) {
 		return "", err
 	}
 	return s.diff, nil
+}
+
+func (s *stub) Notes(id string) ([]review.Note, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.notes[id]), nil
+}
+
+func (s *stub) notesFor(id string) []review.Note {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.notes[id])
+}
+
+func (s *stub) SetNotes(id string, notes []review.Note) error {
+	if err := s.record("notes %s %d", id, len(notes)); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.notes == nil {
+		s.notes = map[string][]review.Note{}
+	}
+	s.notes[id] = slices.Clone(notes)
+	return nil
+}
+
+func (s *stub) Say(id, text string) error {
+	if err := s.record("say %s %q", id, text); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy {
+		return fmt.Errorf("%s: %w: it is Thinking", id, fleet.ErrBusy)
+	}
+	return nil
 }
 
 func (s *stub) Hosts() []fleet.HostInfo {

@@ -8,6 +8,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
@@ -100,6 +101,13 @@ type Backend interface {
 	// it started, as git diff prints it (it runs git: call it from a
 	// tea.Cmd).
 	Diff(id string) (string, error)
+	// Notes are the review notes kept for session id; SetNotes keeps
+	// them (file I/O: from a tea.Cmd).
+	Notes(id string) ([]review.Note, error)
+	SetNotes(id string, notes []review.Note) error
+	// Say types text into the session's agent as one prompt once it
+	// waits at its prompt; an error wrapping fleet.ErrBusy: not now.
+	Say(id, text string) error
 	// Hosts is the state of each other machine followed (config
 	// [[hosts]]); a change of one comes as a Changed event.
 	Hosts() []fleet.HostInfo

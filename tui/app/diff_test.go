@@ -2,8 +2,12 @@ package app
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 
 	"github.com/heimdall-tui/heimdall-tui/themes"
 )
@@ -50,5 +54,53 @@ func TestDiffPage(t *testing.T) {
 	press(m, "D")
 	if m.page != pageSessions || !strings.Contains(plain(m), "no baseline") {
 		t.Fatalf("a failed diff:\n%s", plain(m))
+	}
+}
+
+// a notes the line under the cursor (kept through SetNotes), x removes
+// it; S sends the notes as one prompt — refused while the agent is busy,
+// they wait and go once it reads idle; sent, they are done with.
+func TestDiffNotes(t *testing.T) {
+	b := newStub()
+	b.diff = stubDiff
+	m := newModel(t, b, 120, 35, themes.Dark())
+	press(m, "D", "j", "j") // a.txt's "+three (the agent)"
+	press(m, "a", "type:Why three?", "enter")
+	press(m, "}", "j", "a", "type:Keep 1.", "enter") // b.go's removed "return 1"
+	if ns := b.notesFor("claude-1"); len(ns) != 2 || ns[0].Line != 3 || ns[0].Text != "Why three?" || !ns[1].Old || ns[1].Line != 2 {
+		t.Fatalf("notes kept %+v", ns)
+	}
+	if v := plain(m); !strings.Contains(v, "✎ 2 notes") || !strings.Contains(v, "✎ Keep 1.") {
+		t.Fatalf("notes not shown:\n%s", v)
+	}
+	press(m, "x") // removes b.go's
+	if ns := b.notesFor("claude-1"); len(ns) != 1 {
+		t.Fatalf("after x: %+v", ns)
+	}
+	press(m, "j", "a", "type:Why 2?", "enter")
+
+	want := review.Prompt(b.notesFor("claude-1"))
+	b.mu.Lock()
+	b.busy = true
+	b.mu.Unlock()
+	press(m, "S")
+	if v := plain(m); !strings.Contains(v, "2 notes wait for claude-1") {
+		t.Fatalf("busy:\n%s", v)
+	}
+	b.mu.Lock()
+	b.busy = false
+	b.mu.Unlock()
+	b.set("claude-1", func(in *session.Info) { in.State = session.Idle; in.NeedsInput = false })
+	m.onEvents(eventsMsg{events: []session.Event{{Kind: session.Changed, ID: "claude-1"}}})
+	drain(m)
+	calls := b.Calls()
+	if n := strings.Count(strings.Join(calls, "\n"), "say claude-1"); n != 2 || !strings.Contains(calls[len(calls)-2], strconv.Quote(want)) {
+		t.Fatalf("calls %q, want the prompt said twice (refused, then sent) as %q", calls, want)
+	}
+	if v := plain(m); !strings.Contains(v, "sent 2 notes to claude-1 as one prompt") || strings.Contains(v, "✎") {
+		t.Fatalf("after sending:\n%s", v)
+	}
+	if ns := b.notesFor("claude-1"); len(ns) != 0 {
+		t.Fatalf("notes kept after sending: %+v", ns)
 	}
 }

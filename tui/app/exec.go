@@ -184,6 +184,8 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 		return m.answer(a)
 	case action.OpenDiff:
 		return m.openDiff(a)
+	case action.Note:
+		return m.keepNote(a)
 	case action.OpenResize:
 		m.push(dialog.NewResize(id, uint16(in.Cols), uint16(in.Rows)))
 	case action.Send:

@@ -67,6 +67,7 @@ type (
 	Mode          = action.Mode
 	Error         = action.Error
 	Answer        = action.Answer
+	Note          = action.Note
 )
 
 // What a Resize fits the session to.

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 )
 
@@ -100,13 +101,17 @@ func TestCursor(t *testing.T) {
 }
 
 func TestGolden(t *testing.T) {
+	notes := []review.Note{{File: "a.txt", Line: 4, Quote: "four (the agent)", Text: "Why four?"},
+		{File: "b.go", Line: 4, Old: true, Quote: "\treturn 1", Text: "Keep 1 for now."}}
 	for _, c := range []struct {
 		name, diff string
 		moves      int
-	}{{"changes", sample, 7}, {"empty", "", 0}} {
+		notes      []review.Note
+	}{{"changes", sample, 7, nil}, {"empty", "", 0, nil}, {"notes", sample, 7, notes}} {
 		for _, size := range [][2]int{{120, 35}, {60, 20}} {
 			t.Run(fmt.Sprintf("%s/%dx%d", c.name, size[0], size[1]), func(t *testing.T) {
 				v := New("claude-1 since it started", c.diff)
+				v.SetNotes(c.notes)
 				v.Move(c.moves)
 				out := Render(themes.Build(themes.Dark(), false), v, size[0], size[1])
 				if n := strings.Count(out, "\n") + 1; n != size[1] {
@@ -120,6 +125,31 @@ func TestGolden(t *testing.T) {
 				golden.RequireEqual(t, []byte(out))
 			})
 		}
+	}
+}
+
+// Notes show under their lines; the cursor passes over them and stays on
+// its line when they change; NoteHere is the line's note or a new one.
+func TestNotes(t *testing.T) {
+	v := New("s1", sample)
+	v.NextFile()
+	v.Move(4) // b.go's removed "return 1"
+	n, ok := v.NoteHere()
+	if !ok || n.File != "b.go" || n.Line != 4 || !n.Old || n.Quote != "\treturn 1" || n.Text != "" {
+		t.Fatalf("new note %+v", n)
+	}
+	n.Text = "Keep it."
+	v.SetNotes([]review.Note{n})
+	if m, _ := v.NoteHere(); m != n {
+		t.Fatalf("the kept note %+v", m)
+	}
+	out := ansi.Strip(Render(themes.Build(themes.Dark(), false), v, 60, 20))
+	if !strings.Contains(out, "✎ 1 note") || !strings.Contains(out, "✎ Keep it.") {
+		t.Fatalf("notes not shown:\n%s", out)
+	}
+	v.Move(1) // past the note's row, onto "return 2"
+	if _, l, ok := v.At(); !ok || l.Kind != Added {
+		t.Fatalf("after the note: %+v %v", l, ok)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
 )
@@ -20,11 +21,13 @@ const (
 	rowFile rowKind = iota // a file's header: its path and counts
 	rowHunk                // a hunk's @@ line
 	rowLine                // a line of a hunk
+	rowNote                // a note on the line above it
 )
 
 type row struct {
 	kind          rowKind
 	file, hunk, l int
+	note          int // rowNote: its index in Notes
 }
 
 // View is a parsed diff with a cursor on one of its rows, and the first
@@ -32,6 +35,7 @@ type row struct {
 type View struct {
 	Title  string // what the diff is of ("claude-1 since it started")
 	Files  []File
+	Notes  []review.Note // shown under their lines (SetNotes)
 	rows   []row
 	cursor int
 	top    int
@@ -40,25 +44,92 @@ type View struct {
 // New parses diff into a View with the cursor on its first line.
 func New(title, diff string) *View {
 	v := &View{Title: title, Files: Parse(diff)}
+	v.layout()
+	v.NextLine()
+	return v
+}
+
+// layout lays the rows out: each file's header, its hunks' headers and
+// lines, and under a line the notes on it.
+func (v *View) layout() {
+	v.rows = v.rows[:0]
 	for fi, f := range v.Files {
 		v.rows = append(v.rows, row{kind: rowFile, file: fi})
 		for hi, h := range f.Hunks {
 			v.rows = append(v.rows, row{kind: rowHunk, file: fi, hunk: hi})
-			for li := range h.Lines {
+			for li, l := range h.Lines {
 				v.rows = append(v.rows, row{kind: rowLine, file: fi, hunk: hi, l: li})
+				for ni, n := range v.Notes {
+					if on(n, f, l) {
+						v.rows = append(v.rows, row{kind: rowNote, file: fi, hunk: hi, l: li, note: ni})
+					}
+				}
 			}
 		}
 	}
-	v.NextLine()
-	return v
+}
+
+// on reports whether note n is on line l of f.
+func on(n review.Note, f File, l Line) bool {
+	if n.Old != (l.Kind == Removed) {
+		return false
+	}
+	if n.Old {
+		return n.File == f.Old && n.Line == l.Old
+	}
+	return n.File == f.New && n.Line == l.New
+}
+
+// SetNotes shows notes under their lines, the cursor staying on its line.
+func (v *View) SetNotes(notes []review.Note) {
+	cur := row{}
+	if v.cursor < len(v.rows) {
+		cur = v.rows[v.cursor]
+	}
+	v.Notes = notes
+	v.layout()
+	for i, r := range v.rows {
+		if r.kind == cur.kind && r.file == cur.file && r.hunk == cur.hunk && r.l == cur.l {
+			v.cursor = i
+			return
+		}
+	}
+	v.cursor = min(v.cursor, max(0, len(v.rows)-1))
+}
+
+// NoteHere is a note for the line under the cursor: the one kept there,
+// or a new one (no Text), and whether there is a line under the cursor.
+func (v *View) NoteHere() (review.Note, bool) {
+	path, l, ok := v.At()
+	if !ok {
+		return review.Note{}, false
+	}
+	f := v.Files[v.rows[v.cursor].file]
+	for _, n := range v.Notes {
+		if on(n, f, l) {
+			return n, true
+		}
+	}
+	n := review.Note{File: path, Line: l.New, Quote: l.Text}
+	if l.Kind == Removed {
+		n.Line, n.Old = l.Old, true
+	}
+	return n, true
 }
 
 // Empty reports whether the diff changes nothing.
 func (v *View) Empty() bool { return len(v.Files) == 0 }
 
-// Move moves the cursor by n rows (negative: up).
+// Move moves the cursor by n rows (negative: up), past the notes' rows.
 func (v *View) Move(n int) {
 	v.cursor = max(0, min(len(v.rows)-1, v.cursor+n))
+	dir := 1
+	if n < 0 {
+		dir = -1
+	}
+	for v.cursor > 0 && v.cursor < len(v.rows)-1 && v.rows[v.cursor].kind == rowNote {
+		v.cursor += dir
+	}
 }
 
 // NextLine moves the cursor to the next line of a hunk from where it is
@@ -138,6 +209,9 @@ func Render(st *themes.Styles, v *View, w, h int) string {
 	if len(v.Files) > 0 {
 		title += st.Muted.Render(fmt.Sprintf("  %d file%s ", len(v.Files), plural(len(v.Files)))) +
 			st.Success.Render(fmt.Sprintf("+%d", adds)) + " " + st.Error.Render(fmt.Sprintf("-%d", dels))
+	}
+	if n := len(v.Notes); n > 0 {
+		title += st.Warning.Render(fmt.Sprintf("  ✎ %d note%s", n, plural(n)))
 	}
 	out := []string{cellwidth.Fit(title, w, "…")}
 	body := h - 1
@@ -220,6 +294,9 @@ func (v *View) renderRow(st *themes.Styles, r, w int) string {
 		return cellwidth.Fit(s, w, "…")
 	case rowHunk:
 		return cellwidth.Fit(st.Info.Render(cellwidth.Sanitize(f.Hunks[rw.hunk].Header)), w, "…")
+	case rowNote:
+		text := strings.Join(strings.Fields(cellwidth.Sanitize(v.Notes[rw.note].Text)), " ")
+		return cellwidth.Fit("      "+st.Warning.Render("✎ "+text), w, "…")
 	}
 	l := f.Hunks[rw.hunk].Lines[rw.l]
 	num := l.New

@@ -79,6 +79,8 @@ const (
 	PrevHunk Action = "prev-hunk"
 	NextFile Action = "next-file"
 	PrevFile Action = "prev-file"
+	// SendNotes sends the review notes to the session as one prompt.
+	SendNotes Action = "send-notes"
 	// Blackboard editor.
 	Add    Action = "add"
 	Edit   Action = "edit"
@@ -144,6 +146,7 @@ var descs = map[Action]string{
 	PrevHunk: "previous hunk",
 	NextFile: "next file",
 	PrevFile: "previous file",
+	SendNotes: "send the notes as one prompt",
 
 	Add:    "add fact",
 	Edit:   "edit value",
@@ -412,6 +415,9 @@ func Default() KeyMap {
 		bind(PrevHunk, false, "["),
 		bind(NextFile, true, "}"),
 		bind(PrevFile, false, "{"),
+		bind(Add, true, "a").in("note on this line"),
+		bind(Delete, false, "x").in("remove its note"),
+		bind(SendNotes, true, "S"),
 		bind(PageDown, false, "pgdown", "space"),
 		bind(PageUp, false, "pgup"),
 		bind(Back, true, "esc", "q", "D").in("close diff"),

@@ -214,6 +214,17 @@ func (c *Client) Answer(req AnswerRequest) (AnswerResult, error) {
 	return res, c.request(Answer, b, AnswerResp, &res)
 }
 
+// Say asks the server to type req's text into the agent as one prompt
+// (SAY, an extension; feature "say").
+func (c *Client) Say(req SayRequest) (SayResult, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return SayResult{}, err
+	}
+	var res SayResult
+	return res, c.request(Say, b, SayResp, &res)
+}
+
 // Prompt asks for the dialog on the session's screen (PROMPT, an
 // extension; see Answer).
 func (c *Client) Prompt() (PromptInfo, error) {

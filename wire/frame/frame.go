@@ -71,6 +71,7 @@ const (
 	Answer          Type = 0x4A // JSON AnswerRequest: answer the dialog on the screen; an AnswerResp replies
 	Prompt          Type = 0x4B // empty: request a PromptResp (the dialog on the screen, as ANSWER reads it)
 	View            Type = 0x4C // [on u8]: a user looks at the session on this connection's client (1) or no longer (0)
+	Say             Type = 0x4D // JSON SayRequest: type a whole prompt into the agent once it waits at its prompt; a SayResp replies
 	ScreenResp      Type = 0xC0 // JSON ScreenInfo
 	StateEvent      Type = 0xC6 // JSON StateInfo
 	TerminalState   Type = 0xC7 // [TerminalTaken, or why the server has no (more) terminal u8]
@@ -78,6 +79,7 @@ const (
 	HelloResp       Type = 0xC9 // JSON HelloInfo
 	AnswerResp      Type = 0xCA // JSON AnswerResult
 	PromptResp      Type = 0xCB // JSON PromptInfo
+	SayResp         Type = 0xCD // JSON SayResult
 )
 
 // TERMINAL_STATE payloads: the first reply to TERMINAL is TerminalTaken or
@@ -104,7 +106,8 @@ var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Atta
 	Hangup: "HANGUP", SubscribeScreen: "SUBSCRIBE_SCREEN", Hook: "HOOK", Seen: "SEEN",
 	WatchState: "WATCH_STATE", StateEvent: "STATE", Terminal: "TERMINAL", TerminalState: "TERMINAL_STATE",
 	WatchScreen: "WATCH_SCREEN", Paint: "PAINT", Hello: "HELLO", HelloResp: "HELLO_RESP",
-	Answer: "ANSWER", AnswerResp: "ANSWER_RESP", Prompt: "PROMPT", PromptResp: "PROMPT_RESP", View: "VIEW"}
+	Answer: "ANSWER", AnswerResp: "ANSWER_RESP", Prompt: "PROMPT", PromptResp: "PROMPT_RESP", View: "VIEW",
+	Say: "SAY", SayResp: "SAY_RESP"}
 
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",

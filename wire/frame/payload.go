@@ -270,7 +270,37 @@ const (
 	FeatureTerminal        = "terminal"         // TERMINAL, TERMINAL_STATE
 	FeatureAnswer          = "answer"           // ANSWER, ANSWER_RESP, PROMPT, PROMPT_RESP
 	FeatureView            = "view"             // VIEW; STATE's viewed
+	FeatureSay             = "say"              // SAY, SAY_RESP
 )
+
+// MaxSay bounds a SAY's payload.
+const MaxSay = 64 << 10
+
+// SayRequest is the SAY payload: a prompt to type into the agent whole
+// (several lines as one paste), then Enter.
+type SayRequest struct {
+	Request uint32 `json:"request"`
+	Text    string `json:"text"`
+}
+
+// SayResult is the SAY_RESP payload: the prompt was typed (OK), or not
+// (Error says why; Busy: because the agent is not waiting at its prompt
+// or someone is typing into it — a client may send it again later).
+type SayResult struct {
+	Request uint32 `json:"request"`
+	OK      bool   `json:"ok"`
+	Busy    bool   `json:"busy,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// UnmarshalBinary decodes a SAY_RESP payload.
+func (r *SayResult) UnmarshalBinary(b []byte) error {
+	*r = SayResult{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return fmt.Errorf("frame: SAY_RESP: %w", err)
+	}
+	return nil
+}
 
 // MaxAnswer bounds an ANSWER's payload.
 const MaxAnswer = 8 << 10

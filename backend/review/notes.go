@@ -1,0 +1,88 @@
+package review
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/atomicfile"
+)
+
+// Note is a user's remark on one line of what an agent changed.
+type Note struct {
+	File  string `json:"file"`
+	Line  int    `json:"line"`          // in the new file; in the old one for a removed line (Old)
+	Old   bool   `json:"old,omitempty"` // the line was removed
+	Quote string `json:"quote"`         // the line as the diff showed it
+	Text  string `json:"text"`
+}
+
+// Bounds on a session's notes.
+const (
+	MaxNotes    = 200
+	MaxNoteText = 4 << 10
+)
+
+// NotesPath is where session id's notes are kept in socket dir dir (with
+// its record: they outlive the dashboard).
+func NotesPath(dir, id string) string { return filepath.Join(dir, id+".notes.json") }
+
+// LoadNotes reads the notes kept at path (none if there is no file).
+func LoadNotes(path string) ([]Note, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ns []Note
+	if err := json.Unmarshal(b, &ns); err != nil {
+		return nil, fmt.Errorf("notes %s: %w", path, err)
+	}
+	return ns, nil
+}
+
+// SaveNotes keeps notes at path (0600, written whole), or removes the
+// file when there are none. More than MaxNotes, or a note's text over
+// MaxNoteText, is refused.
+func SaveNotes(path string, notes []Note) error {
+	if len(notes) > MaxNotes {
+		return fmt.Errorf("%d notes: at most %d", len(notes), MaxNotes)
+	}
+	for _, n := range notes {
+		if len(n.Text) > MaxNoteText || len(n.Quote) > MaxNoteText {
+			return fmt.Errorf("a note of %d bytes: at most %d", len(n.Text), MaxNoteText)
+		}
+	}
+	if len(notes) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	b, err := json.MarshalIndent(notes, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append(b, '\n'), 0o600)
+}
+
+// Prompt is notes as one prompt for the agent: a short header, then each
+// note with its file and line and the line quoted.
+func Prompt(notes []Note) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Review notes on your changes (%d). Please address each one:\n", len(notes))
+	for i, n := range notes {
+		where := fmt.Sprintf("%s:%d", n.File, n.Line)
+		if n.Old {
+			where += " (a line you removed)"
+		}
+		fmt.Fprintf(&b, "\n%d. %s\n   > %s\n   %s\n", i+1, where, strings.TrimSpace(n.Quote), strings.ReplaceAll(strings.TrimSpace(n.Text), "\n", "\n   "))
+	}
+	return b.String()
+}
