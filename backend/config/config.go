@@ -149,7 +149,16 @@ type Config struct {
 	Blemeesd         Blemeesd
 	Heddle           Heddle
 	Web              Web
+	Worktree         Worktree
 	Path             string // file loaded; "" if built-in defaults
+}
+
+// Worktree is the [worktree] table: what a session spawned into a new
+// git worktree gets besides its checkout.
+type Worktree struct {
+	// Copy names untracked files (relative to the repository's top
+	// level, such as .env) copied into each new worktree.
+	Copy []string `toml:"copy"`
 }
 
 // Web is the [web] table: the dashboard serves its sessions to browsers on
@@ -292,6 +301,7 @@ type fileConfig struct {
 	Blemeesd         Blemeesd            `toml:"blemeesd"`
 	Web              Web                 `toml:"web"`
 	Heddle           Heddle              `toml:"heddle"`
+	Worktree         Worktree            `toml:"worktree"`
 }
 
 // LoadFile is Load of the file a --config flag names: path, or with path
@@ -418,6 +428,7 @@ func parse(path, data string) (Config, []string, error) {
 		Blemeesd:         fc.Blemeesd,
 		Web:              fc.Web,
 		Heddle:           fc.Heddle,
+		Worktree:         fc.Worktree,
 		Path:             path,
 	}
 	if c.Heddle.MaxIterations < 0 {

@@ -88,3 +88,39 @@ func (f *Fleet) local(id string) error {
 	}
 	return supervisor.ValidateID(f.dir, id)
 }
+
+// RemoveWorktree removes the git worktree made for session id (its
+// branch stays), which must have ended; one with uncommitted changes is
+// refused (an error wrapping review.ErrDirty) unless force.
+func (f *Fleet) RemoveWorktree(id string, force bool) error {
+	e, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	in := e.m.Info()
+	switch {
+	case in.Alive:
+		return fmt.Errorf("%s is running: its worktree stays", id)
+	case in.Worktree == "":
+		return fmt.Errorf("%s was given no worktree", id)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), diffWait)
+	defer cancel()
+	return review.RemoveWorktree(ctx, in.Worktree, force)
+}
+
+// WorktreeChanges is how many files of session id's worktree have
+// uncommitted changes.
+func (f *Fleet) WorktreeChanges(id string) (int, error) {
+	e, err := f.get(id)
+	if err != nil {
+		return 0, err
+	}
+	in := e.m.Info()
+	if in.Worktree == "" {
+		return 0, fmt.Errorf("%s was given no worktree", id)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), diffWait)
+	defer cancel()
+	return review.WorktreeChanges(ctx, in.Worktree)
+}

@@ -40,7 +40,7 @@ func (f *Fleet) endedMember(rec supervisor.Record, r Reporter) Member {
 	d.emu.Write([]byte(rec.Screen))
 	d.info = session.Info{
 		Kind: session.KindPty, Agent: rec.Agent, Classifier: rec.Classifier,
-		Argv: slices.Clone(rec.Argv), Dir: rec.Dir, Owned: rec.Dashboard, PID: rec.PID,
+		Argv: slices.Clone(rec.Argv), Dir: rec.Dir, Worktree: rec.Worktree, Owned: rec.Dashboard, PID: rec.PID,
 		Started: rec.Started, StateSince: *rec.Ended, State: session.Dead, ExitCode: rec.ExitCode,
 		Cols: cols, Rows: rows, Title: d.emu.Snapshot().Title, Conversation: rec.Conversation,
 	}

@@ -130,5 +130,5 @@ func (f *Fleet) recordOf(id string, pid int, wait bool) (supervisor.Record, bool
 // specOf is what a restart of the session in starts again.
 func specOf(id string, in session.Info, env []string) Spec {
 	return Spec{ID: id, Agent: in.Agent, Argv: slices.Clone(in.Argv), Dir: in.Dir,
-		Classifier: in.Classifier, Env: slices.Clone(env), Cols: uint16(in.Cols), Rows: uint16(in.Rows)}
+		Classifier: in.Classifier, Env: slices.Clone(env), Cols: uint16(in.Cols), Rows: uint16(in.Rows), Worktree: in.Worktree}
 }

@@ -283,7 +283,7 @@ func (f *Fleet) follow(id string, r Reporter, wait bool, sup *proc.Process) (Mem
 	if ok {
 		x.rec = rec
 		x.info.Agent, x.info.Classifier = rec.Agent, rec.Classifier
-		x.info.Argv, x.info.Dir = slices.Clone(rec.Argv), rec.Dir
+		x.info.Argv, x.info.Dir, x.info.Worktree = slices.Clone(rec.Argv), rec.Dir, rec.Worktree
 		x.info.Started, x.info.Owned = rec.Started, rec.Dashboard
 		if x.info.Conversation == "" {
 			x.info.Conversation = rec.Conversation

@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
@@ -26,7 +29,20 @@ func (f *Fleet) Spawn(spec Spec) (string, error) {
 		return "", errors.New("spawn: no program given")
 	}
 	if h, rid, ok := f.hostOf(spec.ID); ok {
+		if spec.NewWorktree != nil {
+			return "", fmt.Errorf("spawn on %s: a worktree there is not made from here yet", h.opt.Name)
+		}
 		return h.spawn(spec, rid) // HOST:NAME: on that host
+	}
+	if w := spec.NewWorktree; w != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), diffWait)
+		top, wd, err := review.AddWorktree(ctx, cmp.Or(spec.Dir, "."), *w)
+		cancel()
+		if err != nil {
+			return "", fmt.Errorf("spawn: %w", err)
+		}
+		spec.Dir, spec.Worktree, spec.NewWorktree = wd, top, nil
+		f.log.Info("worktree made", "path", top, "branch", w.Branch)
 	}
 	spec.Argv = slices.Clone(spec.Argv)
 	spec.Env = slices.Clone(spec.Env)

@@ -45,6 +45,7 @@ type Options struct {
 	Classifier string
 	Agent      string
 	Workdir    string
+	Worktree   string // the git worktree made for it, if one was (its record keeps it)
 	Env        []string
 	Cols, Rows uint16
 	Argv       []string // the program and its arguments (after --)
@@ -73,6 +74,7 @@ func Flags(fs *pflag.FlagSet) *Options {
 	fs.StringVar(&o.ID, "id", "", "session id (names DIR/ID.sock) (required)")
 	fs.StringVar(&o.Classifier, "classifier", "", "state classifier: "+strings.Join(classify.Names(), ", ")+" (default from config, else simple)")
 	fs.StringVar(&o.Workdir, "workdir", "", "working directory of the program (default: current)")
+	fs.StringVar(&o.Worktree, "worktree", "", "the git worktree made for the session (kept in its record)")
 	fs.StringVar(&o.Agent, "agent", "", "the agent preset this session runs (shown by the dashboard, used by its restart)")
 	fs.StringArrayVar(&o.Env, "env", nil, "NAME=value added to the program's environment (repeatable)")
 	// A dashboard's spawn: the session is the dashboard's
@@ -386,7 +388,7 @@ func startRecord(dir string, o Options, classifier string, h *supervisor.Hosted,
 		wd, _ = os.Getwd()
 	}
 	rec := supervisor.Record{ID: o.ID, Agent: o.Agent, Classifier: classifier, Argv: o.Argv, Dir: wd,
-		Env: o.Env, Dashboard: o.Dashboard, PID: h.Session.PID(), Supervisor: os.Getpid(), Started: now, Baseline: base}
+		Env: o.Env, Dashboard: o.Dashboard, PID: h.Session.PID(), Supervisor: os.Getpid(), Started: now, Baseline: base, Worktree: o.Worktree}
 	if err := supervisor.WriteRecord(dir, rec); err != nil {
 		h.Logger.Warn("no session record", "err", err)
 		fmt.Fprintf(stderr, "%s: warning: session %q runs without its record (%v): it cannot be listed or resumed once it ends\n", prog, o.ID, err)

@@ -23,6 +23,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/host"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 )
 
 // Spec describes a session to spawn.
@@ -36,6 +37,13 @@ type Spec struct {
 	Classifier string   // "" = the config's default
 	Env        []string // extra NAME=value entries after the config's env
 	Cols, Rows uint16   // initial size (0 = the supervisor's default)
+	// Worktree, if set, is the checkout the session was given (the
+	// worktree's top level, kept in its record so that removing the
+	// session can offer to remove it).
+	Worktree string
+	// NewWorktree, if set, asks Spawn to make that worktree first and
+	// start the session in it (at Dir's place within the repository).
+	NewWorktree *review.Worktree
 }
 
 // Preset is a spawnable agent kind: a built-in (claude, codex, aider, gemini,
@@ -154,6 +162,9 @@ func Args(cfg config.Config, supervisor []string, id string, spec Spec) (args, e
 	}
 	if spec.Agent != "" {
 		args = append(args, "--agent", spec.Agent)
+	}
+	if spec.Worktree != "" {
+		args = append(args, "--worktree", spec.Worktree)
 	}
 	if spec.Cols > 0 && spec.Rows > 0 {
 		args = append(args, "--cols", strconv.Itoa(int(spec.Cols)), "--rows", strconv.Itoa(int(spec.Rows)))

@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,5 +147,54 @@ func TestNotes(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("no notes left, the file stays: %v", err)
+	}
+}
+
+// A worktree on a new branch beside the repository, with .env copied;
+// its removal refuses while it has uncommitted changes, unless forced.
+func TestWorktree(t *testing.T) {
+	dir := repo(t)
+	ctx := context.Background()
+	write(t, dir, ".env", "SECRET=1\n")
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	_, _, err := AddWorktree(ctx, filepath.Join(dir, "sub"), Worktree{Branch: "agent/fix-1", Copy: []string{".env", "missing", "../x"}})
+	if err == nil || !strings.Contains(err.Error(), "a path within the repository") {
+		t.Fatalf("a copy leaving the repository: %v", err)
+	}
+	if _, err := os.Stat(dir + "-agent-fix-1"); err == nil {
+		t.Fatal("a refused worktree was made")
+	}
+	top, wd, err := AddWorktree(ctx, filepath.Join(dir, "sub"), Worktree{Branch: "agent/fix-1", Copy: []string{".env", "missing"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt := dir + "-agent-fix-1"
+	if top != wt || wd != filepath.Join(wt, "sub") {
+		t.Fatalf("dir %q, want %q", wd, filepath.Join(wt, "sub"))
+	}
+	if b, err := os.ReadFile(filepath.Join(wt, ".env")); err != nil || string(b) != "SECRET=1\n" {
+		t.Fatalf(".env in the worktree: %q %v", b, err)
+	}
+	if b := run(t, wt, "git", "branch", "--show-current"); b != "agent/fix-1\n" {
+		t.Fatalf("branch %q", b)
+	}
+	if _, _, err := AddWorktree(ctx, dir, Worktree{Branch: "-x"}); err == nil {
+		t.Fatal("a branch like an option")
+	}
+	if _, _, err := AddWorktree(ctx, dir, Worktree{Branch: "b2", Base: "--output=/tmp/x"}); err == nil || !strings.Contains(err.Error(), "names no commit") {
+		t.Fatalf("a base like an option: %v", err)
+	}
+	// .env is untracked there too: dirty.
+	if err := RemoveWorktree(ctx, wt, false); !errors.Is(err, ErrDirty) {
+		t.Fatalf("remove while dirty: %v", err)
+	}
+	if err := RemoveWorktree(ctx, wt, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Fatalf("the worktree is still there: %v", err)
+	}
+	if b := run(t, dir, "git", "branch", "--list", "agent/fix-1"); !strings.Contains(b, "agent/fix-1") {
+		t.Fatal("the branch went with the worktree")
 	}
 }

@@ -96,6 +96,7 @@ type Info struct {
 	Classifier string
 	Argv       []string // program and arguments (when known)
 	Dir        string   // working directory (when known)
+	Worktree   string   // the git worktree made for it, if one was (its top level)
 	// Host is the host it runs on ("" for this machine): a session of
 	// another host is listed as HOST:ID.
 	Host string

@@ -49,6 +49,10 @@ type Record struct {
 	// then (review.Take): what "what it changed" is measured from. Nil
 	// outside a repository (or if git failed).
 	Baseline *review.Baseline `json:"baseline,omitempty"`
+	// Worktree is the git worktree made for the session when it was
+	// spawned with one (its top level): removing the session offers to
+	// remove it.
+	Worktree string `json:"worktree,omitempty"`
 	// Ended is set once the program has exited, with its code (128+signal
 	// when a signal killed it), and the screen it left: Screen draws it on
 	// a fresh terminal of Cols×Rows (Session.Repaint).

@@ -178,20 +178,21 @@ func (a *app) dashboard(o dashboardOptions) error {
 	live := tuiapp.LivePlanning{Live: planning.NewLive(planning.Open(planning.DefaultRoot())), Ledger: coord.Open("")}
 	defer live.Close()
 	m := tuiapp.New(tuiapp.Options{
-		Backend:     f,
-		Planning:    live,
-		Theme:       palette,
-		NoColor:     os.Getenv("NO_COLOR") != "",
-		Keys:        km,
-		KillGrace:   a.cfg.KillGrace,
-		Bell:        a.cfg.Bell,
-		Alerter:     newDashAlerter(a.cfg, logger),
-		Headless:    headlessOpener(daemon, dashHeddle(a.cfg.Heddle, f, logger)),
-		DefaultDir:  cwd,
-		Classifiers: classify.Names(),
-		Logger:      logger,
-		Sort:        loadDashState().Sort,
-		SaveSort:    func(order string) error { return saveDashState(dashState{Sort: order}) },
+		Backend:      f,
+		Planning:     live,
+		Theme:        palette,
+		NoColor:      os.Getenv("NO_COLOR") != "",
+		Keys:         km,
+		KillGrace:    a.cfg.KillGrace,
+		Bell:         a.cfg.Bell,
+		Alerter:      newDashAlerter(a.cfg, logger),
+		Headless:     headlessOpener(daemon, dashHeddle(a.cfg.Heddle, f, logger)),
+		DefaultDir:   cwd,
+		WorktreeCopy: a.cfg.Worktree.Copy,
+		Classifiers:  classify.Names(),
+		Logger:       logger,
+		Sort:         loadDashState().Sort,
+		SaveSort:     func(order string) error { return saveDashState(dashState{Sort: order}) },
 	})
 	var root tea.Model = m
 	var out io.Writer = outFile(a)

@@ -69,3 +69,67 @@ func TestDashboardReview(t *testing.T) {
 	d.waitScreen("the diff closed", func(s string) bool { return !strings.Contains(s, "Diff ag") })
 	d.quitChoosing("s")
 }
+
+// A session in a worktree of its own, from the spawn form: it runs on a
+// new branch beside the repository (with the config's copied files);
+// removing it once it has ended asks about the worktree, and one with
+// uncommitted changes goes only after a second yes (the branch stays).
+func TestDashboardWorktree(t *testing.T) {
+	repo := gitRepo(t)
+	os.WriteFile(filepath.Join(repo, ".env"), []byte("TOKEN=1\n"), 0o600)
+	d := newDash(t)
+	b, _ := os.ReadFile(d.cfg)
+	os.WriteFile(d.cfg, append(b, []byte("[worktree]\ncopy = [\".env\"]\n")...), 0o600)
+	d.sendLine("cd " + shellQuote(repo))
+	d.open()
+	d.sendKeys("n")
+	d.waitFor("custom command")
+	for range 10 {
+		if strings.Contains(d.capture(), "▸ sh ") {
+			break
+		}
+		d.sendKeys("Down")
+		d.waitScreen("the selection moved", func(string) bool { return true })
+	}
+	d.waitFor("▸ sh ")
+	d.sendKeys("Tab")
+	d.run("send-keys", "-t", "main", "-l", "wt1")
+	d.sendKeys("Tab", "Tab")
+	d.run("send-keys", "-t", "main", "-l", "agent/wt1")
+	d.sendKeys("C-s")
+	d.waitFor("started wt1")
+	wt := repo + "-agent-wt1"
+	d.sendTo("wt1", "git branch --show-current; cat .env; echo new > new.txt")
+	d.waitScreen("the session in its worktree", func(s string) bool {
+		return paneLine("agent/wt1").MatchString(s) && paneLine("TOKEN=1").MatchString(s)
+	})
+	if _, err := os.Stat(filepath.Join(wt, "new.txt")); err != nil {
+		t.Fatalf("the session did not run in %s: %v", wt, err)
+	}
+	d.sendKeys("x")
+	d.waitFor("SIGTERM")
+	d.sendKeys("y")
+	d.waitFor("Dead")
+	d.sendKeys("d")
+	d.waitFor("uncommitted changes")
+	d.sendKeys("r")
+	d.waitFor("Remove them with")
+	d.sendKeys("n") // no: nothing is removed
+	d.waitScreen("the question closed", func(s string) bool { return !strings.Contains(s, "Remove them with") })
+	if _, err := os.Stat(filepath.Join(wt, "new.txt")); err != nil {
+		t.Fatalf("the worktree went without the second yes: %v", err)
+	}
+	d.sendKeys("d")
+	d.waitFor("uncommitted changes")
+	d.sendKeys("r")
+	d.waitFor("Remove them with")
+	d.sendKeys("y")
+	d.waitFor("removed wt1 and its worktree")
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Fatalf("the worktree is still there: %v", err)
+	}
+	if out := gitIn(t, repo, nil, "branch", "--list", "agent/wt1"); !strings.Contains(out, "agent/wt1") {
+		t.Fatal("the branch went with the worktree")
+	}
+	d.quit()
+}

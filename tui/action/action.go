@@ -40,8 +40,22 @@ type Kill struct {
 	Confirmed bool
 }
 
-// Remove forgets a dead session.
-type Remove struct{ ID string }
+// Remove forgets a dead session. One given a worktree is asked about
+// first: Worktree then says what becomes of it (WorktreeKeep; or
+// WorktreeRemove: refused while it has uncommitted changes unless Force;
+// WorktreeRemoveChanged asks once more before forcing).
+type Remove struct {
+	ID       string
+	Worktree string
+	Force    bool
+}
+
+// What a Remove does with the session's worktree.
+const (
+	WorktreeKeep          = "keep"
+	WorktreeRemove        = "remove"
+	WorktreeRemoveChanged = "remove-changed"
+)
 
 // Restart starts a session again with the same spec. A running session is
 // killed first: unless Confirmed, the app asks before that. A session whose

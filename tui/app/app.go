@@ -95,10 +95,13 @@ type Options struct {
 	// Headless opens headless Claude sessions (the blemeesd the dashboard
 	// runs); nil when it runs none: the spawn dialog offers them only
 	// when set.
-	Headless    HeadlessOpener
-	DefaultDir  string   // spawn dialog's working directory
-	Classifiers []string // spawn dialog's choices
-	Logger      *slog.Logger
+	Headless   HeadlessOpener
+	DefaultDir string // spawn dialog's working directory
+	// WorktreeCopy are the untracked files copied into a new worktree
+	// (config [worktree] copy).
+	WorktreeCopy []string
+	Classifiers  []string // spawn dialog's choices
+	Logger       *slog.Logger
 	// Now is the clock (tests fix it); nil = time.Now.
 	Now func() time.Time
 	// Sort is the list's order as the user last chose it (a
@@ -474,6 +477,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.onDiff(msg)
 	case sayMsg:
 		return m.onSay(msg)
+	case worktreeMsg:
+		return m.onWorktree(msg)
 	case opMsg:
 		return m.onOp(msg)
 	case endpointMsg:

@@ -66,6 +66,8 @@ type stub struct {
 	// idle).
 	notes map[string][]review.Note
 	busy  bool
+	// wtChanges is how many files of a worktree have changes.
+	wtChanges int
 }
 
 func newStub() *stub {
@@ -280,6 +282,24 @@ func (s *stub) Say(id, text string) error {
 	defer s.mu.Unlock()
 	if s.busy {
 		return fmt.Errorf("%s: %w: it is Thinking", id, fleet.ErrBusy)
+	}
+	return nil
+}
+
+func (s *stub) WorktreeChanges(id string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wtChanges, nil
+}
+
+func (s *stub) RemoveWorktree(id string, force bool) error {
+	if err := s.record("remove-worktree %s %v", id, force); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wtChanges > 0 && !force {
+		return review.ErrDirty
 	}
 	return nil
 }

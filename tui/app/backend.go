@@ -108,6 +108,12 @@ type Backend interface {
 	// Say types text into the session's agent as one prompt once it
 	// waits at its prompt; an error wrapping fleet.ErrBusy: not now.
 	Say(id, text string) error
+	// WorktreeChanges is how many files of the worktree made for
+	// session id have uncommitted changes; RemoveWorktree removes it
+	// (refusing one with changes, an error wrapping review.ErrDirty,
+	// unless force). Both run git: from a tea.Cmd.
+	WorktreeChanges(id string) (int, error)
+	RemoveWorktree(id string, force bool) error
 	// Hosts is the state of each other machine followed (config
 	// [[hosts]]); a change of one comes as a Changed event.
 	Hosts() []fleet.HostInfo

@@ -195,3 +195,68 @@ func (m *Model) onDiffKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) diffBlock(l layout.Layout) layout.Block {
 	return layout.Block{Rect: l.Body, Content: diffview.Render(m.st, m.diff, l.Body.W, l.Body.H)}
 }
+
+// worktreeMsg says how many files of a session's worktree have
+// uncommitted changes, for the question Remove asks.
+type worktreeMsg struct {
+	a       action.Remove
+	changes int
+	err     error
+}
+
+// remove forgets a dead session; one given a worktree is asked what
+// becomes of it first (worktreeMsg), and a worktree with uncommitted
+// changes is removed only after a second question.
+func (m *Model) remove(a action.Remove, in session.Info) tea.Cmd {
+	id := a.ID
+	if in.Worktree == "" || a.Worktree == action.WorktreeKeep {
+		return m.opGone(id, "removed "+id, func(b Backend) error { return b.Remove(id) })
+	}
+	b := m.opt.Backend
+	if a.Worktree == action.WorktreeRemoveChanged { // the second question
+		force := a
+		force.Worktree, force.Force = action.WorktreeRemove, true
+		m.push(dialog.NewConfirm("Remove "+id+"'s changes",
+			fmt.Sprintf("The worktree %s has uncommitted changes. Remove them with it? They cannot be brought back.", in.Worktree), force))
+		return nil
+	}
+	if a.Worktree == "" {
+		return m.run(func() tea.Msg {
+			n, err := b.WorktreeChanges(id)
+			return worktreeMsg{a: a, changes: n, err: err}
+		})
+	}
+	return m.opGone(id, "removed "+id+" and its worktree", func(b Backend) error {
+		if err := b.RemoveWorktree(id, a.Force); err != nil {
+			return err
+		}
+		return b.Remove(id)
+	})
+}
+
+// onWorktree asks what becomes of the worktree of the session a removes.
+func (m *Model) onWorktree(msg worktreeMsg) tea.Cmd {
+	a := msg.a
+	in, ok := m.list.Find(a.ID)
+	if !ok {
+		return nil
+	}
+	keep, rm := a, a
+	keep.Worktree, rm.Worktree = action.WorktreeKeep, action.WorktreeRemove
+	body := fmt.Sprintf("Remove %s. Its worktree %s (the branch stays either way):", a.ID, in.Worktree)
+	switch {
+	case msg.err != nil:
+		body += " " + msg.err.Error()
+	case msg.changes > 0:
+		body = fmt.Sprintf("Remove %s. Its worktree %s has %d files with uncommitted changes: removing it loses them (the branch stays).", a.ID, in.Worktree, msg.changes)
+		changed := rm
+		changed.Worktree = action.WorktreeRemoveChanged
+		m.push(dialog.NewChoice("Remove "+a.ID, body, []dialog.Option{{Label: "Keep the worktree", Key: "k", Action: keep},
+			{Label: "Remove it and its changes", Key: "r", Action: changed},
+			{Label: "Cancel", Key: "c", Action: dialog.Close{}}}, 0))
+		return nil
+	}
+	m.push(dialog.NewChoice("Remove "+a.ID, body, []dialog.Option{{Label: "Keep the worktree", Key: "k", Action: keep},
+		{Label: "Remove it", Key: "r", Action: rm}, {Label: "Cancel", Key: "c", Action: dialog.Close{}}}, 0))
+	return nil
+}

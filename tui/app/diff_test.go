@@ -104,3 +104,35 @@ func TestDiffNotes(t *testing.T) {
 		t.Fatalf("notes kept after sending: %+v", ns)
 	}
 }
+
+// d on a dead session given a worktree asks what becomes of it: kept,
+// or removed; with uncommitted changes, removed only after a second yes.
+func TestRemoveWorktree(t *testing.T) {
+	b := newStub()
+	b.set("build", func(in *session.Info) { in.Worktree = "/src/app-fix" })
+	m := newModel(t, b, 120, 35, themes.Dark())
+	m.list.Select("build")
+	press(m, "d")
+	if v := plain(m); !strings.Contains(v, "Its worktree /src/app-fix") {
+		t.Fatalf("no question:\n%s", v)
+	}
+	press(m, "k")
+	wantCalls(t, b, "remove build")
+
+	b = newStub()
+	b.set("build", func(in *session.Info) { in.Worktree = "/src/app-fix" })
+	b.wtChanges = 3
+	m = newModel(t, b, 120, 35, themes.Dark())
+	m.list.Select("build")
+	press(m, "d")
+	if v := plain(m); !strings.Contains(v, "has 3 files with") || !strings.Contains(v, "uncommitted changes: removing it loses them") {
+		t.Fatalf("no warning:\n%s", v)
+	}
+	press(m, "r")
+	if v := plain(m); !strings.Contains(v, "Remove them with") {
+		t.Fatalf("no second question:\n%s", v)
+	}
+	wantCalls(t, b)
+	press(m, "y")
+	wantCalls(t, b, "remove-worktree build true", "remove build")
+}

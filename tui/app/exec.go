@@ -223,7 +223,7 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 		}
 		return m.op(id, done, func(b Backend) error { return b.Kill(id, a.Force) })
 	case action.Remove:
-		return m.opGone(id, "removed "+id, func(b Backend) error { return b.Remove(id) })
+		return m.remove(a, in)
 	case action.Restart:
 		if in.Conversation != "" && in.Kind == session.KindPty && !a.Resume && !a.Fresh {
 			// Its agent said which conversation it was in: go on with it
@@ -312,6 +312,11 @@ func (m *Model) opGone(id, done string, call func(Backend) error) tea.Cmd {
 // and a fork: milliseconds); a zero size is the focused pane's.
 func (m *Model) spawn(a action.Spawn) tea.Cmd {
 	spec := a.Spec
+	if spec.NewWorktree != nil {
+		w := *spec.NewWorktree
+		w.Copy = m.opt.WorktreeCopy
+		spec.NewWorktree = &w
+	}
 	if spec.Cols == 0 || spec.Rows == 0 {
 		spec.Cols, spec.Rows = m.paneSize(m.mode)
 	}

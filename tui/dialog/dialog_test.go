@@ -14,6 +14,7 @@ import (
 	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
 )
@@ -124,11 +125,22 @@ func TestSpawnPreset(t *testing.T) {
 	if !reflect.DeepEqual(spec, want) {
 		t.Fatalf("default spec %#v, want %#v", spec, want)
 	}
-	// enter walks the fields (preset, name, dir, classifier) and submits on the last.
-	act := feed(t, d, "down", "enter", "type:ai-1", "enter", "enter", "enter")
+	// enter walks the fields (preset, name, dir, worktree, from,
+	// classifier) and submits on the last.
+	act := feed(t, d, "down", "enter", "type:ai-1", "enter", "enter", "enter", "enter", "enter")
 	want = fleet.Spec{ID: "ai-1", Agent: "aider", Argv: []string{"aider", "--no-pretty"}, Classifier: "aider", Dir: dir}
 	if got, ok := act.(Spawn); !ok || !reflect.DeepEqual(got.Spec, want) {
 		t.Fatalf("got %#v, want %#v", act, Spawn{Spec: want})
+	}
+	// A branch name asks for a worktree on it, from the base given.
+	d = NewSpawn(testPresets, dir, testClassifiers)
+	act = feed(t, d, "enter", "enter", "enter", "type:agent/fix-1", "enter", "type:main", "ctrl+s")
+	if got, ok := act.(Spawn); !ok || got.Spec.NewWorktree == nil || !reflect.DeepEqual(*got.Spec.NewWorktree, review.Worktree{Branch: "agent/fix-1", Base: "main"}) {
+		t.Fatalf("worktree: %#v", act)
+	}
+	d = NewSpawn(testPresets, dir, testClassifiers)
+	if act := feed(t, d, "enter", "enter", "enter", "type:-x", "ctrl+s"); act != nil || !strings.Contains(d.err, "no branch name") {
+		t.Fatalf("a branch like an option: %#v %q", act, d.err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
@@ -30,6 +31,8 @@ const (
 	fCommand
 	fName
 	fDir
+	fBranch // a worktree on a new branch (pty entries)
+	fBase   // the branch's base
 	fClassifier
 	fModel
 	fPerm
@@ -81,6 +84,8 @@ type SpawnDialog struct {
 	cmd         textfield.Field
 	name        textfield.Field
 	dir         textfield.Field
+	branch      textfield.Field
+	base        textfield.Field
 	focus       int
 	err         string
 	// pending is true from NewSpawnPending until SetPresets: the presets
@@ -107,6 +112,8 @@ func NewSpawn(presets []fleet.Preset, defaultDir string, classifiers []string) *
 	d.cmd = textfield.New("program and arguments, e.g. make -j8 test", "")
 	d.name = textfield.New("auto", "")
 	d.dir = textfield.New("the dashboard's directory", defaultDir)
+	d.branch = textfield.New("none: the directory itself; a name: a new branch in a worktree", "")
+	d.base = textfield.New("HEAD", "")
 	d.model = textfield.New(eventKinds[session.KindHeadless].modelHint, "")
 	d.prompt = textfield.New("none (one line)", "")
 	d.selectPreset(0)
@@ -220,7 +227,7 @@ func (d *SpawnDialog) shown(f int) bool {
 	switch f {
 	case fCommand:
 		return d.custom()
-	case fClassifier:
+	case fClassifier, fBranch, fBase:
 		return !d.isHeadless()
 	case fModel, fPrompt:
 		return d.isHeadless()
@@ -254,6 +261,8 @@ func (d *SpawnDialog) setFocus(f int) {
 	d.cmd.Focused = f == fCommand
 	d.name.Focused = f == fName
 	d.dir.Focused = f == fDir
+	d.branch.Focused = f == fBranch
+	d.base.Focused = f == fBase
 	d.model.Focused = f == fModel
 	d.prompt.Focused = f == fPrompt
 }
@@ -278,6 +287,10 @@ func (d *SpawnDialog) textField() *textfield.Field {
 		return &d.name
 	case fDir:
 		return &d.dir
+	case fBranch:
+		return &d.branch
+	case fBase:
+		return &d.base
 	case fModel:
 		return &d.model
 	case fPrompt:
@@ -400,6 +413,12 @@ func (d *SpawnDialog) submit() Action {
 		return fail(fDir, err)
 	}
 	spec.Dir = dir
+	if branch := strings.TrimSpace(d.branch.Value()); branch != "" {
+		if strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, " \t") {
+			return fail(fBranch, fmt.Errorf("worktree: %q is no branch name", branch))
+		}
+		spec.NewWorktree = &review.Worktree{Branch: branch, Base: strings.TrimSpace(d.base.Value())}
+	}
 	return Spawn{Spec: spec}
 }
 
@@ -562,6 +581,7 @@ func (d *SpawnDialog) View(st *themes.Styles, w, h int) string {
 		}
 		body = append(body, label(fPrompt, labelOf(fPrompt))+d.prompt.View(st, vw))
 	} else {
+		body = append(body, label(fBranch, "Worktree")+d.branch.View(st, vw), label(fBase, "From")+d.base.View(st, vw))
 		cname := d.classifiers[d.cls]
 		if cname == "" {
 			cname = "default (config)"

@@ -142,10 +142,10 @@ var descs = map[Action]string{
 
 	Accept: "apply",
 
-	NextHunk: "next hunk",
-	PrevHunk: "previous hunk",
-	NextFile: "next file",
-	PrevFile: "previous file",
+	NextHunk:  "next hunk",
+	PrevHunk:  "previous hunk",
+	NextFile:  "next file",
+	PrevFile:  "previous file",
 	SendNotes: "send the notes as one prompt",
 
 	Add:    "add fact",
