@@ -14,9 +14,10 @@ import (
 const diffWait = time.Minute
 
 // Diff is what pty session id changed in its git working tree since it
-// started (review.Since, from the baseline in its record), as git diff
-// prints it. It runs git: call it off the event loop.
-func (f *Fleet) Diff(id string) (string, error) {
+// started (review.Since, from the baseline in its record) or since base
+// (a branch or commit; @ID: session ID's baseline), as git diff prints
+// it. It runs git: call it off the event loop.
+func (f *Fleet) Diff(id, base string) (string, error) {
 	e, err := f.get(id)
 	if err != nil {
 		return "", err
@@ -31,9 +32,12 @@ func (f *Fleet) Diff(id string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("diff %s: %w", id, err)
 	}
+	if base, err = supervisor.DiffBase(f.dir, rec, base); err != nil {
+		return "", fmt.Errorf("diff %s: %w", id, err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), diffWait)
 	defer cancel()
-	out, err := review.Since(ctx, rec.Baseline, rec.Dir, "", false)
+	out, err := review.Since(ctx, rec.Baseline, rec.Dir, base, false)
 	if errors.Is(err, review.ErrNoBaseline) {
 		return "", fmt.Errorf("diff %s: %w", id, err)
 	}

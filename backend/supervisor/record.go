@@ -145,3 +145,18 @@ func EndedRecords(dir string) ([]Record, error) {
 	}
 	return out, nil
 }
+
+// DiffBase resolves what a diff of session rec is from: base as given (a
+// branch or commit; "" for rec's own baseline), or for "@ID" the
+// baseline of session ID in dir, which must be of the same repository.
+func DiffBase(dir string, rec Record, base string) (string, error) {
+	other, ok := strings.CutPrefix(base, "@")
+	if !ok {
+		return base, nil
+	}
+	o, err := ReadRecord(dir, other)
+	if err != nil || o.Baseline == nil || rec.Baseline == nil || o.Baseline.Repo != rec.Baseline.Repo {
+		return "", fmt.Errorf("%s has no baseline in %s's repository", other, rec.ID)
+	}
+	return o.Baseline.Tree, nil
+}

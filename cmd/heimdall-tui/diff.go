@@ -17,7 +17,7 @@ import (
 const diffWait = time.Minute
 
 func newDiffCmd(a *app) *cobra.Command {
-	var base, baseOf string
+	var base string
 	var stat bool
 	cmd := &cobra.Command{
 		Use:   "diff ID",
@@ -25,7 +25,7 @@ func newDiffCmd(a *app) *cobra.Command {
 		Long: "diff prints, as git diff does, what changed in the git working tree of session ID since\n" +
 			"it started: from the baseline taken then (the tree as it was, uncommitted and untracked\n" +
 			"files included) to the working tree now, new files included. --base REF diffs from a\n" +
-			"branch or commit instead; --base-of OTHER from another session's baseline.",
+			"branch or commit instead, --base @OTHER from session OTHER's baseline.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
@@ -40,18 +40,8 @@ func newDiffCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if base != "" && baseOf != "" {
-				return errors.New("diff: --base and --base-of: give one")
-			}
-			if baseOf != "" {
-				other, err := a.recordOf(dir, baseOf)
-				if err != nil {
-					return err
-				}
-				if other.Baseline == nil || rec.Baseline == nil || other.Baseline.Repo != rec.Baseline.Repo {
-					return fmt.Errorf("diff: %s has no baseline in %s's repository", baseOf, id)
-				}
-				base = other.Baseline.Tree
+			if base, err = supervisor.DiffBase(dir, rec, base); err != nil {
+				return fmt.Errorf("diff %s: %w", id, err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), diffWait)
 			defer cancel()
@@ -66,8 +56,7 @@ func newDiffCmd(a *app) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&base, "base", "", "diff from this branch, tag or commit")
-	cmd.Flags().StringVar(&baseOf, "base-of", "", "diff from this other session's baseline")
+	cmd.Flags().StringVar(&base, "base", "", "diff from this branch, tag or commit, or @SESSION: that session's baseline")
 	cmd.Flags().BoolVar(&stat, "stat", false, "print the files changed with counts (git diff --stat)")
 	return cmd
 }

@@ -77,7 +77,8 @@ func TestDiffCmd(t *testing.T) {
 	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
 	gitIn(t, repo, idx, "add", "-A")
 	now := strings.TrimSpace(gitIn(t, repo, idx, "write-tree"))
-	if want := gitIn(t, repo, nil, "diff", "--no-color", "--find-renames", rec.Baseline.Tree, now); r.stdout != want {
+	want := gitIn(t, repo, nil, "diff", "--no-color", "--find-renames", rec.Baseline.Tree, now)
+	if r.stdout != want {
 		t.Fatalf("diff s1:\n%s\ngit diff of the trees:\n%s", r.stdout, want)
 	}
 	if r := hmIn(t, dir, "diff", "s1", "--stat"); r.code != 0 || !strings.Contains(r.stdout, "3 files changed, 3 insertions(+), 1 deletion(-)") {
@@ -89,8 +90,11 @@ func TestDiffCmd(t *testing.T) {
 	if r := hmIn(t, dir, "diff", "s1", "--base", "--output=/tmp/x"); r.code == 0 || !strings.Contains(r.stderr, "names no commit or tree") {
 		t.Fatalf("a base that looks like an option: %+v", r)
 	}
-	if r := hmIn(t, dir, "diff", "s1", "--base-of", "s1"); r.code != 0 || strings.TrimSpace(r.stdout) == "" {
-		t.Fatalf("diff --base-of s1: %+v", r)
+	if r := hmIn(t, dir, "diff", "s1", "--base", "@s1"); r.code != 0 || r.stdout != want {
+		t.Fatalf("diff --base @s1: %+v", r)
+	}
+	if r := hmIn(t, dir, "diff", "s1", "--base", "@nope"); r.code == 0 || !strings.Contains(r.stderr, "nope has no baseline") {
+		t.Fatalf("diff --base @nope: %+v", r)
 	}
 	if r := hmIn(t, dir, "diff", "nope"); r.code != 1 || !strings.Contains(r.stderr, "No session found: nope") {
 		t.Fatalf("diff nope: %+v", r)

@@ -168,8 +168,10 @@ type (
 	OpenResize  struct{ ID string }
 	// OpenAnswerText asks for the words of an Answer of kind text.
 	OpenAnswerText struct{ ID string }
-	// OpenDiff shows what the session changed in its git working tree.
-	OpenDiff struct{ ID string }
+	// OpenDiff shows what the session changed in its git working tree:
+	// from its baseline, or from Base (a branch or commit, or @ID:
+	// another session's baseline).
+	OpenDiff struct{ ID, Base string }
 )
 
 // Note keeps a review note on a line of session ID's diff (replacing the

@@ -172,6 +172,7 @@ type Model struct {
 	inboxSel string         // the inbox's selected item's session (inbox.go)
 	diff     *diffview.View // the diff page's diff (diff.go)
 	diffID   string         // whose
+	diffBase string         // from what ("": its baseline)
 	// pendingSay are the notes waiting to be typed into each session
 	// once it is idle at its prompt; saying, those being typed now.
 	pendingSay map[string][]review.Note

@@ -242,8 +242,12 @@ func (s *stub) Answer(id string, c answer.Choice, question string) (answer.Given
 	}
 	return answer.Given{Option: max(c.Option, 1), Label: "Yes", Question: "Do you want to proceed?"}, nil
 }
-func (s *stub) Diff(id string) (string, error) {
-	if err := s.record("diff %s", id); err != nil {
+func (s *stub) Diff(id, base string) (string, error) {
+	call := "diff " + id
+	if base != "" {
+		call += " from " + base
+	}
+	if err := s.record("%s", call); err != nil {
 		return "", err
 	}
 	return s.diff, nil

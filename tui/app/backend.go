@@ -98,9 +98,10 @@ type Backend interface {
 	// (session.CapAttach).
 	Endpoint(id string) (attach.Endpoint, error)
 	// Diff is what a pty session changed in its git working tree since
-	// it started, as git diff prints it (it runs git: call it from a
-	// tea.Cmd).
-	Diff(id string) (string, error)
+	// it started (or since base: a branch or commit, or @ID, another
+	// session's baseline), as git diff prints it (it runs git: call it
+	// from a tea.Cmd).
+	Diff(id, base string) (string, error)
 	// Notes are the review notes kept for session id; SetNotes keeps
 	// them (file I/O: from a tea.Cmd).
 	Notes(id string) ([]review.Note, error)

@@ -24,6 +24,7 @@ import (
 // diffMsg is a diff taken for the page, with the session's notes.
 type diffMsg struct {
 	id    string
+	base  string
 	diff  string
 	notes []review.Note
 	err   error
@@ -34,12 +35,12 @@ type diffMsg struct {
 func (m *Model) openDiff(a action.OpenDiff) tea.Cmd {
 	b := m.opt.Backend
 	return tea.Batch(m.info("taking the diff of "+a.ID+"…"), m.run(func() tea.Msg {
-		d, err := b.Diff(a.ID)
+		d, err := b.Diff(a.ID, a.Base)
 		if err != nil {
 			return diffMsg{id: a.ID, err: err}
 		}
 		ns, err := b.Notes(a.ID)
-		return diffMsg{id: a.ID, diff: d, notes: ns, err: err}
+		return diffMsg{id: a.ID, base: a.Base, diff: d, notes: ns, err: err}
 	}))
 }
 
@@ -48,7 +49,12 @@ func (m *Model) onDiff(msg diffMsg) tea.Cmd {
 	if msg.err != nil {
 		return m.report(msg.err)
 	}
-	m.diff = diffview.New(msg.id+" since it started", msg.diff)
+	title := msg.id + " since it started"
+	if msg.base != "" {
+		title = msg.id + " since " + msg.base
+	}
+	m.diff = diffview.New(title, msg.diff)
+	m.diffBase = msg.base
 	m.diff.SetNotes(msg.notes)
 	m.diffID = msg.id
 	m.page = pageDiff
@@ -187,6 +193,8 @@ func (m *Model) onDiffKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case keys.SendNotes:
 		return m.sendNotes(m.diffID, m.diff.Notes)
+	case keys.DiffBase:
+		m.push(dialog.NewDiffBase(m.diffID, m.diffBase))
 	}
 	return nil
 }

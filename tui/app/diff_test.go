@@ -46,6 +46,11 @@ func TestDiffPage(t *testing.T) {
 	if p, l, _ := m.diff.At(); p != "b.go" || l.Text != "func B() int {" {
 		t.Fatalf("} went to %q %+v", p, l)
 	}
+	// b diffs from another base.
+	press(m, "b", "type:main", "enter")
+	if c := b.Calls(); c[len(c)-1] != "diff claude-1 from main" || !strings.Contains(plain(m), "Diff claude-1 since main") {
+		t.Fatalf("diff from main: %q\n%s", c, plain(m))
+	}
 	press(m, "esc")
 	if m.page != pageSessions {
 		t.Fatal("esc did not close the diff")

@@ -68,6 +68,7 @@ type (
 	Error         = action.Error
 	Answer        = action.Answer
 	Note          = action.Note
+	OpenDiff      = action.OpenDiff
 )
 
 // What a Resize fits the session to.

@@ -81,6 +81,8 @@ const (
 	PrevFile Action = "prev-file"
 	// SendNotes sends the review notes to the session as one prompt.
 	SendNotes Action = "send-notes"
+	// DiffBase picks what the diff is from.
+	DiffBase Action = "diff-base"
 	// Blackboard editor.
 	Add    Action = "add"
 	Edit   Action = "edit"
@@ -147,6 +149,7 @@ var descs = map[Action]string{
 	NextFile:  "next file",
 	PrevFile:  "previous file",
 	SendNotes: "send the notes as one prompt",
+	DiffBase:  "diff from… (branch, commit, @session)",
 
 	Add:    "add fact",
 	Edit:   "edit value",
@@ -418,6 +421,7 @@ func Default() KeyMap {
 		bind(Add, true, "a").in("note on this line"),
 		bind(Delete, false, "x").in("remove its note"),
 		bind(SendNotes, true, "S"),
+		bind(DiffBase, false, "b"),
 		bind(PageDown, false, "pgdown", "space"),
 		bind(PageUp, false, "pgup"),
 		bind(Back, true, "esc", "q", "D").in("close diff"),
