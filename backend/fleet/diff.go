@@ -88,7 +88,7 @@ func (f *Fleet) local(id string) error {
 		return err
 	}
 	if in := e.m.Info(); in.Host != "" {
-		return fmt.Errorf("%s: notes are not kept for another host's session yet", id)
+		return fmt.Errorf("%s is another host's session: not from here yet (run heimdall-tui there)", id)
 	}
 	return supervisor.ValidateID(f.dir, id)
 }
@@ -127,4 +127,20 @@ func (f *Fleet) WorktreeChanges(id string) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), diffWait)
 	defer cancel()
 	return review.WorktreeChanges(ctx, in.Worktree)
+}
+
+// Ship commits the working tree of session id's repository (its
+// worktree's, if it was given one) and pushes it and opens a pull
+// request as s says (review.Ship).
+func (f *Fleet) Ship(id string, s review.Ship) (review.Shipped, error) {
+	if err := f.local(id); err != nil {
+		return review.Shipped{}, err
+	}
+	rec, err := supervisor.ReadRecord(f.dir, id)
+	if err != nil {
+		return review.Shipped{}, fmt.Errorf("ship %s: %w", id, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*diffWait)
+	defer cancel()
+	return s.Do(ctx, rec.Dir)
 }

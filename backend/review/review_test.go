@@ -198,3 +198,45 @@ func TestWorktree(t *testing.T) {
 		t.Fatal("the branch went with the worktree")
 	}
 }
+
+// Ship commits, pushes the branch to origin (upstream set) and opens a
+// pull request through gh (a fake here, logging its arguments); without
+// gh it says why there is no pull request.
+func TestShip(t *testing.T) {
+	dir := repo(t)
+	ctx := context.Background()
+	bare := t.TempDir()
+	run(t, bare, "git", "init", "-q", "--bare")
+	run(t, dir, "git", "remote", "add", "origin", bare)
+	run(t, dir, "git", "checkout", "-q", "-b", "agent/fix")
+	if _, err := (Ship{Message: "x"}).Do(ctx, dir); err == nil || !strings.Contains(err.Error(), "nothing to commit") {
+		t.Fatalf("nothing to commit: %v", err)
+	}
+	write(t, dir, "b.txt", "new\n")
+	bin := t.TempDir()
+	log := filepath.Join(bin, "log")
+	os.WriteFile(filepath.Join(bin, "gh"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> "+log+"\n[ \"$1\" = pr ] && echo https://example.com/pr/1\nexit 0\n"), 0o755)
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	s, err := Ship{Message: "Fix the thing\n\nBecause.", Push: true, PR: true}.Do(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Branch != "agent/fix" || s.Pushed != "origin/agent/fix" || s.PR != "https://example.com/pr/1" || s.NoPR != "" {
+		t.Fatalf("shipped %+v", s)
+	}
+	if b := run(t, bare, "git", "log", "--format=%s", "agent/fix"); b != "Fix the thing\nfirst\n" {
+		t.Fatalf("the remote's branch: %q", b)
+	}
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "pr\ncreate\n--head=agent/fix\n--title=Fix the thing\n--body=Because.\n") {
+		t.Fatalf("gh got %q", b)
+	}
+	write(t, dir, "c.txt", "more\n")
+	t.Setenv("PATH", "/usr/bin:/bin")
+	if _, err := exec.LookPath("gh"); err == nil {
+		t.Skip("a real gh is installed")
+	}
+	s, err = Ship{Message: "More", PR: true}.Do(ctx, dir)
+	if err != nil || s.PR != "" || !strings.Contains(s.NoPR, "gh is not installed") {
+		t.Fatalf("without gh: %+v %v", s, err)
+	}
+}

@@ -174,6 +174,12 @@ type (
 	OpenDiff struct{ ID, Base string }
 )
 
+// Ship commits session ID's changes and takes them as far as Ship says.
+type Ship struct {
+	ID   string
+	Ship review.Ship
+}
+
 // Note keeps a review note on a line of session ID's diff (replacing the
 // one on that line); an empty Text removes it.
 type Note struct {
@@ -209,6 +215,7 @@ func (Answer) action()         {}
 func (OpenAnswerText) action() {}
 func (OpenDiff) action()       {}
 func (Note) action()           {}
+func (Ship) action()           {}
 
 // Target is the session a acts on, "" when it acts on none.
 func Target(a Action) string {
@@ -238,6 +245,8 @@ func Target(a Action) string {
 	case OpenDiff:
 		return a.ID
 	case Note:
+		return a.ID
+	case Ship:
 		return a.ID
 	}
 	return ""
@@ -269,6 +278,8 @@ func Verb(a Action) string {
 		return "diff"
 	case Note:
 		return "note"
+	case Ship:
+		return "ship"
 	}
 	return fmt.Sprintf("%T", a)
 }

@@ -480,6 +480,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.onSay(msg)
 	case worktreeMsg:
 		return m.onWorktree(msg)
+	case shippedMsg:
+		return m.onShipped(msg)
 	case opMsg:
 		return m.onOp(msg)
 	case endpointMsg:

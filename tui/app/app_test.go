@@ -290,6 +290,20 @@ func (s *stub) Say(id, text string) error {
 	return nil
 }
 
+func (s *stub) Ship(id string, sh review.Ship) (review.Shipped, error) {
+	if err := s.record("ship %s %q push=%v pr=%v", id, sh.Message, sh.Push, sh.PR); err != nil {
+		return review.Shipped{}, err
+	}
+	out := review.Shipped{Commit: "abc1234", Branch: "agent/fix"}
+	if sh.Push {
+		out.Pushed = "origin/agent/fix"
+	}
+	if sh.PR {
+		out.NoPR = "gh is not installed"
+	}
+	return out, nil
+}
+
 func (s *stub) WorktreeChanges(id string) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

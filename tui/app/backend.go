@@ -113,6 +113,9 @@ type Backend interface {
 	// session id have uncommitted changes; RemoveWorktree removes it
 	// (refusing one with changes, an error wrapping review.ErrDirty,
 	// unless force). Both run git: from a tea.Cmd.
+	// Ship commits session id's working tree and pushes it and opens a
+	// pull request as s says (git and gh: from a tea.Cmd).
+	Ship(id string, s review.Ship) (review.Shipped, error)
 	WorktreeChanges(id string) (int, error)
 	RemoveWorktree(id string, force bool) error
 	// Hosts is the state of each other machine followed (config

@@ -25,6 +25,7 @@ import (
 type diffMsg struct {
 	id    string
 	base  string
+	quiet bool // leave the status line
 	diff  string
 	notes []review.Note
 	err   error
@@ -33,15 +34,21 @@ type diffMsg struct {
 // openDiff takes session a.ID's diff and notes off the event loop;
 // diffMsg shows them.
 func (m *Model) openDiff(a action.OpenDiff) tea.Cmd {
+	return tea.Batch(m.info("taking the diff of "+a.ID+"…"), m.takeDiff(a, false))
+}
+
+// takeDiff takes a's diff and notes off the event loop (quiet: leaving
+// the status line alone when it comes).
+func (m *Model) takeDiff(a action.OpenDiff, quiet bool) tea.Cmd {
 	b := m.opt.Backend
-	return tea.Batch(m.info("taking the diff of "+a.ID+"…"), m.run(func() tea.Msg {
+	return m.run(func() tea.Msg {
 		d, err := b.Diff(a.ID, a.Base)
 		if err != nil {
 			return diffMsg{id: a.ID, err: err}
 		}
 		ns, err := b.Notes(a.ID)
-		return diffMsg{id: a.ID, base: a.Base, diff: d, notes: ns, err: err}
-	}))
+		return diffMsg{id: a.ID, base: a.Base, diff: d, notes: ns, quiet: quiet, err: err}
+	})
 }
 
 // onDiff shows a diff taken.
@@ -58,6 +65,9 @@ func (m *Model) onDiff(msg diffMsg) tea.Cmd {
 	m.diff.SetNotes(msg.notes)
 	m.diffID = msg.id
 	m.page = pageDiff
+	if msg.quiet {
+		return nil
+	}
 	return m.info("")
 }
 
@@ -195,6 +205,12 @@ func (m *Model) onDiffKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.sendNotes(m.diffID, m.diff.Notes)
 	case keys.DiffBase:
 		m.push(dialog.NewDiffBase(m.diffID, m.diffBase))
+	case keys.Ship:
+		warn := ""
+		if in, ok := m.list.Find(m.diffID); ok && in.Worktree == "" {
+			warn = "It commits everything in its checkout (git add -A), your own uncommitted changes there too."
+		}
+		m.push(dialog.NewShip(m.diffID, warn))
 	}
 	return nil
 }
@@ -267,4 +283,43 @@ func (m *Model) onWorktree(msg worktreeMsg) tea.Cmd {
 	m.push(dialog.NewChoice("Remove "+a.ID, body, []dialog.Option{{Label: "Keep the worktree", Key: "k", Action: keep},
 		{Label: "Remove it", Key: "r", Action: rm}, {Label: "Cancel", Key: "c", Action: dialog.Close{}}}, 0))
 	return nil
+}
+
+// shippedMsg is what Ship did.
+type shippedMsg struct {
+	id  string
+	out review.Shipped
+	err error
+}
+
+// ship commits (and pushes, opens a PR) off the event loop.
+func (m *Model) ship(a action.Ship) tea.Cmd {
+	b := m.opt.Backend
+	return tea.Batch(m.info("shipping "+a.ID+"…"), m.run(func() tea.Msg {
+		out, err := b.Ship(a.ID, a.Ship)
+		return shippedMsg{id: a.ID, out: out, err: err}
+	}))
+}
+
+// onShipped says what was done; the diff, shown, is taken again.
+func (m *Model) onShipped(msg shippedMsg) tea.Cmd {
+	if msg.err != nil {
+		return m.report(msg.err)
+	}
+	o := msg.out
+	say := fmt.Sprintf("%s: committed %s on %s", msg.id, o.Commit, o.Branch)
+	if o.Pushed != "" {
+		say += ", pushed to " + o.Pushed
+	}
+	switch {
+	case o.PR != "":
+		say += ", pull request " + o.PR
+	case o.NoPR != "":
+		say += "; no pull request: " + o.NoPR
+	}
+	cmds := []tea.Cmd{m.info(say)}
+	if m.page == pageDiff && m.diffID == msg.id {
+		cmds = append(cmds, m.takeDiff(action.OpenDiff{ID: msg.id, Base: m.diffBase}, true))
+	}
+	return tea.Batch(cmds...)
 }

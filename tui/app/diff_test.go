@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,6 +46,15 @@ func TestDiffPage(t *testing.T) {
 	press(m, "}")
 	if p, l, _ := m.diff.At(); p != "b.go" || l.Text != "func B() int {" {
 		t.Fatalf("} went to %q %+v", p, l)
+	}
+	// c ships: commit with a message, ctrl+r also pushes and opens a PR;
+	// the diff is taken again.
+	press(m, "c", "type:Fix it", "ctrl+r")
+	if c := b.Calls(); !slices.Contains(c, `ship claude-1 "Fix it" push=true pr=true`) || c[len(c)-1] != "diff claude-1" {
+		t.Fatalf("ship: %q", c)
+	}
+	if v := plain(m); !strings.Contains(v, "claude-1: committed abc1234 on agent/fix, pushed to origin/agent/fix; no pull request: gh is not installed") {
+		t.Fatalf("shipped:\n%s", v)
 	}
 	// b diffs from another base.
 	press(m, "b", "type:main", "enter")

@@ -186,6 +186,8 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 		return m.openDiff(a)
 	case action.Note:
 		return m.keepNote(a)
+	case action.Ship:
+		return m.ship(a)
 	case action.OpenResize:
 		m.push(dialog.NewResize(id, uint16(in.Cols), uint16(in.Rows)))
 	case action.Send:

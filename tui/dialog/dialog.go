@@ -69,6 +69,7 @@ type (
 	Answer        = action.Answer
 	Note          = action.Note
 	OpenDiff      = action.OpenDiff
+	Ship          = action.Ship
 )
 
 // What a Resize fits the session to.

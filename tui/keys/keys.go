@@ -83,6 +83,8 @@ const (
 	SendNotes Action = "send-notes"
 	// DiffBase picks what the diff is from.
 	DiffBase Action = "diff-base"
+	// Ship commits the session's changes (and pushes, opens a PR).
+	Ship Action = "ship"
 	// Blackboard editor.
 	Add    Action = "add"
 	Edit   Action = "edit"
@@ -150,6 +152,7 @@ var descs = map[Action]string{
 	PrevFile:  "previous file",
 	SendNotes: "send the notes as one prompt",
 	DiffBase:  "diff from… (branch, commit, @session)",
+	Ship:      "commit, push, open a PR",
 
 	Add:    "add fact",
 	Edit:   "edit value",
@@ -422,6 +425,7 @@ func Default() KeyMap {
 		bind(Delete, false, "x").in("remove its note"),
 		bind(SendNotes, true, "S"),
 		bind(DiffBase, false, "b"),
+		bind(Ship, false, "c"),
 		bind(PageDown, false, "pgdown", "space"),
 		bind(PageUp, false, "pgup"),
 		bind(Back, true, "esc", "q", "D").in("close diff"),
