@@ -15,9 +15,10 @@ import (
 // Note is a user's remark on one line of what an agent changed.
 type Note struct {
 	File  string `json:"file"`
-	Line  int    `json:"line"`          // in the new file; in the old one for a removed line (Old)
-	Old   bool   `json:"old,omitempty"` // the line was removed
-	Quote string `json:"quote"`         // the line as the diff showed it
+	Line  int    `json:"line"`          // in the new file; in the old one for removed lines (Old)
+	End   int    `json:"end,omitempty"` // the range's last line (0: the one line)
+	Old   bool   `json:"old,omitempty"` // the lines were removed
+	Quote string `json:"quote"`         // the lines as the diff showed them
 	Text  string `json:"text"`
 }
 
@@ -79,10 +80,20 @@ func Prompt(notes []Note) string {
 	fmt.Fprintf(&b, "Review notes on your changes (%d). Please address each one:\n", len(notes))
 	for i, n := range notes {
 		where := fmt.Sprintf("%s:%d", n.File, n.Line)
-		if n.Old {
+		if n.End > n.Line {
+			where += fmt.Sprintf("-%d", n.End)
+		}
+		switch {
+		case n.Old && n.End > n.Line:
+			where += " (lines you removed)"
+		case n.Old:
 			where += " (a line you removed)"
 		}
-		fmt.Fprintf(&b, "\n%d. %s\n   > %s\n   %s\n", i+1, where, strings.TrimSpace(n.Quote), strings.ReplaceAll(strings.TrimSpace(n.Text), "\n", "\n   "))
+		var quote []string
+		for _, l := range strings.Split(n.Quote, "\n") {
+			quote = append(quote, "   > "+strings.TrimSpace(l))
+		}
+		fmt.Fprintf(&b, "\n%d. %s\n%s\n   %s\n", i+1, where, strings.Join(quote, "\n"), strings.ReplaceAll(strings.TrimSpace(n.Text), "\n", "\n   "))
 	}
 	return b.String()
 }

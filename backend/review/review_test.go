@@ -123,7 +123,8 @@ func TestNotes(t *testing.T) {
 		t.Fatalf("no notes yet: %v %v", ns, err)
 	}
 	ns := []Note{{File: "a.txt", Line: 4, Quote: "four (the agent)", Text: "Why four?"},
-		{File: "b.go", Line: 4, Old: true, Quote: "\treturn 1", Text: "Keep the old value\nfor now."}}
+		{File: "b.go", Line: 4, Old: true, Quote: "\treturn 1", Text: "Keep the old value\nfor now."},
+		{File: "c.go", Line: 2, End: 3, Quote: "a()\nb()", Text: "One call."}}
 	if err := SaveNotes(path, ns); err != nil {
 		t.Fatal(err)
 	}
@@ -131,11 +132,12 @@ func TestNotes(t *testing.T) {
 		t.Fatalf("notes file: %v %v", fi, err)
 	}
 	got, err := LoadNotes(path)
-	if err != nil || len(got) != 2 || got[1] != ns[1] {
+	if err != nil || len(got) != 3 || got[1] != ns[1] || got[2] != ns[2] {
 		t.Fatalf("loaded %+v %v", got, err)
 	}
-	want := "Review notes on your changes (2). Please address each one:\n\n1. a.txt:4\n   > four (the agent)\n   Why four?\n\n" +
-		"2. b.go:4 (a line you removed)\n   > return 1\n   Keep the old value\n   for now.\n"
+	want := "Review notes on your changes (3). Please address each one:\n\n1. a.txt:4\n   > four (the agent)\n   Why four?\n\n" +
+		"2. b.go:4 (a line you removed)\n   > return 1\n   Keep the old value\n   for now.\n\n" +
+		"3. c.go:2-3\n   > a()\n   > b()\n   One call.\n"
 	if p := Prompt(ns); p != want {
 		t.Fatalf("prompt:\n%s\nwant:\n%s", p, want)
 	}

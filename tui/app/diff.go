@@ -79,7 +79,7 @@ func (m *Model) keepNote(a action.Note) tea.Cmd {
 	}
 	var ns []review.Note
 	for _, n := range m.diff.Notes {
-		if n.File != a.Note.File || n.Line != a.Note.Line || n.Old != a.Note.Old {
+		if n.File != a.Note.File || n.Line != a.Note.Line || n.End != a.Note.End || n.Old != a.Note.Old {
 			ns = append(ns, n)
 		}
 	}
@@ -203,6 +203,12 @@ func (m *Model) onDiffKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case keys.SendNotes:
 		return m.sendNotes(m.diffID, m.diff.Notes)
+	case keys.MarkRange:
+		m.diff.Mark()
+		if m.diff.Marked() {
+			return m.info("a range starts here: move to its last line, then a notes it (v again drops it)")
+		}
+		return m.info("")
 	case keys.DiffBase:
 		m.push(dialog.NewDiffBase(m.diffID, m.diffBase))
 	case keys.Ship:

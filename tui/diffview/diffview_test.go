@@ -151,6 +151,21 @@ func TestNotes(t *testing.T) {
 	if _, l, ok := v.At(); !ok || l.Kind != Added {
 		t.Fatalf("after the note: %+v %v", l, ok)
 	}
+	// A range: from "// B says how many." to "return 2" (a removed line
+	// between), numbered by the new file, shown under its last line.
+	v.Move(-4) // over the note's row
+	v.Mark()
+	v.Move(4)
+	r, _ := v.NoteHere()
+	if r.File != "b.go" || r.Line != 3 || r.End != 5 || r.Old || r.Quote != "// B says how many.\nfunc B() int {\n\treturn 1\n\treturn 2 // \"two\"" {
+		t.Fatalf("range note %+v", r)
+	}
+	r.Text = "All of this."
+	v.SetNotes([]review.Note{n, r})
+	out = ansi.Strip(Render(themes.Build(themes.Dark(), false), v, 60, 20))
+	if !strings.Contains(out, "return 2 // \"two\"\n      ✎ All of this.") && !strings.Contains(out, "✎ All of this.") {
+		t.Fatalf("range note not shown:\n%s", out)
+	}
 }
 
 // A long diff scrolls to keep the cursor in view.

@@ -39,11 +39,12 @@ type View struct {
 	rows   []row
 	cursor int
 	top    int
+	mark   int // the other end of a range of lines (-1: none)
 }
 
 // New parses diff into a View with the cursor on its first line.
 func New(title, diff string) *View {
-	v := &View{Title: title, Files: Parse(diff)}
+	v := &View{Title: title, Files: Parse(diff), mark: -1}
 	v.layout()
 	v.NextLine()
 	return v
@@ -69,15 +70,36 @@ func (v *View) layout() {
 	}
 }
 
-// on reports whether note n is on line l of f.
+// on reports whether note n shows under line l of f: its (range's) last
+// line.
 func on(n review.Note, f File, l Line) bool {
-	if n.Old != (l.Kind == Removed) {
-		return false
-	}
+	last := max(n.Line, n.End)
 	if n.Old {
-		return n.File == f.Old && n.Line == l.Old
+		return l.Kind == Removed && n.File == f.Old && last == l.Old
 	}
-	return n.File == f.New && n.Line == l.New
+	return l.Kind != Removed && n.File == f.New && last == l.New
+}
+
+// Mark starts a range of lines at the cursor (a note then covers the
+// lines from it to the cursor, within one file), or drops the one started.
+func (v *View) Mark() {
+	if v.mark >= 0 || v.cursor >= len(v.rows) || v.rows[v.cursor].kind != rowLine {
+		v.mark = -1
+		return
+	}
+	v.mark = v.cursor
+}
+
+// Marked reports whether a range is started.
+func (v *View) Marked() bool { return v.mark >= 0 }
+
+// inRange reports whether row r is in the range from the mark to the
+// cursor (the cursor's row alone without a mark).
+func (v *View) inRange(r int) bool {
+	if v.mark < 0 || v.rows[v.mark].file != v.rows[v.cursor].file {
+		return r == v.cursor
+	}
+	return r >= min(v.mark, v.cursor) && r <= max(v.mark, v.cursor) && v.rows[r].kind == rowLine
 }
 
 // SetNotes shows notes under their lines, the cursor staying on its line.
@@ -87,6 +109,7 @@ func (v *View) SetNotes(notes []review.Note) {
 		cur = v.rows[v.cursor]
 	}
 	v.Notes = notes
+	v.mark = -1
 	v.layout()
 	for i, r := range v.rows {
 		if r.kind == cur.kind && r.file == cur.file && r.hunk == cur.hunk && r.l == cur.l {
@@ -105,6 +128,9 @@ func (v *View) NoteHere() (review.Note, bool) {
 		return review.Note{}, false
 	}
 	f := v.Files[v.rows[v.cursor].file]
+	if v.mark >= 0 && v.mark != v.cursor && v.rows[v.mark].file == v.rows[v.cursor].file {
+		return v.rangeNote(path, f), true
+	}
 	for _, n := range v.Notes {
 		if on(n, f, l) {
 			return n, true
@@ -115,6 +141,47 @@ func (v *View) NoteHere() (review.Note, bool) {
 		n.Line, n.Old = l.Old, true
 	}
 	return n, true
+}
+
+// maxQuote bounds the lines a range's note quotes.
+const maxQuote = 20
+
+// rangeNote is a new note on the lines from the mark to the cursor: by
+// the new file's numbers, or the old one's when all of them were removed.
+func (v *View) rangeNote(path string, f File) review.Note {
+	var lines []Line
+	for r := min(v.mark, v.cursor); r <= max(v.mark, v.cursor); r++ {
+		if rw := v.rows[r]; rw.kind == rowLine {
+			lines = append(lines, f.Hunks[rw.hunk].Lines[rw.l])
+		}
+	}
+	n := review.Note{File: path, Old: true}
+	var quote []string
+	for _, l := range lines {
+		if l.Kind != Removed {
+			n.Old = false
+		}
+		if len(quote) < maxQuote {
+			quote = append(quote, l.Text)
+		}
+	}
+	for _, l := range lines {
+		num := l.New
+		if n.Old {
+			num = l.Old
+		} else if l.Kind == Removed {
+			continue
+		}
+		if n.Line == 0 {
+			n.Line = num
+		}
+		n.End = num
+	}
+	if n.End == n.Line {
+		n.End = 0
+	}
+	n.Quote = strings.Join(quote, "\n")
+	return n
 }
 
 // Empty reports whether the diff changes nothing.
@@ -283,7 +350,7 @@ func (v *View) fileList(st *themes.Styles, w, h int) []string {
 func (v *View) renderRow(st *themes.Styles, r, w int) string {
 	rw := v.rows[r]
 	f := v.Files[rw.file]
-	selected := r == v.cursor
+	selected := v.inRange(r)
 	switch rw.kind {
 	case rowFile:
 		s := st.Title.Render(cellwidth.Sanitize(f.Path())) + "  " +

@@ -81,6 +81,8 @@ const (
 	PrevFile Action = "prev-file"
 	// SendNotes sends the review notes to the session as one prompt.
 	SendNotes Action = "send-notes"
+	// MarkRange starts (or drops) a range of lines for a note.
+	MarkRange Action = "mark-range"
 	// DiffBase picks what the diff is from.
 	DiffBase Action = "diff-base"
 	// Ship commits the session's changes (and pushes, opens a PR).
@@ -152,6 +154,7 @@ var descs = map[Action]string{
 	PrevFile:  "previous file",
 	SendNotes: "send the notes as one prompt",
 	DiffBase:  "diff from… (branch, commit, @session)",
+	MarkRange: "start a range of lines for a note",
 	Ship:      "commit, push, open a PR",
 
 	Add:    "add fact",
@@ -421,7 +424,8 @@ func Default() KeyMap {
 		bind(PrevHunk, false, "["),
 		bind(NextFile, true, "}"),
 		bind(PrevFile, false, "{"),
-		bind(Add, true, "a").in("note on this line"),
+		bind(Add, true, "a").in("note on this line (or the range)"),
+		bind(MarkRange, false, "v"),
 		bind(Delete, false, "x").in("remove its note"),
 		bind(SendNotes, true, "S"),
 		bind(DiffBase, false, "b"),
