@@ -7,6 +7,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
@@ -91,6 +92,9 @@ func (f *Fleet) forgetRecord(e *entry) {
 	}
 	if err := supervisor.RemoveRecord(f.dir, e.id); err != nil {
 		f.log.Warn("session record", "id", e.id, "err", err)
+	}
+	if err := review.SaveNotes(review.NotesPath(f.dir, e.id), nil); err != nil { // its review notes go with it
+		f.log.Warn("session notes", "id", e.id, "err", err)
 	}
 }
 

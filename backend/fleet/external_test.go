@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/review"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
@@ -381,11 +382,17 @@ func TestEndedWhileAway(t *testing.T) {
 	if !screenHas(g, id, "last-words") {
 		t.Fatalf("its last screen is not shown:\n%s", g.Screen(id).Text())
 	}
+	if err := g.SetNotes(id, []review.Note{{File: "a.txt", Line: 1, Text: "x"}}); err != nil {
+		t.Fatal(err)
+	}
 	if err := g.Remove(id); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(supervisor.RecordPath(dir, id)); !os.IsNotExist(err) {
 		t.Fatalf("record left after Remove: %v", err)
+	}
+	if _, err := os.Stat(review.NotesPath(dir, id)); !os.IsNotExist(err) {
+		t.Fatalf("notes left after Remove: %v", err)
 	}
 }
 
