@@ -70,7 +70,8 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// The cursor walks lines, hunks and files; At names the line under it.
+// The cursor walks lines (over the files' and hunks' rows), hunks and
+// files; At names the line under it.
 func TestCursor(t *testing.T) {
 	v := New("s1", sample)
 	if p, l, ok := v.At(); !ok || p != "a.txt" || l.Text != "one" || l.New != 1 {
@@ -97,6 +98,10 @@ func TestCursor(t *testing.T) {
 	v.NextFile() // none after: stays
 	if p, _, _ := v.At(); p != "old.md" {
 		t.Fatalf("past the last: %q", p)
+	}
+	v.Move(-1) // from old.md's one line to c.txt's, over two headers
+	if p, l, ok := v.At(); !ok || p != "c.txt" || l.Text != "new" {
+		t.Fatalf("up over the headers: %q %+v %v", p, l, ok)
 	}
 }
 
@@ -147,15 +152,15 @@ func TestNotes(t *testing.T) {
 	if !strings.Contains(out, "✎ 1 note") || !strings.Contains(out, "✎ Keep it.") {
 		t.Fatalf("notes not shown:\n%s", out)
 	}
-	v.Move(1) // past the note's row, onto "return 2"
+	v.Move(1) // over the note's row, onto "return 2"
 	if _, l, ok := v.At(); !ok || l.Kind != Added {
 		t.Fatalf("after the note: %+v %v", l, ok)
 	}
 	// A range: from "// B says how many." to "return 2" (a removed line
 	// between), numbered by the new file, shown under its last line.
-	v.Move(-4) // over the note's row
+	v.Move(-3) // over the note's row
 	v.Mark()
-	v.Move(4)
+	v.Move(3)
 	r, _ := v.NoteHere()
 	if r.File != "b.go" || r.Line != 3 || r.End != 5 || r.Old || r.Quote != "// B says how many.\nfunc B() int {\n\treturn 1\n\treturn 2 // \"two\"" {
 		t.Fatalf("range note %+v", r)

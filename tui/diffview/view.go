@@ -187,15 +187,25 @@ func (v *View) rangeNote(path string, f File) review.Note {
 // Empty reports whether the diff changes nothing.
 func (v *View) Empty() bool { return len(v.Files) == 0 }
 
-// Move moves the cursor by n rows (negative: up), past the notes' rows.
+// Move moves the cursor by n lines of the hunks (negative: up), over the
+// files', hunks' and notes' rows; at either end it stays.
 func (v *View) Move(n int) {
-	v.cursor = max(0, min(len(v.rows)-1, v.cursor+n))
 	dir := 1
 	if n < 0 {
-		dir = -1
+		dir, n = -1, -n
 	}
-	for v.cursor > 0 && v.cursor < len(v.rows)-1 && v.rows[v.cursor].kind == rowNote {
-		v.cursor += dir
+	for ; n > 0; n-- {
+		next := -1
+		for i := v.cursor + dir; i >= 0 && i < len(v.rows); i += dir {
+			if v.rows[i].kind == rowLine {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			return
+		}
+		v.cursor = next
 	}
 }
 
