@@ -81,7 +81,7 @@ type Prompt struct {
 
 // answerable are the rule families whose dialogs are answered here; others
 // (first-run screens, a login) need the user at the terminal.
-var answerable = map[string]bool{"permission": true, "ask": true, "trust": true}
+var answerable = map[string]bool{"permission": true, "ask": true, "trust": true, "resume": true}
 
 // roleRule tells an option's meaning by its label.
 type roleRule struct {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 )
@@ -81,5 +82,29 @@ func TestReadAndKeys(t *testing.T) {
 	}
 	if _, err := Read("simple", corpusScreen(t, "needs-bash-21.txt")); !errors.Is(err, ErrNoDialog) {
 		t.Fatalf("no rules: %v", err)
+	}
+}
+
+// Claude's question before resuming an old, long conversation is
+// answered by its options' digits; the reason is read off its screen.
+func TestResumeDialog(t *testing.T) {
+	s := corpusScreen(t, "needs-resume-summary.txt")
+	p, err := Read("claude", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Family != "resume" || !reflect.DeepEqual(p.Labels, []string{"Resume from summary (recommended)", "Resume full session as-is", "Don't ask me again"}) {
+		t.Fatalf("resume prompt %+v", p)
+	}
+	if keys, _, err := p.Keys(Choice{Kind: Option, Option: 2}); err != nil || string(keys) != "2" {
+		t.Fatalf("option 2: %q %v", keys, err)
+	}
+	r := classify.NewRules(classify.Claude, time.Time{})
+	l := classify.NewLayered(r)
+	at := time.Unix(100, 0)
+	l.Screen(at, s)
+	d := l.Detail(at.Add(classify.DebounceHold + time.Second))
+	if !d.NeedsInput || d.Reason != "This session is 9h 44m old and 540k tokens: resume from a summary, or the full session?" {
+		t.Fatalf("detail %+v", d)
 	}
 }

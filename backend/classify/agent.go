@@ -21,6 +21,7 @@ type Rules struct {
 	dead  time.Time
 	deb   debouncer
 
+	why        string    // why the last screen waits, as its rule's Why reads it
 	prevBusy   bool      // the previous screen was busy
 	prevAbove  string    // its text above the status row
 	lastChange time.Time // last screen whose text above the status row changed
@@ -59,9 +60,17 @@ func (c *Rules) Screen(t time.Time, s Screen) {
 	if !c.dead.IsZero() {
 		return
 	}
-	r, _ := c.classify(t, s)
+	r, name := c.classify(t, s)
+	c.why = ""
+	if r == RawNeedsInput {
+		c.why = c.p.why(name, s.Lines)
+	}
 	c.deb.set(t, r)
 }
+
+// Reason is why the last screen waits for the user, when its rule reads
+// it off the screen ("" otherwise): a dialog no hook reports.
+func (c *Rules) Reason() string { return c.why }
 
 // classify computes the raw state of s shown at t and updates the streaming
 // bookkeeping. It returns the raw state and the deciding rule.

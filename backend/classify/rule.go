@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -99,6 +100,11 @@ type Rule struct {
 	// the screen and says nothing about what the agent is doing.
 	IfBusy bool
 	Then   Raw
+	// Why, for a rule whose Then is RawNeedsInput, is a regexp whose
+	// first group, in the first row of the screen it matches, says why
+	// the agent waits (formatted with WhyFmt, a printf format of it; "":
+	// "%s"): the reason of a dialog no hook reports.
+	Why, WhyFmt string
 }
 
 // Profile is an agent's rule table. Rules are tried in order and the first
@@ -121,7 +127,8 @@ type Profile struct {
 
 type compiledRule struct {
 	Rule
-	re *pattern
+	re  *pattern
+	why *regexp.Regexp
 }
 
 type compiledProfile struct {
@@ -163,6 +170,11 @@ func compile(p Profile) (*compiledProfile, error) {
 		if r.Re != "" {
 			if cr.re, err = compilePattern(r.Re); err != nil {
 				return nil, fmt.Errorf("profile %s rule %s: %w", p.Name, r.Name, err)
+			}
+		}
+		if r.Why != "" {
+			if cr.why, err = regexp.Compile(r.Why); err != nil || cr.why.NumSubexp() < 1 || r.Then != RawNeedsInput {
+				return nil, fmt.Errorf("profile %s rule %s: Why needs a regexp with a group, on a NeedsInput rule (%v)", p.Name, r.Name, err)
 			}
 		}
 		cp.rules = append(cp.rules, cr)
@@ -349,6 +361,26 @@ func (v *view) end() int {
 // on purpose.
 func (v *view) above() string {
 	return strings.Join(v.rows[:v.end()], "\n")
+}
+
+// why is what rule name's Why reads off lines ("" if it has none, or no
+// row matches).
+func (cp *compiledProfile) why(name string, lines []string) string {
+	for _, r := range cp.rules {
+		if r.Name != name || r.why == nil {
+			continue
+		}
+		for _, l := range lines {
+			if m := r.why.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+				f := r.WhyFmt
+				if f == "" {
+					f = "%s"
+				}
+				return fmt.Sprintf(f, m[1])
+			}
+		}
+	}
+	return ""
 }
 
 // Dialog is the family of the rule of the named profile that reads screen

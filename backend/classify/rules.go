@@ -80,6 +80,13 @@ var Claude = Profile{
 		// 2.0's option, for a terminal so narrow the question wraps early.
 		{Family: "trust", Name: "trust-proceed", In: BelowPrompt(30), Re: `^` + claudeNum + `Yes, proceed$`, Then: RawNeedsInput},
 
+		// Resuming an old, long conversation (2.1): "This session is 9h 44m
+		// old and 540k tokens." — from a summary, in full, or don't ask.
+		// It blocks the resumed session while looking idle; the reason
+		// is its age and size, read off the screen (no hook reports it).
+		{Family: "resume", Name: "resume-summary", In: BelowPrompt(30), Re: `^` + claudeNum + `Resume (?:from summary\b|full session as-is$)`, Then: RawNeedsInput,
+			Why: `^(This session is .+ old and .+ tokens)\.?$`, WhyFmt: "%s: resume from a summary, or the full session?"},
+
 		// First-run screens: each blocks a fresh session until answered.
 		{Family: "first-run", Name: "theme", In: BelowPrompt(30), Re: `^(?:Choose the text style\b|Syntax (?:theme: \S|highlighting disabled\b))`, Then: RawNeedsInput},
 		{Family: "first-run", Name: "login-method", In: BelowPrompt(30), Re: `^Select login method:$`, Then: RawNeedsInput},

@@ -477,6 +477,9 @@ func (l *Layered) Verdict(now time.Time) (session.State, time.Time, Detail) {
 	v := l.decide(now)
 	d := Detail{NeedsInput: v.needs, Conversation: l.convo}
 	if !v.fromHook {
+		if r, ok := l.inner.(interface{ Reason() string }); ok && v.needs {
+			d.Reason = r.Reason() // a dialog no hook reports, read off the screen
+		}
 		return v.state, v.since, d
 	}
 	if v.state == session.ToolUse {

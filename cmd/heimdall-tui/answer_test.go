@@ -121,3 +121,28 @@ func TestAnswer(t *testing.T) {
 		}
 	}
 }
+
+// Claude's question before resuming an old, long conversation: the
+// session needs input with its age and size as the reason (read off the
+// screen: no hook reports it), the inbox lists it, and an answer types
+// the option's digit.
+func TestResumeQuestion(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	dir := newSockDir(t)
+	keys := filepath.Join(t.TempDir(), "keys")
+	waitLive(t, startRun(t, dir, "c1", nil, []string{"--agent", "claude", "--classifier", "claude"},
+		"env", "FAKE_CLAUDE_OLD=1", "FAKE_CLAUDE_KEYS="+keys, fakeClaudePath, "--resume", "abc"))
+	if r := hmIn(t, dir, "wait", "c1", "--for", "input", "--timeout", "30s"); r.code != 0 {
+		t.Fatalf("wait: %+v", r)
+	}
+	if r := hmIn(t, dir, "inbox"); !regexp.MustCompile(`c1 +input +This session is 9h 44m old and 540k tokens: resume from a summary, or the full session\?`).MatchString(r.stdout) {
+		t.Fatalf("inbox:\n%s", r.stdout)
+	}
+	if r := hmIn(t, dir, "answer", "c1", "--option", "1"); r.code != 0 || !strings.HasPrefix(r.stdout, "c1: 1. Resume from summary (recommended)") {
+		t.Fatalf("answer: %+v", r)
+	}
+	if !poll(waitTimeout, func() bool { b, _ := os.ReadFile(keys); return string(b) == "resume key 1\n" }) {
+		b, _ := os.ReadFile(keys)
+		t.Fatalf("the fake read %q", b)
+	}
+}

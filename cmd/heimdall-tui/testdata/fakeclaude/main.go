@@ -30,6 +30,11 @@
 // appended to ("perm key 1", "ask key 4", "ask text WORDS"), so tests see
 // what an answer typed.
 //
+// FAKE_CLAUDE_OLD=1 with --resume ID plays an old, long conversation:
+// Claude 2.1's question first ("This session is 9h 44m old and 540k
+// tokens.": 1 from a summary, 2 in full, 3 don't ask again), its key
+// logged as "resume key N".
+//
 // FAKE_CLAUDE_STEP (milliseconds, default 300) paces the steps. A hook
 // that prints anything or exits non-zero is shown as Claude shows it
 // ("hook error"), so tests see it on the screen.
@@ -68,11 +73,13 @@ func main() {
 	}
 	f.cwd, _ = os.Getwd()
 	args := os.Args[1:]
+	resume := false
 	for i := 0; i < len(args); i++ {
 		if args[i] == "--settings" && i+1 < len(args) {
 			f.loadSettings(args[i+1])
 			i++
 		}
+		resume = resume || args[i] == "--resume"
 	}
 	if old, err := term.MakeRaw(0); err == nil {
 		defer term.Restore(0, old)
@@ -94,6 +101,20 @@ func main() {
 	f.hook("SessionStart", map[string]any{"source": "startup", "model": "claude-opus-4-6"})
 	f.title = "✳ Claude Code"
 	f.history = []string{"✻ Welcome to Claude Code (fake)"}
+	if resume && os.Getenv("FAKE_CLAUDE_OLD") == "1" {
+		f.dialog = []string{" This session is 9h 44m old and 540k tokens.", "",
+			" Resuming the full session will consume a substantial portion of your usage", " limits. We recommend resuming from a summary.", "",
+			" ❯ 1. Resume from summary (recommended)", "   2. Resume full session as-is", "   3. Don't ask me again", "",
+			" Enter to confirm · Esc to cancel"}
+		f.draw()
+		for c := range f.keys {
+			if c >= '1' && c <= '3' || c == '\r' {
+				logKey("resume key " + string(c))
+				break
+			}
+		}
+		f.dialog = nil
+	}
 	f.draw()
 	for {
 		line, ok := f.readLine()
