@@ -387,8 +387,9 @@ func TestDashboardAgentHooks(t *testing.T) {
 	}
 	d.sendTo("a1", "slow")
 	d.waitScreen("a1 Thinking", row("Thinking"))
+	before := strings.Count(d.capture(), "Interrupted")
 	d.sendKeys("I")
-	d.waitFor("Interrupted")
+	d.waitScreen("the slow turn interrupted", func(s string) bool { return strings.Count(s, "Interrupted") > before })
 	d.waitScreen("a1 Idle", row("Idle"))
 	d.quit()
 }

@@ -252,21 +252,56 @@ func TestDashboardOverOpenSSH(t *testing.T) {
 	d.quitChoosing("l")
 }
 
-// selectID moves the list's selection to session id (home, then down
-// until the pane beside the list is id's).
+// selectID moves the list's selection to session id: home, then down
+// one row at a time, each time waiting for the pane beside the list to
+// show another session, until it is id's.
 func (d *dash) selectID(id string) {
 	d.t.Helper()
 	title := regexp.MustCompile(`╭─ ` + regexp.QuoteMeta(id) + `[ ─]`)
+	pane := regexp.MustCompile(`╭─ (\S+)`)
+	shown := func(s string) string {
+		if m := pane.FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
+		return ""
+	}
 	d.sendKeys("Home")
+	d.waitScreen("the first row selected", func(s string) bool {
+		lines := strings.Split(s, "\n")
+		for i, l := range lines[:len(lines)-1] {
+			if strings.Contains(l, "NAME") && strings.Contains(l, "STATE") {
+				return strings.HasPrefix(lines[i+1], ">") && shown(s) != ""
+			}
+		}
+		return false
+	})
 	for range 64 {
-		before := d.capture()
-		if title.MatchString(before) {
+		s := d.capture()
+		if title.MatchString(s) {
 			return
 		}
+		was := shown(s)
 		d.sendKeys("Down")
-		poll(time.Second, func() bool { return d.capture() != before })
+		d.waitScreen("the next session selected", func(s string) bool { return shown(s) != was })
 	}
 	d.waitScreen(id+" selected", title.MatchString)
+}
+
+// choose moves the open spawn form's selection down until the screen
+// shows marker (a preset's row, "▸ NAME "), one row at a time.
+func (d *dash) choose(marker string) {
+	d.t.Helper()
+	sel := regexp.MustCompile(`▸ (\S+)`)
+	for range 10 {
+		s := d.capture()
+		if strings.Contains(s, marker) {
+			return
+		}
+		was := sel.FindString(s)
+		d.sendKeys("Down")
+		d.waitScreen("the selection moved", func(s string) bool { return sel.FindString(s) != was })
+	}
+	d.waitFor(marker)
 }
 
 // `web` serves another host's sessions too: listed with their host, and

@@ -83,15 +83,10 @@ func TestDashboardWorktree(t *testing.T) {
 	d.sendLine("cd " + shellQuote(repo))
 	d.open()
 	d.sendKeys("n")
-	d.waitFor("custom command")
-	for range 10 {
-		if strings.Contains(d.capture(), "▸ sh ") {
-			break
-		}
-		d.sendKeys("Down")
-		d.waitScreen("the selection moved", func(string) bool { return true })
-	}
-	d.waitFor("▸ sh ")
+	d.waitScreen("the presets looked up", func(s string) bool {
+		return strings.Contains(s, "custom command") && !strings.Contains(s, "looking up presets")
+	})
+	d.choose("▸ sh ")
 	d.sendKeys("Tab")
 	d.run("send-keys", "-t", "main", "-l", "wt1")
 	d.sendKeys("Tab", "Tab")
