@@ -205,7 +205,8 @@ func Build(p Palette, monochrome bool) *Styles {
 }
 
 // State is the badge style of a session state ("Idle", "Thinking",
-// "Streaming", "ToolUse", "Active", "Dead"); needsInput overrides the state's
+// "Streaming", "ToolUse", "Active", "Dead", and the badges Done, Error,
+// Lost, Limited); needsInput overrides the state's
 // colour. Unknown names get the muted style.
 func (s *Styles) State(name string, needsInput bool) lipgloss.Style {
 	if s.Monochrome {
@@ -217,7 +218,7 @@ func (s *Styles) State(name string, needsInput bool) lipgloss.Style {
 			return st.Faint(true)
 		case name == "Idle":
 			return st
-		case name == "Error":
+		case name == "Error", name == "Lost", name == "Limited":
 			return st.Bold(true).Underline(true)
 		}
 		return st.Bold(true)
@@ -242,6 +243,8 @@ func (s *Styles) State(name string, needsInput bool) lipgloss.Style {
 		c = s.P.Success
 	case name == "Error": // the last turn failed
 		c = s.P.Error
+	case name == "Lost", name == "Limited": // its supervisor died; a usage limit stopped it
+		c = s.P.Warning
 	}
 	return lipgloss.NewStyle().Foreground(c).Bold(needsInput || name != "Idle")
 }

@@ -166,7 +166,7 @@ type Worktree struct {
 // a token: Token, else one generated and printed at start.
 type Web struct {
 	Addr  string `toml:"addr"`
-	Token string `toml:"token"` // "" = the one kept in StateDir()/web-token, made on first use
+	Token string `toml:"token"` // "" = the one kept in the state dir's web-token, made on first use
 	// NoToken serves loopback without a token: every local user and
 	// process may then use the sessions (refused off loopback).
 	NoToken     bool     `toml:"no_token"`
@@ -217,20 +217,6 @@ func Default() Config {
 		Classifier:       DefaultClassifier,
 		IdleThreshold:    DefaultIdleThreshold,
 	}
-}
-
-// StateDir returns where heimdall keeps what must outlive a reboot but is
-// not configuration (logs, the web token): $XDG_STATE_HOME/heimdall, else
-// ~/.local/state/heimdall, else a directory of this uid's under the
-// system's temp dir.
-func StateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "heimdall")
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		return filepath.Join(home, ".local", "state", "heimdall")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("heimdall-state-%d", os.Getuid()))
 }
 
 // DefaultPath returns the default config file location:

@@ -70,7 +70,7 @@ func (f *Fleet) Notes(id string) ([]review.Note, error) {
 	if err := f.local(id); err != nil {
 		return nil, err
 	}
-	return review.LoadNotes(review.NotesPath(f.dir, id))
+	return review.LoadNotes(supervisor.NotesPath(f.dir, id))
 }
 
 // SetNotes keeps notes as session id's review notes.
@@ -78,7 +78,7 @@ func (f *Fleet) SetNotes(id string, notes []review.Note) error {
 	if err := f.local(id); err != nil {
 		return err
 	}
-	return review.SaveNotes(review.NotesPath(f.dir, id), notes)
+	return review.SaveNotes(supervisor.NotesPath(f.dir, id), notes)
 }
 
 // local checks that id is a session of this machine's socket dir.

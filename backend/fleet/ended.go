@@ -42,10 +42,21 @@ func (f *Fleet) endedMember(rec supervisor.Record, r Reporter) Member {
 	d.info = session.Info{
 		Kind: session.KindPty, Agent: rec.Agent, Classifier: rec.Classifier,
 		Argv: slices.Clone(rec.Argv), Dir: rec.Dir, Worktree: rec.Worktree, Owned: rec.Dashboard, PID: rec.PID,
-		Started: rec.Started, StateSince: *rec.Ended, State: session.Dead, ExitCode: rec.ExitCode,
+		Started: rec.Started, State: session.Dead, ExitCode: rec.ExitCode,
 		Cols: cols, Rows: rows, Title: d.emu.Snapshot().Title, Conversation: rec.Conversation,
 	}
-	r.Exited(rec.ExitCode)
+	if rec.Lost() {
+		seen := rec.Started
+		if rec.Seen != nil {
+			seen = *rec.Seen
+		}
+		d.info.Lost, d.info.LastSeen, d.info.StateSince = true, seen, seen
+		d.info.Rebooted = rec.Boot != "" && rec.Boot != f.boot
+		d.info.ExitCode = -1 // not known
+	} else {
+		d.info.StateSince = *rec.Ended
+	}
+	r.Exited(d.info.ExitCode)
 	return d
 }
 
@@ -79,29 +90,33 @@ func (f *Fleet) forgetRecord(e *entry) {
 	if was.ID == "" {
 		return
 	}
+	d, _ := e.m.(*ended)
+	lost := d != nil && d.info.Lost
 	rec, err := supervisor.ReadRecord(f.dir, e.id)
 	// The supervisor delivers EXIT as the program ends and records the end
-	// just after: give it a moment.
-	for deadline := time.Now().Add(time.Second); err == nil && rec.Ended == nil &&
+	// just after: give it a moment. A lost session's never will.
+	for deadline := time.Now().Add(time.Second); err == nil && rec.Ended == nil && !lost &&
 		rec.Supervisor == was.Supervisor && !proc.Gone(rec.Supervisor) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 		rec, err = supervisor.ReadRecord(f.dir, e.id)
 	}
-	if err != nil || rec.Ended == nil || rec.Supervisor != was.Supervisor {
+	over := rec.Ended != nil || (lost && rec.Started.Equal(was.Started))
+	if err != nil || !over || rec.Supervisor != was.Supervisor {
 		return
 	}
 	if err := supervisor.RemoveRecord(f.dir, e.id); err != nil {
 		f.log.Warn("session record", "id", e.id, "err", err)
 	}
-	if err := review.SaveNotes(review.NotesPath(f.dir, e.id), nil); err != nil { // its review notes go with it
+	if err := review.SaveNotes(supervisor.NotesPath(f.dir, e.id), nil); err != nil { // its review notes go with it
 		f.log.Warn("session notes", "id", e.id, "err", err)
 	}
 }
 
 // adoptEnded lists the sessions of the socket dir that ended while no
-// dashboard followed them (their records say so) as Dead.
+// dashboard followed them (their records say so) as Dead, and those whose
+// supervisors died without recording an end as Dead and Lost.
 func (f *Fleet) adoptEnded() {
-	recs, err := supervisor.EndedRecords(f.dir)
+	recs, err := supervisor.PastRecords(f.dir)
 	if err != nil {
 		f.log.Warn("session records", "err", err)
 		return

@@ -391,7 +391,7 @@ func TestEndedWhileAway(t *testing.T) {
 	if _, err := os.Stat(supervisor.RecordPath(dir, id)); !os.IsNotExist(err) {
 		t.Fatalf("record left after Remove: %v", err)
 	}
-	if _, err := os.Stat(review.NotesPath(dir, id)); !os.IsNotExist(err) {
+	if _, err := os.Stat(supervisor.NotesPath(dir, id)); !os.IsNotExist(err) {
 		t.Fatalf("notes left after Remove: %v", err)
 	}
 }

@@ -85,6 +85,7 @@ type Fleet struct {
 	hosts      []*Host
 	log        *slog.Logger
 	idle       time.Duration
+	boot       string // this boot's id: a lost session's record of another was lost to a reboot
 
 	broker  *pubsub.Broker[session.Event]
 	sub     *pubsub.Sub[session.Event]
@@ -149,6 +150,7 @@ func New(opts Options) (*Fleet, error) {
 		reader:     opts.Reader,
 		log:        log,
 		idle:       idle,
+		boot:       supervisor.BootID(),
 		broker:     pubsub.NewBroker[session.Event](),
 		sessions:   make(map[string]*entry),
 		claiming:   make(map[string]bool),

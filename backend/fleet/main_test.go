@@ -36,6 +36,7 @@ func testMain(m *testing.M) int {
 	// No user config reaches the supervisors; and what they leave behind
 	// when a test kills one comes to us, to be reaped, not to init.
 	os.Setenv("XDG_CONFIG_HOME", tmp)
+	proctest.PrivateState(tmp)
 	proc.EnableSubreaper(nil)
 	return m.Run()
 }

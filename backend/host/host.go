@@ -163,14 +163,18 @@ func Run(cfg config.Config, dir string, o Options, prog string, stderr io.Writer
 		}
 		scfg.Env = append(scfg.Env, env...)
 	}
-	if o.Supervises() {
-		// What a burst of work left behind goes back to the kernel
-		// once the screen has stood still a while.
-		idle := newIdleRelease(idleRelease)
-		defer idle.stop()
-		scfg.OnScreen = func(uint64) { idle.activity() }
-	}
 	rk := &recordKeeper{dir: dir}
+	// Once the screen has stood still a while, the record takes what it
+	// shows (a session lost with its supervisor is listed with it), and
+	// what a burst of work left behind goes back to the kernel.
+	still := newStillTimer(stillAfter, func() {
+		rk.checkpoint()
+		if o.Supervises() {
+			debug.FreeOSMemory()
+		}
+	})
+	defer still.stop()
+	scfg.OnScreen = func(uint64) { still.activity() }
 	scfg.OnConversation = rk.conversation
 	bg := newBackground(o.Supervises())
 	scfg.OnTerminals = bg.terminals
@@ -204,7 +208,7 @@ func Run(cfg config.Config, dir string, o Options, prog string, stderr io.Writer
 	if base.err != nil && !errors.Is(base.err, review.ErrNotRepo) {
 		logger.Warn("no baseline of the working tree", "err", base.err)
 	}
-	rec := rk.start(startRecord(dir, o, cls.Name(), h, now, base.b, prog, stderr), h.Logger, h.Owned)
+	rec := rk.start(startRecord(dir, o, cls.Name(), h, now, base.b, prog, stderr), sess, h.Logger, h.Owned)
 	away.start(sess, rec.Dir, logger)
 	go h.Serve()
 	defer stopOnSignals(sess, logger)()
@@ -305,27 +309,25 @@ func SpawnEnv() ([]string, error) {
 	return env, nil
 }
 
-// idleRelease is how long a detached supervisor's screen stands still
-// before what its runtime holds free goes back to the kernel: longer than
-// the pauses of an agent at work, short enough that a session left idle
-// is small soon.
-const idleRelease = 5 * time.Second
+// stillAfter is how long a session's screen stands still before its
+// supervisor records what it shows and returns free memory to the kernel.
+const stillAfter = 5 * time.Second
 
-// idleReleaser returns free memory to the kernel once a process has been
-// quiet for its period: one timer, reset by activity.
-type idleReleaser struct {
+// stillTimer calls fn once the session has been still for d: no screen
+// change since. It arms one timer, reset by activity.
+type stillTimer struct {
 	t *time.Timer
 	d time.Duration
 }
 
-func newIdleRelease(d time.Duration) *idleReleaser {
-	return &idleReleaser{t: time.AfterFunc(d, debug.FreeOSMemory), d: d}
+func newStillTimer(d time.Duration, fn func()) *stillTimer {
+	return &stillTimer{t: time.AfterFunc(d, fn), d: d}
 }
 
 // activity reports work (cheap: a screen update at most every 10 ms).
-func (r *idleReleaser) activity() { r.t.Reset(r.d) }
+func (r *stillTimer) activity() { r.t.Reset(r.d) }
 
-func (r *idleReleaser) stop() { r.t.Stop() }
+func (r *stillTimer) stop() { r.t.Stop() }
 
 // stopOnSignals makes SIGINT/SIGTERM stop the session (a second one
 // SIGKILLs it); SIGHUP (our terminal went away) leaves it running,
@@ -388,7 +390,7 @@ func startRecord(dir string, o Options, classifier string, h *supervisor.Hosted,
 		wd, _ = os.Getwd()
 	}
 	rec := supervisor.Record{ID: o.ID, Agent: o.Agent, Classifier: classifier, Argv: o.Argv, Dir: wd,
-		Env: o.Env, Dashboard: o.Dashboard, PID: h.Session.PID(), Supervisor: os.Getpid(), Started: now, Baseline: base, Worktree: o.Worktree}
+		Env: o.Env, Dashboard: o.Dashboard, PID: h.Session.PID(), Supervisor: os.Getpid(), Started: now, Baseline: base, Worktree: o.Worktree, Boot: supervisor.BootID()}
 	if err := supervisor.WriteRecord(dir, rec); err != nil {
 		h.Logger.Warn("no session record", "err", err)
 		fmt.Fprintf(stderr, "%s: warning: session %q runs without its record (%v): it cannot be listed or resumed once it ends\n", prog, o.ID, err)
@@ -403,6 +405,7 @@ type recordKeeper struct {
 	dir   string
 	log   *slog.Logger
 	owned func() bool // the session's files are still its own (Hosted.Owned)
+	sess  *supervisor.Session
 
 	mu      sync.Mutex
 	rec     supervisor.Record
@@ -416,10 +419,10 @@ type recordKeeper struct {
 
 // start takes the record run wrote, with any conversation id already
 // reported.
-func (k *recordKeeper) start(rec supervisor.Record, log *slog.Logger, owned func() bool) supervisor.Record {
+func (k *recordKeeper) start(rec supervisor.Record, sess *supervisor.Session, log *slog.Logger, owned func() bool) supervisor.Record {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.rec, k.log, k.owned, k.started = rec, log, owned, true
+	k.rec, k.sess, k.log, k.owned, k.started = rec, sess, log, owned, true
 	if k.convo != "" {
 		k.rec.Conversation = k.convo
 		k.write()
@@ -443,6 +446,23 @@ func (k *recordKeeper) conversation(id string) {
 			k.write()
 		}
 	}()
+}
+
+// checkpoint records what the session shows now (its screen, state and
+// reason), for a dashboard to list it with if its supervisor dies without
+// recording an end.
+func (k *recordKeeper) checkpoint() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.started || k.ended {
+		return
+	}
+	v := k.sess.View()
+	cols, rows := k.sess.Size()
+	now := time.Now()
+	k.rec.Seen, k.rec.State, k.rec.Reason = &now, v.State.String(), v.Reason
+	k.rec.Cols, k.rec.Rows, k.rec.Screen = int(cols), int(rows), string(k.sess.Repaint())
+	k.write()
 }
 
 func (k *recordKeeper) write() {

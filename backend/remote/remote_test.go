@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	proctest.PrivateState(tmp)
 	heimdallBin, err = proctest.BuildHeimdall(tmp)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

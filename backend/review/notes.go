@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/atomicfile"
@@ -27,10 +26,6 @@ const (
 	MaxNotes    = 200
 	MaxNoteText = 4 << 10
 )
-
-// NotesPath is where session id's notes are kept in socket dir dir (with
-// its record: they outlive the dashboard).
-func NotesPath(dir, id string) string { return filepath.Join(dir, id+".notes.json") }
 
 // LoadNotes reads the notes kept at path (none if there is no file).
 func LoadNotes(path string) ([]Note, error) {

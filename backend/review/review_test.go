@@ -118,7 +118,7 @@ func TestBaseRefused(t *testing.T) {
 // Notes are kept whole (0600) and removed when none are left; bounds
 // refuse; the prompt quotes each line under its file and line.
 func TestNotes(t *testing.T) {
-	path := NotesPath(t.TempDir(), "s1")
+	path := filepath.Join(t.TempDir(), "s1.notes.json")
 	if ns, err := LoadNotes(path); err != nil || ns != nil {
 		t.Fatalf("no notes yet: %v %v", ns, err)
 	}

@@ -144,6 +144,14 @@ type Info struct {
 	Viewed bool
 	// Conversation is its own conversation id (claude --resume ID).
 	Conversation string
+
+	// Lost: not alive, and its supervisor died without recording an end
+	// (killed, or the machine rebooted): nothing says how the program
+	// ended. LastSeen is when its supervisor last recorded what it showed
+	// (its start if never), Rebooted that the machine has rebooted since.
+	Lost     bool
+	LastSeen time.Time
+	Rebooted bool
 }
 
 // Status is a session's state at an instant, as a supervisor reports it.

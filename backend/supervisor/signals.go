@@ -151,6 +151,13 @@ func (s *Session) viewLocked(now time.Time) StateView {
 		Viewed: s.terminals.Load() > 0 || s.viewers.Load() > 0}
 }
 
+// View is the session's state view now.
+func (s *Session) View() StateView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.viewLocked(time.Now())
+}
+
 // WatchState calls fn with the session's state view now and after each
 // change, until remove is called. fn runs on whatever goroutine noticed
 // the change, one call at a time; it must not block or call back into

@@ -39,6 +39,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
+	proctest.PrivateState(tmp)
 	if supervisorBin, err = proctest.BuildHeimdall(tmp); err != nil {
 		fmt.Fprintln(os.Stderr, "TestMain:", err)
 		return 1

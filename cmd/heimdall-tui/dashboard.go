@@ -21,7 +21,6 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/appendfile"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
-	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/host"
@@ -47,7 +46,7 @@ type dashState struct {
 	Sort string `json:"sort,omitempty"`
 }
 
-func dashStatePath() string { return filepath.Join(config.StateDir(), "dashboard.json") }
+func dashStatePath() string { return filepath.Join(supervisor.StateDir(), "dashboard.json") }
 
 // loadDashState reads the kept state; a missing or bad file is none.
 func loadDashState() dashState {
@@ -89,7 +88,7 @@ func saveDashState(st dashState) error {
 // or ~/.local/state/heimdall/dashboard.log (never the terminal, which the UI
 // owns).
 func defaultLogPath() string {
-	return filepath.Join(config.StateDir(), "dashboard.log")
+	return filepath.Join(supervisor.StateDir(), "dashboard.log")
 }
 
 // dashboard runs the Bubble Tea dashboard over a fleet on the socket dir.

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
@@ -66,7 +66,7 @@ func startDashDaemon(exe, socket string, f *fleet.Fleet, onTurn func(string, hea
 // spawnDaemon starts exe's blemeesd on socket, detached, and waits until
 // it answers there (or exits: its log says why).
 func spawnDaemon(exe, socket string, log *slog.Logger) error {
-	logPath := filepath.Join(config.StateDir(), "blemeesd.log")
+	logPath := filepath.Join(supervisor.StateDir(), "blemeesd.log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func followDaemon(socket string, f *fleet.Fleet, onTurn func(string, headless.Us
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	b, err := fleet.FollowBlemees(ctx, f, socket, fleet.BlemeesOptions{OnTurn: onTurn, Client: "heimdall-tui/dashboard",
-		Names: filepath.Join(config.StateDir(), "headless-names.json")})
+		Names: filepath.Join(supervisor.StateDir(), "headless-names.json")})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errDaemonRunning, socket, err)
 	}

@@ -231,7 +231,7 @@ func TestSmallExecutableSupervises(t *testing.T) {
 		if r := runCmd(t, exec.Command(smallPath, args...)); r.code != 3 || !strings.Contains(r.stderr, `session "f" running`) {
 			t.Errorf("%q: %s", args, r)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "f.json")); err != nil {
+		if _, err := os.Stat(supervisor.RecordPath(dir, "f")); err != nil {
 			t.Errorf("%q: no record: %v", args, err)
 		}
 	}

@@ -139,7 +139,7 @@ func startWeb(l net.Listener, cfg config.Web, custom []string, f webterm.Fleet, 
 	}
 	var ps *push.Service
 	if !cfg.NoPush {
-		if ps, err = push.Open(push.Options{Dir: filepath.Join(config.StateDir(), "push"), Logger: logger}); err != nil {
+		if ps, err = push.Open(push.Options{Dir: filepath.Join(supervisor.StateDir(), "push"), Logger: logger}); err != nil {
 			return nil, fmt.Errorf("web: %w", err)
 		}
 	}
@@ -194,7 +194,7 @@ func webToken(addr string, cfg config.Web) (string, error) {
 }
 
 // webTokenPath is where the web token is kept.
-func webTokenPath() string { return filepath.Join(config.StateDir(), "web-token") }
+func webTokenPath() string { return filepath.Join(supervisor.StateDir(), "web-token") }
 
 // webURL is the page's URL for a server listening on addr (an unspecified
 // host shows as this machine's name).

@@ -25,12 +25,12 @@ func Check(a Action, in session.Info) error {
 	switch a := a.(type) {
 	case Attach:
 		if !in.Alive {
-			return fmt.Errorf("%s has exited (code %d); R restarts it", in.ID, in.ExitCode)
+			return fmt.Errorf("%s %s; R restarts it", in.ID, ended(in))
 		}
 		return need(a, in, session.CapAttach)
 	case Send, OpenSend:
 		if !in.Alive {
-			return fmt.Errorf("%s has exited (code %d)", in.ID, in.ExitCode)
+			return fmt.Errorf("%s %s", in.ID, ended(in))
 		}
 	case Resize, OpenResize:
 		if !in.Alive {
@@ -38,8 +38,11 @@ func Check(a Action, in session.Info) error {
 		}
 		return need(a, in, session.CapScreen)
 	case Kill:
-		if !in.Alive {
+		if !in.Alive && !in.Lost {
 			return fmt.Errorf("%s has already exited (code %d); d removes it", in.ID, in.ExitCode)
+		}
+		if !in.Alive {
+			return fmt.Errorf("%s %s; d removes it", in.ID, ended(in))
 		}
 	case Remove:
 		if in.Alive {
@@ -51,12 +54,12 @@ func Check(a Action, in session.Info) error {
 		return need(a, in, session.CapScreen) // a pty session: its record keeps the baseline
 	case Interrupt:
 		if !in.Alive {
-			return fmt.Errorf("%s has exited (code %d)", in.ID, in.ExitCode)
+			return fmt.Errorf("%s %s", in.ID, ended(in))
 		}
 		return need(a, in, session.CapInterrupt)
 	case Answer, OpenAnswerText:
 		if !in.Alive {
-			return fmt.Errorf("%s has exited (code %d)", in.ID, in.ExitCode)
+			return fmt.Errorf("%s %s", in.ID, ended(in))
 		}
 		if err := need(a, in, session.CapScreen); err != nil {
 			return err
@@ -76,4 +79,12 @@ func need(a Action, in session.Info, caps session.Caps) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %s is %s: it %s", Verb(a), in.ID, in.Kind.Describe(), lacks)
+}
+
+// ended says how a session that is not alive ended.
+func ended(in session.Info) string {
+	if in.Lost {
+		return "was lost with its supervisor"
+	}
+	return fmt.Sprintf("has exited (code %d)", in.ExitCode)
 }

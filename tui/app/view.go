@@ -315,7 +315,10 @@ func (m *Model) ansi() *[16]color.Color {
 // program's own window title (OSC 0/2) when it set one.
 func paneTitle(in session.Info) string {
 	t := in.ID
-	if !in.Alive {
+	switch {
+	case in.Lost:
+		t = in.ID + " (lost)"
+	case !in.Alive:
 		t = fmt.Sprintf("%s (exit %d)", in.ID, in.ExitCode)
 	}
 	if note := sessions.Note(in); note != "" {

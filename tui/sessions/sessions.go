@@ -39,12 +39,15 @@ const (
 // hint of its own.
 const DefaultEmpty = "no sessions — press n to spawn one"
 
-// State is the badge text of a session: "Dead" once it is not alive;
+// State is the badge text of a session: "Lost" once its supervisor died
+// without recording an end, "Dead" once it is not alive otherwise;
 // an idle agent whose last turn failed, "Error", or that finished a turn
 // nobody has seen yet, "Done" (its own reports); else its classifier
 // state ("Idle", "Thinking", ...).
 func State(in session.Info) string {
 	switch {
+	case !in.Alive && in.Lost:
+		return "Lost"
 	case !in.Alive:
 		return "Dead"
 	case in.State == session.Idle && !in.NeedsInput && in.Error != "":
@@ -64,8 +67,20 @@ func Note(in session.Info) string {
 		return in.Reason
 	case in.Alive && in.Error != "":
 		return in.Error
+	case in.Lost:
+		return LostNote(in)
 	}
 	return strings.TrimSpace(in.Title)
+}
+
+// LostNote says when a lost session was last seen, and whether the machine
+// has rebooted since.
+func LostNote(in session.Info) string {
+	n := "last seen " + in.LastSeen.Local().Format("Jan 2 15:04")
+	if in.Rebooted {
+		n += ", rebooted since"
+	}
+	return n
 }
 
 // FormatDuration is d in one compact unit, rounded down: "5s", "3m",
@@ -467,7 +482,7 @@ func (p *painter) row(buf []byte, cols []column, in session.Info, selected bool,
 			switch {
 			case attn:
 				badge = NeedsInputBadge
-			case !in.Alive && !p.hasExit:
+			case !in.Alive && !in.Lost && !p.hasExit:
 				// No room for the EXIT column: the code goes in the badge.
 				badge = state + " " + strconv.Itoa(in.ExitCode)
 			}
@@ -482,7 +497,7 @@ func (p *painter) row(buf []byte, cols []column, in session.Info, selected bool,
 			put(muted, idle, c.width)
 		case colExit:
 			exit := ""
-			if !in.Alive {
+			if !in.Alive && !in.Lost { // a lost one's is not known
 				exit = "exit " + strconv.Itoa(in.ExitCode)
 			}
 			put(muted, exit, c.width)

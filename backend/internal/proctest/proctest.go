@@ -74,3 +74,10 @@ func BuildHeimdall(dir string) (string, error) {
 	}
 	return filepath.Join(dir, "heimdall"), nil
 }
+
+// PrivateState points this test binary's state dir (XDG_STATE_HOME: the
+// sessions' records, logs, tokens), and that of every process it starts,
+// at dir, so that no test writes into the user's. Call it from TestMain.
+func PrivateState(dir string) {
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+}
