@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/headless"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
 	hmproc "github.com/heimdall-tui/heimdall-tui/backend/proc"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
