@@ -34,6 +34,7 @@ type Hook struct {
 	Error            string // StopFailure: rate_limit, overloaded, …
 	ErrorDetails     string // StopFailure: error_details, as text
 	LastMessage      string // Stop: the first line of last_assistant_message
+	Transcript       string // transcript_path: the conversation's JSONL file (its usage)
 }
 
 // maxDetail bounds the text a hook contributes to a reason.
@@ -54,6 +55,7 @@ func ParseClaudeHook(payload []byte) (Hook, error) {
 		Error            json.RawMessage `json:"error"`
 		ErrorDetails     json.RawMessage `json:"error_details"`
 		LastMessage      string          `json:"last_assistant_message"`
+		Transcript       string          `json:"transcript_path"`
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return Hook{}, err
@@ -65,6 +67,7 @@ func ParseClaudeHook(payload []byte) (Hook, error) {
 		Event: p.Event, Conversation: p.SessionID, Source: p.Source, NotificationType: p.NotificationType,
 		Message: clip(p.Message), Tool: p.Tool, ToolInput: toolDetail(p.Tool, p.ToolInput),
 		Error: clip(jsonText(p.Error)), ErrorDetails: clip(jsonText(p.ErrorDetails)), LastMessage: firstLine(p.LastMessage),
+		Transcript: p.Transcript,
 	}, nil
 }
 

@@ -42,6 +42,19 @@
 //	enabled = false                             # run blemeesd in the dashboard (or follow one running)
 //	socket  = ""                                # "" = blemeesd's default socket (§5.1); absolute path
 //
+//	[resume]                                    # sessions started again (lost, limited)
+//	gap      = "10s"                            # between two of them: one at a time
+//	lost     = "ask"                            # "ask" (list them) or "all" (resume all as the dashboard starts)
+//	continue = "continue"                       # what a scheduled continue types after a limit's reset
+//
+//	[usage]                                     # tokens the agents report
+//	daily_budget = 0                            # tokens a day, all sessions; past it limited sessions are parked (0 = none)
+//	[usage.prices."claude-opus-4"]              # per million tokens, by model name or its prefix (none built in)
+//	input = 15.0
+//	output = 75.0
+//	cache_write = 18.75
+//	cache_read = 1.5
+//
 //	[keys]                                      # dashboard key overrides by action name
 //	kill = ["x", "ctrl+k"]                      # (names and keys checked by the dashboard)
 //
@@ -71,6 +84,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/notify"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
@@ -150,7 +164,84 @@ type Config struct {
 	Heddle           Heddle
 	Web              Web
 	Worktree         Worktree
+	Resume           Resume
+	Usage            Usage
 	Path             string // file loaded; "" if built-in defaults
+}
+
+// Resume is the [resume] table: how sessions are started again after a
+// crash, a reboot or a usage limit.
+type Resume struct {
+	// Gap is the time between two sessions started one after the other
+	// (resume all, scheduled continues): one at a time, never all at once.
+	Gap time.Duration
+	// Lost is what a dashboard does with sessions it finds lost: "ask"
+	// (list them; the user resumes them) or "all" (resume them all,
+	// staggered, as it starts).
+	Lost string
+	// Continue is what a scheduled continue types into a session after
+	// its usage limit has reset.
+	Continue string
+}
+
+// What Resume.Lost may say.
+const (
+	ResumeAsk = "ask"
+	ResumeAll = "all"
+)
+
+// DefaultResumeGap is Resume.Gap's default.
+const DefaultResumeGap = 10 * time.Second
+
+// Usage is the [usage] table: token prices and the daily budget.
+type Usage struct {
+	// DailyBudget is the tokens (input, output and cache, over every
+	// session) a day may use; once spent, sessions stopped by a usage
+	// limit are parked instead of continued. 0: none.
+	DailyBudget int64 `toml:"daily_budget"`
+	// Prices are per model (as the agent names it, or a prefix of that
+	// name), in the user's currency per million tokens. None is built in:
+	// without a price, the dashboard shows tokens only.
+	Prices map[string]Price `toml:"prices"`
+}
+
+// Cost is what u costs at the prices: false when a row's model has none
+// (the cost would be a guess).
+func (u Usage) Cost(us session.Usage) (float64, bool) {
+	var c float64
+	for _, r := range us {
+		p, ok := u.PriceOf(r.Model)
+		if !ok {
+			return 0, false
+		}
+		c += (float64(r.Input)*p.Input + float64(r.Output)*p.Output +
+			float64(r.CacheWrite)*p.CacheWrite + float64(r.CacheRead)*p.CacheRead) / 1e6
+	}
+	return c, true
+}
+
+// PriceOf is model's price: the price named exactly so, else the one of
+// the longest name that model starts with ("claude-opus-4" prices
+// "claude-opus-4-6").
+func (u Usage) PriceOf(model string) (Price, bool) {
+	if p, ok := u.Prices[model]; ok {
+		return p, true
+	}
+	best, found := "", false
+	for name := range u.Prices {
+		if strings.HasPrefix(model, name) && len(name) > len(best) {
+			best, found = name, true
+		}
+	}
+	return u.Prices[best], found
+}
+
+// Price is what a million tokens of each kind cost.
+type Price struct {
+	Input      float64 `toml:"input"`
+	Output     float64 `toml:"output"`
+	CacheWrite float64 `toml:"cache_write"`
+	CacheRead  float64 `toml:"cache_read"`
 }
 
 // Worktree is the [worktree] table: what a session spawned into a new
@@ -216,6 +307,7 @@ func Default() Config {
 		SessionEnvVar:    DefaultSessionEnvVar,
 		Classifier:       DefaultClassifier,
 		IdleThreshold:    DefaultIdleThreshold,
+		Resume:           Resume{Gap: DefaultResumeGap, Lost: ResumeAsk, Continue: "continue"},
 	}
 }
 
@@ -288,6 +380,15 @@ type fileConfig struct {
 	Web              Web                 `toml:"web"`
 	Heddle           Heddle              `toml:"heddle"`
 	Worktree         Worktree            `toml:"worktree"`
+	Resume           fileResume          `toml:"resume"`
+	Usage            Usage               `toml:"usage"`
+}
+
+// fileResume is [resume] as written: its gap a duration string.
+type fileResume struct {
+	Gap      string `toml:"gap"`
+	Lost     string `toml:"lost"`
+	Continue string `toml:"continue"`
 }
 
 // LoadFile is Load of the file a --config flag names: path, or with path
@@ -415,7 +516,38 @@ func parse(path, data string) (Config, []string, error) {
 		Web:              fc.Web,
 		Heddle:           fc.Heddle,
 		Worktree:         fc.Worktree,
+		Usage:            fc.Usage,
+		Resume:           Resume{Gap: def.Resume.Gap, Lost: ResumeAsk, Continue: def.Resume.Continue},
 		Path:             path,
+	}
+	if g := fc.Resume.Gap; g != "" {
+		if c.Resume.Gap, err = parseDuration(g); err != nil {
+			return fail("resume.gap", "%v", err)
+		}
+		if c.Resume.Gap < 0 {
+			return fail("resume.gap", "must be >= 0, got %q", g)
+		}
+	}
+	switch fc.Resume.Lost {
+	case "", ResumeAsk:
+	case ResumeAll:
+		c.Resume.Lost = ResumeAll
+	default:
+		return fail("resume.lost", "want %q or %q, got %q", ResumeAsk, ResumeAll, fc.Resume.Lost)
+	}
+	if t := fc.Resume.Continue; t != "" {
+		if strings.ContainsAny(t, "\x00\x1b") || len(t) > 1000 {
+			return fail("resume.continue", "no NUL or escape, at most 1000 bytes")
+		}
+		c.Resume.Continue = t
+	}
+	if c.Usage.DailyBudget < 0 {
+		return fail("usage.daily_budget", "must be >= 0, got %d", c.Usage.DailyBudget)
+	}
+	for m, p := range c.Usage.Prices {
+		if p.Input < 0 || p.Output < 0 || p.CacheWrite < 0 || p.CacheRead < 0 {
+			return fail("usage.prices."+m, "prices must be >= 0")
+		}
 	}
 	if c.Heddle.MaxIterations < 0 {
 		return fail("heddle.max_iterations", "must be >= 0, got %d", c.Heddle.MaxIterations)

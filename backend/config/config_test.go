@@ -52,6 +52,7 @@ func TestDefault(t *testing.T) {
 		SessionEnvVar:    "HEIMDALL_SESSION_ID",
 		Classifier:       "simple",
 		IdleThreshold:    2 * time.Second,
+		Resume:           Resume{Gap: 10 * time.Second, Lost: "ask", Continue: "continue"},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("Default() = %+v, want %+v", c, want)
@@ -208,6 +209,19 @@ command = ["bash", "-l"]
 [[agent.env]]
 name  = "PS1"
 value = "$ "
+
+[resume]
+gap = "2m"
+lost = "all"
+continue = "go on"
+
+[usage]
+daily_budget = 5000000
+[usage.prices."claude-opus-4"]
+input = 15.0
+output = 75.0
+cache_write = 18.75
+cache_read = 1.5
 `)
 	c, w, err := Load(p, true)
 	if err != nil {
@@ -236,6 +250,9 @@ value = "$ "
 				Env: []EnvVar{{"ANTHROPIC_LOG", "debug"}}},
 			{Name: "shell", Command: []string{"bash", "-l"}, Env: []EnvVar{{"PS1", "$ "}}},
 		},
+		Resume: Resume{Gap: 2 * time.Minute, Lost: "all", Continue: "go on"},
+		Usage: Usage{DailyBudget: 5000000, Prices: map[string]Price{
+			"claude-opus-4": {Input: 15, Output: 75, CacheWrite: 18.75, CacheRead: 1.5}}},
 		Path: p,
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -343,6 +360,12 @@ func TestInvalidValues(t *testing.T) {
 		{"unitless duration", `idle_threshold = "2"`, []string{`idle_threshold: invalid duration "2"`}},
 		{"negative kill_grace", `kill_grace = "-1s"`, []string{"kill_grace: must be >= 0"}},
 		{"zero idle", `idle_threshold = "0s"`, []string{"idle_threshold: must be > 0"}},
+		{"bad resume gap", "[resume]\ngap = \"soon\"", []string{`resume.gap: invalid duration "soon"`}},
+		{"negative resume gap", "[resume]\ngap = \"-1s\"", []string{"resume.gap: must be >= 0"}},
+		{"bad resume lost", "[resume]\nlost = \"some\"", []string{`resume.lost: want "ask" or "all", got "some"`}},
+		{"escape in continue", "[resume]\ncontinue = \"a\\u001bb\"", []string{"resume.continue: no NUL or escape"}},
+		{"negative budget", "[usage]\ndaily_budget = -1", []string{"usage.daily_budget: must be >= 0"}},
+		{"negative price", "[usage.prices.m]\ninput = -1.0", []string{"usage.prices.m: prices must be >= 0"}},
 		{"bad classifier", `classifier = "magic"`, []string{`classifier: unknown classifier "magic"`, `"simple"`, `"claude"`}},
 		{"negative scrollback", `scrollback_bytes = -1`, []string{"scrollback_bytes: must be > 0, got -1"}},
 		{"zero scrollback", `scrollback_bytes = 0`, []string{"scrollback_bytes: must be > 0"}},

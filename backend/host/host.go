@@ -168,6 +168,9 @@ func Run(cfg config.Config, dir string, o Options, prog string, stderr io.Writer
 	// shows (a session lost with its supervisor is listed with it), and
 	// what a burst of work left behind goes back to the kernel.
 	still := newStillTimer(stillAfter, func() {
+		if sess := rk.session(); sess != nil {
+			sess.ScanLimit() // a limit's words on the screen it stands still on
+		}
 		rk.checkpoint()
 		if o.Supervises() {
 			debug.FreeOSMemory()
@@ -448,6 +451,13 @@ func (k *recordKeeper) conversation(id string) {
 	}()
 }
 
+// session is the session once started (nil before).
+func (k *recordKeeper) session() *supervisor.Session {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.sess
+}
+
 // checkpoint records what the session shows now (its screen, state and
 // reason), for a dashboard to list it with if its supervisor dies without
 // recording an end.
@@ -460,7 +470,7 @@ func (k *recordKeeper) checkpoint() {
 	v := k.sess.View()
 	cols, rows := k.sess.Size()
 	now := time.Now()
-	k.rec.Seen, k.rec.State, k.rec.Reason = &now, v.State.String(), v.Reason
+	k.rec.Seen, k.rec.State, k.rec.Reason, k.rec.Usage = &now, v.State.String(), v.Reason, v.Usage
 	k.rec.Cols, k.rec.Rows, k.rec.Screen = int(cols), int(rows), string(k.sess.Repaint())
 	k.write()
 }
@@ -488,6 +498,7 @@ func (k *recordKeeper) end() supervisor.Record {
 func endRecord(dir string, rec supervisor.Record, sess *supervisor.Session, logger *slog.Logger) {
 	now := time.Now()
 	cols, rows := sess.Size()
+	rec.Usage = sess.View().Usage
 	rec.Ended, rec.ExitCode = &now, sess.ExitCode()
 	rec.Cols, rec.Rows, rec.Screen = int(cols), int(rows), string(sess.Repaint())
 	if err := supervisor.WriteRecord(dir, rec); err != nil {

@@ -54,8 +54,10 @@ func Of(in session.Info) (Item, bool) {
 		if it.Reason == "" {
 			it.Reason = "waiting for input"
 		}
-	case !in.Alive && in.ExitCode != 0:
+	case !in.Alive && in.ExitCode != 0 && !in.Lost:
 		it.Kind, it.Reason = Error, fmt.Sprintf("exited with code %d", in.ExitCode)
+	case in.Alive && in.Limited:
+		it.Kind, it.Reason = Error, LimitText(in)
 	case in.Alive && in.Error != "":
 		it.Kind, it.Reason = Error, in.Error
 	case in.Done:
@@ -64,6 +66,38 @@ func Of(in session.Info) (Item, bool) {
 		return Item{}, false
 	}
 	return it, true
+}
+
+// LimitText says what a usage limit that stopped session in means now:
+// what happens next (parked, a continue scheduled, the agent's own
+// auto-continue) first, then the agent's words (else when it resets).
+func LimitText(in session.Info) string {
+	t := in.Error
+	if t == "" {
+		t = "usage limit"
+		if !in.LimitReset.IsZero() {
+			t += ", resets " + clock(in.LimitReset)
+		}
+	}
+	switch {
+	case in.Parked:
+		t = "parked · " + t
+	case !in.ContinueAt.IsZero():
+		t = "continues " + clock(in.ContinueAt) + " · " + t
+	case in.AutoContinue:
+		t = "continues by itself · " + t
+	}
+	return t
+}
+
+// clock is t as the user reads it: its time of day, with the date when
+// not today.
+func clock(t time.Time) string {
+	t = t.Local()
+	if y, m, d := t.Date(); y == time.Now().Year() && m == time.Now().Month() && d == time.Now().Day() {
+		return t.Format("15:04")
+	}
+	return t.Format("Jan 2 15:04")
 }
 
 // Items are the items of infos, newest first (ties by session ID).

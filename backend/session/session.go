@@ -145,6 +145,22 @@ type Info struct {
 	// Conversation is its own conversation id (claude --resume ID).
 	Conversation string
 
+	// Usage is the tokens its agent reported using, per day and model
+	// (Claude's transcript), oldest day first.
+	Usage Usage
+
+	// Limited: a usage limit stopped its last turn (Claude's StopFailure
+	// rate_limit, or the limit's words on its screen); LimitReset is when
+	// the limit said it resets (zero if it did not say). AutoContinue:
+	// the agent said it continues by itself then. Parked: the user said
+	// nothing is to be sent to it. ContinueAt: a continue is scheduled
+	// then (zero: none).
+	Limited      bool
+	LimitReset   time.Time
+	AutoContinue bool
+	Parked       bool
+	ContinueAt   time.Time
+
 	// Lost: not alive, and its supervisor died without recording an end
 	// (killed, or the machine rebooted): nothing says how the program
 	// ended. LastSeen is when its supervisor last recorded what it showed
@@ -268,4 +284,47 @@ func (caps Caps) Lacks(want Caps) string {
 		return "cannot be restarted"
 	}
 	return "cannot do that"
+}
+
+// Tokens are counts of tokens an agent used, by kind.
+type Tokens struct {
+	Input, Output, CacheWrite, CacheRead int64
+}
+
+// Total is every kind together.
+func (t Tokens) Total() int64 { return t.Input + t.Output + t.CacheWrite + t.CacheRead }
+
+// Add is t and u together.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{t.Input + u.Input, t.Output + u.Output, t.CacheWrite + u.CacheWrite, t.CacheRead + u.CacheRead}
+}
+
+// UsageRow is the tokens of one model on one day (local "2006-01-02").
+type UsageRow struct {
+	Day, Model string
+	Tokens
+}
+
+// Usage is a session's tokens, a row per day and model, ordered by day
+// then model.
+type Usage []UsageRow
+
+// Total is every row together.
+func (u Usage) Total() Tokens {
+	var t Tokens
+	for _, r := range u {
+		t = t.Add(r.Tokens)
+	}
+	return t
+}
+
+// Day is the rows of day together.
+func (u Usage) Day(day string) Tokens {
+	var t Tokens
+	for _, r := range u {
+		if r.Day == day {
+			t = t.Add(r.Tokens)
+		}
+	}
+	return t
 }

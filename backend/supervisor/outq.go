@@ -252,7 +252,7 @@ func (q *outq) send() error {
 		n, err := q.try(bufs)
 		q.mu.Lock()
 		q.busy = false
-		if n > 0 {
+		if n > 0 && !q.released { // released meanwhile: nothing is pending any more
 			q.consumeLocked(n)
 		}
 		q.mu.Unlock()
@@ -269,12 +269,12 @@ func (q *outq) consumeLocked(n int) {
 		q.budget.used.Add(-int64(n))
 	}
 	k := 0
-	for ; n > 0 && n >= len(q.pending[k]); k++ {
+	for ; n > 0 && k < len(q.pending) && n >= len(q.pending[k]); k++ {
 		n -= len(q.pending[k])
 		q.pending[k] = nil // not kept alive by the array
 	}
 	q.pending = q.pending[k:]
-	if n > 0 {
+	if n > 0 && len(q.pending) > 0 {
 		q.pending[0] = q.pending[0][n:]
 	}
 	if len(q.pending) == 0 {

@@ -137,3 +137,27 @@ func TestOutqBudget(t *testing.T) {
 		t.Fatalf("queued after release: %d", b.used.Load())
 	}
 }
+
+// A connection that ends (release) while the pty reader's write to it is
+// under way: the bytes written are not taken off a queue that is empty
+// by then (CI saw `index out of range` in consumeLocked).
+func TestOutqReleasedDuringWrite(t *testing.T) {
+	q := &outq{limit: 1 << 20, framed: true, wake: make(chan struct{}, 1)}
+	q.try = func(bufs [][]byte) (int, error) {
+		n := 0
+		for _, b := range bufs {
+			n += len(b)
+		}
+		q.release() // the connection ends as the write returns
+		return n, nil
+	}
+	q.wait = func(f func() bool) error { f(); return nil }
+	q.output([]byte("hello"))
+	if q.n != 0 || len(q.pending) != 0 || !q.released {
+		t.Fatalf("after release: n %d, pending %d, released %v", q.n, len(q.pending), q.released)
+	}
+	q.output([]byte("more")) // queues nothing once released
+	if q.n != 0 {
+		t.Fatalf("queued %d bytes after release", q.n)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/atomicfile"
 	"github.com/heimdall-tui/heimdall-tui/backend/review"
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
@@ -68,6 +69,9 @@ type Record struct {
 	State  string     `json:"state,omitempty"`  // session.State's name, as last seen
 	Reason string     `json:"reason,omitempty"` // why it waited for the user, as last seen
 	Boot   string     `json:"boot,omitempty"`
+	// Usage is the tokens its agent reported (its transcript), as last
+	// recorded.
+	Usage session.Usage `json:"usage,omitempty"`
 	// Ended is set once the program has exited, with its code (128+signal
 	// when a signal killed it), and the screen it left: Screen draws it on
 	// a fresh terminal of Cols×Rows (Session.Repaint).

@@ -335,6 +335,8 @@ func (c *conn) handle(f frame.Frame) bool {
 		return c.answer(f.Payload)
 	case frame.Say:
 		return c.say(f.Payload)
+	case frame.Limit:
+		return c.limit(f.Payload)
 	case frame.View:
 		if len(f.Payload) != 1 || f.Payload[0] > 1 {
 			c.log.Warn("VIEW with a bad payload ignored", "len", len(f.Payload))
@@ -408,11 +410,45 @@ func (c *conn) say(payload []byte) bool {
 	return c.write(frame.SayResp, b) == nil
 }
 
+// maxLimit bounds a LIMIT's payload (its text is a prompt of a line or
+// two).
+const maxLimit = 4 << 10
+
+// limit serves LIMIT: park or unpark, or a continue scheduled or
+// cancelled.
+func (c *conn) limit(payload []byte) bool {
+	var req frame.LimitRequest
+	res := frame.LimitResult{}
+	var err error
+	switch {
+	case len(payload) > maxLimit:
+		err = fmt.Errorf("LIMIT of %d bytes: at most %d", len(payload), maxLimit)
+	case json.Unmarshal(payload, &req) != nil:
+		err = errors.New("LIMIT is not JSON")
+	case req.Park != nil:
+		c.srv.Session.Park(*req.Park)
+	case req.Text != "" && req.ContinueAt <= 0:
+		err = errors.New("LIMIT: a continue needs its time")
+	case strings.ContainsAny(req.Text, "\x00\x1b"):
+		err = errors.New("LIMIT: no NUL or escape in the text")
+	default:
+		err = c.srv.Session.Continue(time.UnixMilli(req.ContinueAt), req.Text)
+	}
+	res.Request = req.Request
+	if err != nil {
+		res.Error = err.Error()
+	} else {
+		res.OK = true
+	}
+	b, _ := json.Marshal(res)
+	return c.write(frame.LimitResp, b) == nil
+}
+
 // features are the extensions this server serves, as HELLO_RESP lists
 // them.
 var features = []string{frame.FeatureScreen, frame.FeatureSubscribeScreen, frame.FeatureAttach, frame.FeatureHangup,
 	frame.FeatureHook, frame.FeatureWatchState, frame.FeatureStateView, frame.FeatureWatchScreen, frame.FeatureTerminal,
-	frame.FeatureAnswer, frame.FeatureView, frame.FeatureSay}
+	frame.FeatureAnswer, frame.FeatureView, frame.FeatureSay, frame.FeatureLimit}
 
 // watchState (WATCH_STATE) sends a STATE now and after every change
 // until the connection closes, straight to the socket before SUBSCRIBE and

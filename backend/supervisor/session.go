@@ -29,6 +29,7 @@ import (
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/rawio"
 	"github.com/heimdall-tui/heimdall-tui/backend/proc"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
+	"github.com/heimdall-tui/heimdall-tui/backend/usage"
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
 )
 
@@ -102,6 +103,9 @@ type Config struct {
 	// must not block. run uses it to give an attached session's supervisor
 	// the user's priority back (backend/host).
 	OnTerminals func(attached int)
+	// Clock is the time a usage limit's reset and a scheduled continue
+	// are measured by (nil: the system's).
+	Clock Clock
 }
 
 func (c *Config) fill() {
@@ -125,6 +129,9 @@ func (c *Config) fill() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Clock == nil {
+		c.Clock = realClock{}
 	}
 }
 
@@ -154,6 +161,11 @@ type Session struct {
 	exitCode  int
 	attn      attentionState
 	sig       signalState
+	lim       limitState // usage limits, parking, scheduled continues, tokens (limit.go)
+	clock     Clock
+
+	umu sync.Mutex        // serialises transcript reads (limit.go)
+	tr  *usage.Transcript // the agent's transcript, as its hooks name it
 
 	terminals atomic.Int32 // interactive terminals attached (see TerminalAttached)
 	viewers   atomic.Int32 // clients that said VIEW (see Viewing)
@@ -218,6 +230,8 @@ func Start(cfg Config) (*Session, error) {
 		rows:       cfg.Rows,
 		readerDone: make(chan struct{}),
 		done:       make(chan struct{}),
+		clock:      cfg.Clock,
+		tr:         usage.New(nil),
 	}
 	inner := cfg.Classifier
 	if inner == nil {

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -29,6 +30,11 @@ type Detail struct {
 	// Done: the last turn ended normally, by the agent's own report, and
 	// no user has seen the session since.
 	Done bool
+	// Limit is the usage limit that stopped it, if one did, and what the
+	// user said of it (parked, continue scheduled).
+	Limit LimitView
+	// Usage is the tokens its agent reported (its transcript).
+	Usage session.Usage
 }
 
 // StateView is what a state watcher gets: the state and its detail.
@@ -114,6 +120,7 @@ func (s *Session) Hook(at time.Time, h classify.Hook) {
 	s.cls.Signal(at, h)
 	s.mu.Unlock()
 	s.log.Debug("agent signal", "event", h.Event, "tool", h.Tool)
+	s.limitHook(h.Event, h.Error, h.ErrorDetails, h.Transcript)
 	s.checkAttention(now, false)
 	s.signalled()
 }
@@ -145,7 +152,8 @@ func (s *Session) Seen() {
 // viewLocked is the view at now, from one classifier decision.
 func (s *Session) viewLocked(now time.Time) StateView {
 	st, since, cd := s.cls.Verdict(now)
-	d := Detail{Detail: cd, Done: !cd.Finished.IsZero() && cd.Finished.After(s.sig.seen)}
+	d := Detail{Detail: cd, Done: !cd.Finished.IsZero() && cd.Finished.After(s.sig.seen),
+		Limit: s.limitViewLocked(st), Usage: s.lim.usage}
 	return StateView{State: st, Since: since, Attention: s.attentionLocked(), Detail: d,
 		PID: s.proc.PID(), Title: s.Title(), Cols: int(s.cols), Rows: int(s.rows), LastOutput: s.lastOut,
 		Viewed: s.terminals.Load() > 0 || s.viewers.Load() > 0}
@@ -265,6 +273,7 @@ func (s *Session) publishState() {
 // it moves only with the state; nor LastOutput, which moves with every
 // output).
 func sameView(a, b StateView) bool {
-	return a.State == b.State && a.Attention == b.Attention && a.Detail == b.Detail &&
+	return a.State == b.State && a.Attention == b.Attention && a.Detail.Detail == b.Detail.Detail && a.Done == b.Done &&
+		a.Limit == b.Limit && slices.Equal(a.Usage, b.Usage) &&
 		a.PID == b.PID && a.Title == b.Title && a.Cols == b.Cols && a.Rows == b.Rows && a.Viewed == b.Viewed
 }

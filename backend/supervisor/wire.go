@@ -3,6 +3,7 @@ package supervisor
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,8 +91,31 @@ func (s *Session) screenInfo(ansi bool) frame.ScreenInfo {
 // WireAgentState is d as the frame protocol's SCREEN_RESP and STATE carry
 // it.
 func WireAgentState(d Detail) frame.AgentState {
-	return frame.AgentState{Reason: d.Reason, Done: d.Done, Error: d.Error, ErrorDetails: d.ErrorDetails,
-		Tool: d.Tool, Summary: d.Summary, Conversation: d.Conversation}
+	a := frame.AgentState{Reason: d.Reason, Done: d.Done, Error: d.Error, ErrorDetails: d.ErrorDetails,
+		Tool: d.Tool, Summary: d.Summary, Conversation: d.Conversation,
+		Limited: d.Limit.On, LimitReset: unixMilli(d.Limit.Reset), AutoContinue: d.Limit.Auto,
+		Parked: d.Limit.Parked, ContinueAt: unixMilli(d.Limit.ContinueAt)}
+	for _, r := range d.Usage {
+		a.Usage = append(a.Usage, frame.UsageRow{Day: r.Day, Model: r.Model, Input: r.Input, Output: r.Output,
+			CacheWrite: r.CacheWrite, CacheRead: r.CacheRead})
+	}
+	return a
+}
+
+// unixMilli is t in Unix ms, 0 for the zero time.
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// fromUnixMilli is unixMilli's inverse.
+func fromUnixMilli(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }
 
 // ApplyAgentState sets in's fields from the agent's reports; it reports a
@@ -106,6 +130,18 @@ func ApplyAgentState(in *session.Info, a frame.AgentState) bool {
 	in.Reason, in.Done, in.Error, in.Tool, in.Summary = a.Reason, a.Done, errText, a.Tool, a.Summary
 	if a.Conversation != "" {
 		in.Conversation = a.Conversation
+	}
+	reset, at := fromUnixMilli(a.LimitReset), fromUnixMilli(a.ContinueAt)
+	ch = ch || in.Limited != a.Limited || !in.LimitReset.Equal(reset) || in.AutoContinue != a.AutoContinue ||
+		in.Parked != a.Parked || !in.ContinueAt.Equal(at)
+	in.Limited, in.LimitReset, in.AutoContinue, in.Parked, in.ContinueAt = a.Limited, reset, a.AutoContinue, a.Parked, at
+	var u session.Usage
+	for _, r := range a.Usage {
+		u = append(u, session.UsageRow{Day: r.Day, Model: r.Model, Tokens: session.Tokens{Input: r.Input, Output: r.Output,
+			CacheWrite: r.CacheWrite, CacheRead: r.CacheRead}})
+	}
+	if !slices.Equal(in.Usage, u) {
+		in.Usage, ch = u, true
 	}
 	return ch
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/appendfile"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/host"
@@ -183,6 +184,11 @@ func (a *app) dashboard(o dashboardOptions) error {
 		NoColor:      os.Getenv("NO_COLOR") != "",
 		Keys:         km,
 		KillGrace:    a.cfg.KillGrace,
+		ResumeGap:    a.cfg.Resume.Gap,
+		ResumeLost:   a.cfg.Resume.Lost == config.ResumeAll,
+		ContinueText: a.cfg.Resume.Continue,
+		DailyBudget:  a.cfg.Usage.DailyBudget,
+		Prices:       a.cfg.Usage,
 		Bell:         a.cfg.Bell,
 		Alerter:      newDashAlerter(a.cfg, logger),
 		Headless:     headlessOpener(daemon, dashHeddle(a.cfg.Heddle, f, logger)),

@@ -67,6 +67,27 @@ type Restart struct {
 	Resume, Fresh bool
 }
 
+// Park says whether heimdall may send session ID anything on its own:
+// On parks it (a scheduled continue is dropped), !On unparks it.
+type Park struct {
+	ID string
+	On bool
+}
+
+// ContinueAfter schedules session ID, stopped by a usage limit, to be
+// continued once the limit resets, a gap after any other continue
+// scheduled then (its supervisor types the continue text).
+type ContinueAfter struct{ ID string }
+
+// ResumeAll starts the sessions IDs again, one at a time with the
+// configured gap between two: each in its agent's conversation where it
+// reported one (Resume), else with its command (Restart). Unless
+// Confirmed, the app asks first.
+type ResumeAll struct {
+	IDs       []string
+	Confirmed bool
+}
+
 // Interrupt stops the session's current turn without ending the session
 // (session.CapInterrupt): the agent's interrupt key for a pty session.
 type Interrupt struct{ ID string }
@@ -216,6 +237,9 @@ func (OpenAnswerText) action() {}
 func (OpenDiff) action()       {}
 func (Note) action()           {}
 func (Ship) action()           {}
+func (ResumeAll) action()      {}
+func (Park) action()           {}
+func (ContinueAfter) action()  {}
 
 // Target is the session a acts on, "" when it acts on none.
 func Target(a Action) string {
@@ -247,6 +271,10 @@ func Target(a Action) string {
 	case Note:
 		return a.ID
 	case Ship:
+		return a.ID
+	case Park:
+		return a.ID
+	case ContinueAfter:
 		return a.ID
 	}
 	return ""
@@ -280,6 +308,10 @@ func Verb(a Action) string {
 		return "note"
 	case Ship:
 		return "ship"
+	case Park:
+		return "park"
+	case ContinueAfter:
+		return "continue"
 	}
 	return fmt.Sprintf("%T", a)
 }

@@ -50,6 +50,21 @@ func Check(a Action, in session.Info) error {
 		}
 	case Restart:
 		return need(a, in, session.CapRestart)
+	case Park:
+		if !in.Alive {
+			return fmt.Errorf("%s %s", in.ID, ended(in))
+		}
+		return need(a, in, session.CapScreen)
+	case ContinueAfter:
+		if !in.Alive {
+			return fmt.Errorf("%s %s", in.ID, ended(in))
+		}
+		if !in.Limited {
+			return fmt.Errorf("continue: no usage limit stopped %s", in.ID)
+		}
+		if in.LimitReset.IsZero() {
+			return fmt.Errorf("continue: %s's limit did not say when it resets", in.ID)
+		}
 	case OpenDiff:
 		return need(a, in, session.CapScreen) // a pty session: its record keeps the baseline
 	case Interrupt:

@@ -30,6 +30,7 @@ import (
 
 	tea "github.com/heimdall-tui/heimdall-tui/tui/bubbletea"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning"
@@ -104,6 +105,18 @@ type Options struct {
 	Logger       *slog.Logger
 	// Now is the clock (tests fix it); nil = time.Now.
 	Now func() time.Time
+	// ResumeGap is the time between two sessions started one at a time
+	// (resume all); ResumeLost resumes the lost sessions as the dashboard
+	// starts (config [resume]).
+	ResumeGap  time.Duration
+	ResumeLost bool
+	// ContinueText is what a continue after a usage limit types
+	// ([resume] continue); DailyBudget the tokens a day may use over
+	// every session before limited sessions are parked instead of
+	// continued (0: none); Prices make tokens a cost ([usage]).
+	ContinueText string
+	DailyBudget  int64
+	Prices       config.Usage
 	// Sort is the list's order as the user last chose it (a
 	// sessions.SortOrder name; "" or unknown: by start). SaveSort, if set,
 	// keeps a choice for the next dashboard; it is called off the event
@@ -203,6 +216,15 @@ type Model struct {
 	quitting bool
 	// stopOnQuit: the user quit with "Stop them" (StopSessions).
 	stopOnQuit bool
+	// resumeQ are the sessions waiting to be started again, one at a
+	// time (resume.go); resuming is the one starting now, resumeWait
+	// that the gap before the next runs.
+	resumeQ    []string
+	resuming   string
+	resumeWait bool
+	// budgetSpent is the day whose token budget was found spent (the
+	// continues then scheduled were parked).
+	budgetSpent string
 	// attaching is the session whose Endpoint is being opened, attachedID
 	// the one handed the terminal; "" when none.
 	attaching, attachedID string
@@ -265,7 +287,7 @@ func (m *Model) StopSessions() bool { return m.quitting && m.stopOnQuit }
 // Init starts listening to the backend, and shows first the sessions that
 // asked for input while no dashboard watched them.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.waitEvents(), m.scheduleTick(), m.waitPlanning(), m.showAttention())
+	return tea.Batch(m.waitEvents(), m.scheduleTick(), m.waitPlanning(), m.showLost(), m.showAttention())
 }
 
 // showAttention, when sessions started needing input while no dashboard
@@ -484,6 +506,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.onShipped(msg)
 	case opMsg:
 		return m.onOp(msg)
+	case resumedMsg:
+		return m.onResumed(msg)
+	case resumeNextMsg:
+		return m.resumeNext()
 	case endpointMsg:
 		return m.onEndpoint(msg)
 	case transcriptMsg:
@@ -556,7 +582,7 @@ func (m *Model) onEvents(msg eventsMsg) tea.Cmd {
 	}
 	if reload {
 		m.reload()
-		cmds = append(cmds, m.checkInbox(), m.retrySay())
+		cmds = append(cmds, m.checkInbox(), m.retrySay(), m.checkBudget())
 	}
 	for id, es := range msg.entries {
 		m.addEntries(id, es)

@@ -225,7 +225,11 @@ func (s *stub) Restart(id string) error          { return s.record("restart %s",
 func (s *stub) Resume(id string) error           { return s.record("resume %s", id) }
 func (s *stub) RestartFresh(id string) error     { return s.record("restart-fresh %s", id) }
 func (s *stub) Seen(id string) error             { return s.record("seen %s", id) }
-func (s *stub) Interrupt(id string) error        { return s.record("interrupt %s", id) }
+func (s *stub) Park(id string, on bool) error    { return s.record("park %s %v", id, on) }
+func (s *stub) Continue(id string, at time.Time, text string) error {
+	return s.record("continue %s %s %q", id, at.UTC().Format("15:04:05"), text)
+}
+func (s *stub) Interrupt(id string) error { return s.record("interrupt %s", id) }
 func (s *stub) View(id string, on bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

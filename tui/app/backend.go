@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/attach"
@@ -118,6 +119,12 @@ type Backend interface {
 	Ship(id string, s review.Ship) (review.Shipped, error)
 	WorktreeChanges(id string) (int, error)
 	RemoveWorktree(id string, force bool) error
+	// Park says whether heimdall may send session id anything on its
+	// own; Continue schedules text to be typed into it at at (never
+	// before its usage limit resets), "" cancels. Its supervisor keeps
+	// both (a socket round trip: from a tea.Cmd).
+	Park(id string, on bool) error
+	Continue(id string, at time.Time, text string) error
 	// Hosts is the state of each other machine followed (config
 	// [[hosts]]); a change of one comes as a Changed event.
 	Hosts() []fleet.HostInfo

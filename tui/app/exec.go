@@ -82,6 +82,8 @@ func (m *Model) exec(act action.Action) tea.Cmd {
 		return m.spawn(a)
 	case action.SpawnHeadless:
 		return m.spawnHeadless(a)
+	case action.ResumeAll:
+		return m.resumeAll(a)
 	case action.OpenSpawn:
 		d := dialog.NewSpawnPending(m.opt.DefaultDir, m.opt.Classifiers)
 		if m.opt.Headless != nil {
@@ -257,6 +259,10 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 		return m.op(id, "restarting "+id, func(b Backend) error { return b.Restart(id) })
 	case action.Interrupt:
 		return m.op(id, "interrupted "+id, func(b Backend) error { return b.Interrupt(id) })
+	case action.Park:
+		return m.park(a)
+	case action.ContinueAfter:
+		return m.continueAfter(in)
 	default:
 		return m.report(fmt.Errorf("unhandled action %T", act))
 	}

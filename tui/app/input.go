@@ -186,6 +186,13 @@ func (m *Model) fromKey(k keys.Action) action.Action {
 			return action.Mode{Name: layout.ModeSplit.String()}
 		}
 		return action.Mode{Name: layout.ModeGrid.String()}
+	case keys.ResumeAll:
+		return action.ResumeAll{IDs: m.lostShown()}
+	case keys.Park:
+		if in, ok := m.list.Selected(); ok {
+			return action.Park{ID: in.ID, On: !in.Parked}
+		}
+		return nil
 	case keys.Zoom:
 		if m.mode == layout.ModeZoom {
 			return action.Mode{Name: m.prevMode().String()}
@@ -224,6 +231,7 @@ var sessionKeys = map[keys.Action]func(id string) action.Action{
 	keys.Restart:   func(id string) action.Action { return action.Restart{ID: id} },
 	keys.Interrupt: func(id string) action.Action { return action.Interrupt{ID: id} },
 	keys.Diff:      func(id string) action.Action { return action.OpenDiff{ID: id} },
+	keys.Continue:  func(id string) action.Action { return action.ContinueAfter{ID: id} },
 	keys.Resize:    func(id string) action.Action { return action.OpenResize{ID: id} },
 	keys.Allow:     func(id string) action.Action { return action.Answer{ID: id, Choice: answer.Choice{Kind: answer.Allow}} },
 	keys.AllowAlways: func(id string) action.Action {

@@ -80,14 +80,17 @@ func (m *Model) Render() string {
 	}
 	switch {
 	case m.page == pageLedger:
+		us, days := m.sessionUsage()
+		uh := min(ledger.UsageHeight(len(us), days), l.Body.H/2)
+		body := l.Body.H - uh
 		ch, dh := 0, 0
 		if len(m.claims) > 0 {
-			ch = min(ledger.ClaimsHeight(len(m.claims)), l.Body.H/2)
+			ch = min(ledger.ClaimsHeight(len(m.claims)), body/2)
 		}
 		if len(m.decisions) > 0 {
-			dh = min(ledger.DecisionsHeight(len(m.decisions)), (l.Body.H-ch)/2)
+			dh = min(ledger.DecisionsHeight(len(m.decisions)), (body-ch)/2)
 		}
-		content := ledger.View(m.st, m.ledger, m.opt.Planning.Root(), l.Body.W, l.Body.H-ch-dh)
+		content := ledger.View(m.st, m.ledger, m.opt.Planning.Root(), l.Body.W, body-ch-dh)
 		if ch > 0 {
 			content += "\n" + ledger.ClaimsView(m.st, m.claims, m.now(), l.Body.W, ch)
 		}
@@ -96,6 +99,9 @@ func (m *Model) Render() string {
 		}
 		if m.ledgerErr != nil {
 			content = m.st.Error.Render(m.ledgerErr.Error())
+		}
+		if uh > 0 {
+			content = ledger.UsageView(m.st, us, m.today(), m.opt.DailyBudget, m.opt.Prices, l.Body.W, uh) + "\n" + content
 		}
 		blocks = append(blocks, layout.Block{Rect: l.Body, Content: content})
 	case m.page == pageBlackboard:
@@ -162,11 +168,14 @@ func (m *Model) helpContext() keys.Context {
 
 // header is the top bar: name, counts, filter and mode.
 func (m *Model) header(w int) string {
-	running, dead := 0, 0
+	running, dead, lost := 0, 0, 0
 	for _, in := range m.list.All() {
-		if in.Alive {
+		switch {
+		case in.Alive:
 			running++
-		} else {
+		case in.Lost:
+			lost++
+		default:
 			dead++
 		}
 	}
@@ -174,6 +183,9 @@ func (m *Model) header(w int) string {
 	parts = append(parts, m.st.Muted.Render(fmt.Sprintf("%d running", running)))
 	if dead > 0 {
 		parts = append(parts, m.st.Muted.Render(fmt.Sprintf("%d dead", dead)))
+	}
+	if lost > 0 {
+		parts = append(parts, m.st.State("Lost", false).Render(fmt.Sprintf("%d lost", lost)))
 	}
 	if n := m.needInput(); n > 0 {
 		parts = append(parts, m.st.State("", true).Render(fmt.Sprintf("! %d need input", n)))
@@ -412,4 +424,21 @@ func (m *Model) listRows() int { return m.listRowsFor(len(m.list.Visible())) }
 func (m *Model) listRowsFor(n int) int {
 	l := layout.Compute(m.w, m.h, n, m.mode)
 	return max(1, l.List.H-sessions.HeaderRows)
+}
+
+// sessionUsage are the sessions whose agents reported tokens, in the
+// list's order, and how many days their rows span.
+func (m *Model) sessionUsage() ([]ledger.SessionUsage, int) {
+	var us []ledger.SessionUsage
+	days := map[string]bool{}
+	for _, in := range m.list.All() {
+		if len(in.Usage) == 0 {
+			continue
+		}
+		us = append(us, ledger.SessionUsage{ID: in.ID, Usage: in.Usage})
+		for _, r := range in.Usage {
+			days[r.Day] = true
+		}
+	}
+	return us, len(days)
 }

@@ -45,6 +45,7 @@ const (
 	Blackboard    Action = "blackboard"
 	Capsules      Action = "capsules"
 	Inbox         Action = "inbox"
+	ResumeAll     Action = "resume-all"
 
 	// Session (the selected session).
 	Attach    Action = "attach"
@@ -56,6 +57,8 @@ const (
 	Resize    Action = "resize"
 	Interrupt Action = "interrupt"
 	Diff      Action = "diff"
+	Park      Action = "park"
+	Continue  Action = "continue"
 	// Answers to the dialog the session shows (a permission, a question).
 	Allow        Action = "allow"
 	AllowAlways  Action = "allow-always"
@@ -121,6 +124,7 @@ var descs = map[Action]string{
 	Blackboard:    "blackboard",
 	Capsules:      "capsules",
 	Inbox:         "inbox",
+	ResumeAll:     "resume the lost sessions shown, one at a time",
 
 	Attach:    "attach",
 	Send:      "send line",
@@ -131,6 +135,8 @@ var descs = map[Action]string{
 	Resize:    "resize",
 	Interrupt: "interrupt the turn",
 	Diff:      "what it changed (diff)",
+	Park:      "park / unpark (heimdall sends it nothing)",
+	Continue:  "continue when its usage limit resets",
 
 	Allow:        "allow (answer yes)",
 	AllowAlways:  "allow from now on",
@@ -333,6 +339,7 @@ func Default() KeyMap {
 		bind(Ledger, false, "L"),
 		bind(Blackboard, false, "B"),
 		bind(Capsules, false, "C"),
+		bind(ResumeAll, false, "A"),
 		bind(Back, false, "esc"),
 		bind(Quit, true, "q", "ctrl+c"),
 		bind(Help, false, "?"),
@@ -347,6 +354,8 @@ func Default() KeyMap {
 		bind(Resize, false, "r"),
 		bind(Interrupt, false, "I"),
 		bind(Diff, false, "D"),
+		bind(Park, false, "P"),
+		bind(Continue, false, "W"),
 		bind(Allow, false, "y"),
 		bind(AllowAlways, false, "Y"),
 		bind(Deny, false, "N"),

@@ -21,6 +21,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/inbox"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/cellwidth"
@@ -41,6 +42,7 @@ const DefaultEmpty = "no sessions — press n to spawn one"
 
 // State is the badge text of a session: "Lost" once its supervisor died
 // without recording an end, "Dead" once it is not alive otherwise;
+// "Limited" while a usage limit stops it;
 // an idle agent whose last turn failed, "Error", or that finished a turn
 // nobody has seen yet, "Done" (its own reports); else its classifier
 // state ("Idle", "Thinking", ...).
@@ -50,6 +52,8 @@ func State(in session.Info) string {
 		return "Lost"
 	case !in.Alive:
 		return "Dead"
+	case in.Limited && !in.NeedsInput:
+		return "Limited"
 	case in.State == session.Idle && !in.NeedsInput && in.Error != "":
 		return "Error"
 	case in.State == session.Idle && !in.NeedsInput && in.Done:
@@ -65,6 +69,8 @@ func Note(in session.Info) string {
 	switch {
 	case in.Alive && in.NeedsInput && in.Reason != "":
 		return in.Reason
+	case in.Alive && in.Limited:
+		return inbox.LimitText(in)
 	case in.Alive && in.Error != "":
 		return in.Error
 	case in.Lost:

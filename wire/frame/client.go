@@ -214,6 +214,17 @@ func (c *Client) Answer(req AnswerRequest) (AnswerResult, error) {
 	return res, c.request(Answer, b, AnswerResp, &res)
 }
 
+// Limit parks the session or schedules a continue after its usage limit
+// (LIMIT, an extension; feature "limit").
+func (c *Client) Limit(req LimitRequest) (LimitResult, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return LimitResult{}, err
+	}
+	var res LimitResult
+	return res, c.request(Limit, b, LimitResp, &res)
+}
+
 // Say asks the server to type req's text into the agent as one prompt
 // (SAY, an extension; feature "say").
 func (c *Client) Say(req SayRequest) (SayResult, error) {

@@ -72,6 +72,7 @@ const (
 	Prompt          Type = 0x4B // empty: request a PromptResp (the dialog on the screen, as ANSWER reads it)
 	View            Type = 0x4C // [on u8]: a user looks at the session on this connection's client (1) or no longer (0)
 	Say             Type = 0x4D // JSON SayRequest: type a whole prompt into the agent once it waits at its prompt; a SayResp replies
+	Limit           Type = 0x4E // JSON LimitRequest: park the session, or schedule a continue after its usage limit; a LimitResp replies
 	ScreenResp      Type = 0xC0 // JSON ScreenInfo
 	StateEvent      Type = 0xC6 // JSON StateInfo
 	TerminalState   Type = 0xC7 // [TerminalTaken, or why the server has no (more) terminal u8]
@@ -80,6 +81,7 @@ const (
 	AnswerResp      Type = 0xCA // JSON AnswerResult
 	PromptResp      Type = 0xCB // JSON PromptInfo
 	SayResp         Type = 0xCD // JSON SayResult
+	LimitResp       Type = 0xCE // JSON LimitResult
 )
 
 // TERMINAL_STATE payloads: the first reply to TERMINAL is TerminalTaken or
@@ -107,7 +109,7 @@ var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Atta
 	WatchState: "WATCH_STATE", StateEvent: "STATE", Terminal: "TERMINAL", TerminalState: "TERMINAL_STATE",
 	WatchScreen: "WATCH_SCREEN", Paint: "PAINT", Hello: "HELLO", HelloResp: "HELLO_RESP",
 	Answer: "ANSWER", AnswerResp: "ANSWER_RESP", Prompt: "PROMPT", PromptResp: "PROMPT_RESP", View: "VIEW",
-	Say: "SAY", SayResp: "SAY_RESP"}
+	Say: "SAY", SayResp: "SAY_RESP", Limit: "LIMIT", LimitResp: "LIMIT_RESP"}
 
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -905,7 +906,7 @@ func TestExtensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out ScreenInfo
-	if err := out.UnmarshalBinary(b); err != nil || out != in {
+	if err := out.UnmarshalBinary(b); err != nil || !reflect.DeepEqual(out, in) {
 		t.Fatalf("round trip: %+v %v", out, err)
 	}
 	if err := out.UnmarshalBinary([]byte("{")); err == nil {

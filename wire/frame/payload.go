@@ -193,6 +193,29 @@ type AgentState struct {
 	Summary string `json:"summary,omitempty"`
 	// Conversation is the agent's own conversation id (claude --resume ID).
 	Conversation string `json:"conversation_id,omitempty"`
+	// Limited: a usage limit stopped the last turn; LimitReset is when
+	// it resets (Unix ms, 0: not said); AutoContinue: the agent continues
+	// by itself then. Parked: nothing is to be sent to it on its own;
+	// ContinueAt: a continue is scheduled then (Unix ms). Servers with
+	// FeatureLimit.
+	Limited      bool  `json:"limited,omitempty"`
+	LimitReset   int64 `json:"limit_reset,omitempty"`
+	AutoContinue bool  `json:"auto_continue,omitempty"`
+	Parked       bool  `json:"parked,omitempty"`
+	ContinueAt   int64 `json:"continue_at,omitempty"`
+	// Usage is the tokens the agent reported, per day and model.
+	Usage []UsageRow `json:"usage,omitempty"`
+}
+
+// UsageRow is the tokens of one model on one day (the server's local
+// date, YYYY-MM-DD).
+type UsageRow struct {
+	Day        string `json:"day"`
+	Model      string `json:"model"`
+	Input      int64  `json:"input"`
+	Output     int64  `json:"output"`
+	CacheWrite int64  `json:"cache_write"`
+	CacheRead  int64  `json:"cache_read"`
 }
 
 // StateInfo is the STATE payload: a session's state as its classifier and
@@ -271,7 +294,34 @@ const (
 	FeatureAnswer          = "answer"           // ANSWER, ANSWER_RESP, PROMPT, PROMPT_RESP
 	FeatureView            = "view"             // VIEW; STATE's viewed
 	FeatureSay             = "say"              // SAY, SAY_RESP
+	FeatureLimit           = "limit"            // LIMIT, LIMIT_RESP; STATE's limit and usage fields
 )
+
+// LimitRequest is the LIMIT payload: park the session (Park set: true or
+// false), or schedule Text to be typed as a prompt at ContinueAt (Unix
+// ms; never before the limit's reset), or with Text "" cancel it.
+type LimitRequest struct {
+	Request    uint32 `json:"request"`
+	Park       *bool  `json:"park,omitempty"`
+	ContinueAt int64  `json:"continue_at,omitempty"`
+	Text       string `json:"text,omitempty"`
+}
+
+// LimitResult is the LIMIT_RESP payload.
+type LimitResult struct {
+	Request uint32 `json:"request"`
+	OK      bool   `json:"ok"`
+	Error   string `json:"error,omitempty"`
+}
+
+// UnmarshalBinary decodes a LIMIT_RESP payload.
+func (r *LimitResult) UnmarshalBinary(b []byte) error {
+	*r = LimitResult{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return fmt.Errorf("frame: LIMIT_RESP: %w", err)
+	}
+	return nil
+}
 
 // MaxSay bounds a SAY's payload.
 const MaxSay = 64 << 10

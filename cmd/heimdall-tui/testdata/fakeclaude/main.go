@@ -35,6 +35,11 @@
 // tokens.": 1 from a summary, 2 in full, 3 don't ask again), its key
 // logged as "resume key N".
 //
+// FAKE_CLAUDE_CONV names the first conversation (default conv-1; a
+// /clear starts conv-N); --resume ID goes on with conversation ID.
+// FAKE_CLAUDE_STARTS, if set, is a file each start appends "UNIXNANO CWD
+// ARGS…" to.
+//
 // FAKE_CLAUDE_STEP (milliseconds, default 300) paces the steps. A hook
 // that prints anything or exits non-zero is shown as Claude shows it
 // ("hook error"), so tests see it on the screen.
@@ -56,6 +61,7 @@ import (
 type fake struct {
 	hooks   map[string][]string // event → commands
 	convo   int
+	convoID string // the conversation's id while it is not conv-N
 	cwd     string
 	step    time.Duration
 	title   string
@@ -73,13 +79,17 @@ func main() {
 	}
 	f.cwd, _ = os.Getwd()
 	args := os.Args[1:]
+	appendLine("FAKE_CLAUDE_STARTS", fmt.Sprintf("%d %s %s", time.Now().UnixNano(), f.cwd, strings.Join(args, " ")))
+	f.convoID = os.Getenv("FAKE_CLAUDE_CONV")
 	resume := false
 	for i := 0; i < len(args); i++ {
 		if args[i] == "--settings" && i+1 < len(args) {
 			f.loadSettings(args[i+1])
 			i++
 		}
-		resume = resume || args[i] == "--resume"
+		if args[i] == "--resume" && i+1 < len(args) {
+			resume, f.convoID = true, args[i+1]
+		}
 	}
 	if old, err := term.MakeRaw(0); err == nil {
 		defer term.Restore(0, old)
@@ -182,7 +192,11 @@ func (f *fake) hooksAtOnce(calls ...hookCall) {
 	}
 	var runs []*run
 	for _, c := range calls {
-		payload := map[string]any{"session_id": fmt.Sprintf("conv-%d", f.convo), "transcript_path": "/tmp/fake-transcript.jsonl",
+		id := f.convoID
+		if id == "" {
+			id = fmt.Sprintf("conv-%d", f.convo)
+		}
+		payload := map[string]any{"session_id": id, "transcript_path": "/tmp/fake-transcript.jsonl",
 			"cwd": f.cwd, "hook_event_name": c.event, "permission_mode": "default"}
 		for k, v := range c.extra {
 			payload[k] = v
@@ -293,7 +307,7 @@ func (f *fake) turn(prompt string) bool {
 		return false
 	}
 	if prompt == "/clear" {
-		f.convo++
+		f.convo, f.convoID = f.convo+1, ""
 		f.history = nil
 		f.hook("SessionStart", map[string]any{"source": "clear", "model": "claude-opus-4-6"})
 		f.idle("✻ Conversation cleared")

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	bproc "github.com/heimdall-tui/heimdall-tui/backend/proc"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
+)
+
+// Issue 35's done-when: every supervisor of five sessions (three fake
+// Claudes in conversations, two shells) is SIGKILLed, as a reboot or the
+// OOM killer would; a new dashboard in tmux lists five Lost sessions lost
+// together; A (resume all) starts them again one by one — the Claudes
+// with --resume ID, each in its own directory — at least the configured
+// gap apart.
+func TestDashboardLostTogether(t *testing.T) {
+	t.Parallel()
+	d := newDash(t)
+	const gap = 1500 * time.Millisecond
+	if err := os.WriteFile(d.cfg, []byte(dashConfig+"[resume]\ngap = \""+gap.String()+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	starts := filepath.Join(t.TempDir(), "starts")
+	type sess struct{ id, convo, dir string }
+	var ss []sess
+	for i, s := range []struct{ id, convo string }{{"c1", "conv-a"}, {"p1", ""}, {"c2", "conv-b"}, {"p2", ""}, {"c3", "conv-c"}} {
+		wd := filepath.Join(t.TempDir(), "w"+strconv.Itoa(i))
+		if err := os.Mkdir(wd, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		argv := []string{"run", "--detach", "--id", s.id, "--workdir", wd}
+		if s.convo != "" {
+			argv = append(argv, "--agent", "claude", "--classifier", "claude", "--",
+				"env", "FAKE_CLAUDE_CONV="+s.convo, "FAKE_CLAUDE_STARTS="+starts, fakeClaudePath)
+		} else {
+			argv = append(argv, "--", "sh", "-c", `echo "$(date +%s%N) $PWD sh" >> "$0"; echo plain-ready; exec sleep 300`, starts)
+		}
+		if r := hmIn(t, d.dir, argv[0], argv[1:]...); r.code != 0 {
+			t.Fatalf("run %s: %s", s.id, r)
+		}
+		ss = append(ss, sess{s.id, s.convo, wd})
+	}
+	// Each record holds its conversation and the screen it stood still on.
+	recs := map[string]supervisor.Record{}
+	for _, s := range ss {
+		if !poll(30*time.Second, func() bool {
+			rec, err := supervisor.ReadRecord(d.dir, s.id)
+			recs[s.id] = rec
+			return err == nil && rec.Conversation == s.convo && rec.Seen != nil
+		}) {
+			t.Fatalf("%s's record: %+v", s.id, recs[s.id])
+		}
+	}
+	for _, rec := range recs {
+		syscall.Kill(rec.Supervisor, syscall.SIGKILL)
+		syscall.Kill(-rec.PID, syscall.SIGKILL)
+	}
+	for _, rec := range recs {
+		if !poll(waitTimeout, func() bool { return bproc.Gone(rec.Supervisor) && bproc.Gone(rec.PID) }) {
+			t.Fatalf("%s still runs", rec.ID)
+		}
+	}
+	before, _ := os.ReadFile(starts)
+
+	d.open()
+	screen := d.waitFor("5 sessions were lost together")
+	if n := len(regexp.MustCompile(`(?m)^[ >!*]+[cp]\d +Lost `).FindAllString(screen, -1)); n != 5 || !strings.Contains(screen, "5 lost") {
+		t.Fatalf("%d Lost rows:\n%s", n, screen)
+	}
+	d.waitFor("Welcome to Claude Code (fake)") // c1's last screen, from its record
+	d.sendKeys("A")
+	d.waitFor("Start 5 sessions again")
+	d.sendKeys("y")
+	var lines []string
+	if !poll(60*time.Second, func() bool {
+		b, _ := os.ReadFile(starts)
+		lines = strings.Split(strings.TrimSpace(strings.TrimPrefix(string(b), string(before))), "\n")
+		return len(lines) == 5 && lines[0] != ""
+	}) {
+		t.Fatalf("starts after resume all: %q\n%s", lines, d.capture())
+	}
+	var prev int64
+	var order []string
+	for i, l := range lines {
+		f := strings.Fields(l)
+		at, _ := strconv.ParseInt(f[0], 10, 64)
+		var s *sess
+		for j := range ss {
+			if ss[j].dir == f[1] {
+				s = &ss[j]
+			}
+		}
+		if s == nil {
+			t.Fatalf("a start in no session's directory: %q", l)
+		}
+		order = append(order, s.id)
+		if s.convo != "" && !strings.Contains(l, " --resume "+s.convo+" ") {
+			t.Errorf("%s started without --resume %s: %q", s.id, s.convo, l)
+		}
+		if i > 0 && time.Duration(at-prev) < gap {
+			t.Errorf("%s started %s after the one before (gap %s)", s.id, time.Duration(at-prev), gap)
+		}
+		prev = at
+	}
+	if !slices.Equal(order, []string{"c1", "c2", "c3", "p1", "p2"}) && !slices.Equal(order, []string{"c1", "p1", "c2", "p2", "c3"}) {
+		t.Errorf("started in the order %q", order)
+	}
+	d.waitScreen("all five running again", func(s string) bool { return strings.Contains(s, "5 running") })
+	d.quit()
+}
