@@ -45,6 +45,7 @@ type sockMember interface {
 	Seener
 	Answerer
 	Sayer
+	Limiter
 	Peeker
 	Hanger
 	lacker

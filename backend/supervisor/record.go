@@ -238,18 +238,31 @@ func PastRecords(dir string) ([]Record, error) {
 
 // supervisorGone reports whether no process holds session id's pid file
 // lock (which a supervisor holds from its claim to its end). It takes the
-// lock for an instant, as RemoveStale does: a claim meanwhile waits it out.
+// lock for an instant, as RemoveStale does: a claim meanwhile waits it
+// out.
 func supervisorGone(dir, id string) bool {
 	path := PidPath(dir, id)
 	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return true // a reboot emptied the runtime dir, or it was cleaned
 	}
-	lock, err := lockFile(path)
-	if err != nil {
-		return false
+	// A holder that is not the supervisor holds it for a moment only
+	// (RemoveStale judging a stale socket, a claim about to listen):
+	// wait that out, as ClaimID does.
+	for range 25 {
+		lock, err := lockFile(path)
+		if err == nil {
+			lock.Close()
+			return true
+		}
+		if !errors.Is(err, ErrAlreadyRunning) {
+			return false
+		}
+		if st, _ := unixsock.Inspect(SocketPath(dir, id)); st == unixsock.Live {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	lock.Close()
-	return true
+	return false
 }
 
 // BootID is the kernel's id of this boot ("" where there is none): a

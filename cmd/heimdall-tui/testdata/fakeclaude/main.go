@@ -40,6 +40,11 @@
 // FAKE_CLAUDE_STARTS, if set, is a file each start appends "UNIXNANO CWD
 // ARGS…" to.
 //
+// FAKE_CLAUDE_TRANSCRIPT, if set, is the transcript the hooks name
+// (transcript_path): each answered turn appends its assistant message
+// there, with usage (1200 in, 340 out, 5000 cache written, 70000 read),
+// on two lines as Claude writes one per content block.
+//
 // FAKE_CLAUDE_STEP (milliseconds, default 300) paces the steps. A hook
 // that prints anything or exits non-zero is shown as Claude shows it
 // ("hook error"), so tests see it on the screen.
@@ -62,6 +67,7 @@ type fake struct {
 	hooks   map[string][]string // event → commands
 	convo   int
 	convoID string // the conversation's id while it is not conv-N
+	turns   int    // answered turns (their messages' ids)
 	cwd     string
 	step    time.Duration
 	title   string
@@ -196,7 +202,11 @@ func (f *fake) hooksAtOnce(calls ...hookCall) {
 		if id == "" {
 			id = fmt.Sprintf("conv-%d", f.convo)
 		}
-		payload := map[string]any{"session_id": id, "transcript_path": "/tmp/fake-transcript.jsonl",
+		transcript := os.Getenv("FAKE_CLAUDE_TRANSCRIPT")
+		if transcript == "" {
+			transcript = "/tmp/fake-transcript.jsonl"
+		}
+		payload := map[string]any{"session_id": id, "transcript_path": transcript,
 			"cwd": f.cwd, "hook_event_name": c.event, "permission_mode": "default"}
 		for k, v := range c.extra {
 			payload[k] = v
@@ -389,6 +399,14 @@ func (f *fake) turn(prompt string) bool {
 
 func (f *fake) answer(text string) {
 	f.history = append(f.history, "", "⏺ "+text)
+	f.turns++
+	for _, block := range []string{"thinking", "text"} {
+		line, _ := json.Marshal(map[string]any{"type": "assistant", "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+			"requestId": fmt.Sprintf("req_%d", f.turns), "message": map[string]any{"id": fmt.Sprintf("msg_%d", f.turns),
+				"model": "claude-opus-4-6", "content": []map[string]any{{"type": block}},
+				"usage": map[string]any{"input_tokens": 1200, "output_tokens": 340, "cache_creation_input_tokens": 5000, "cache_read_input_tokens": 70000}}})
+		appendLine("FAKE_CLAUDE_TRANSCRIPT", string(line))
+	}
 	f.hook("Stop", map[string]any{"stop_hook_active": false, "last_assistant_message": text})
 	f.idle()
 }
