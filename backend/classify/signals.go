@@ -35,6 +35,12 @@ type Hook struct {
 	ErrorDetails     string // StopFailure: error_details, as text
 	LastMessage      string // Stop: the first line of last_assistant_message
 	Transcript       string // transcript_path: the conversation's JSONL file (its usage)
+	// SessionStart of a resumed conversation (Claude 2.1.251 on): the
+	// tokens its first request re-sends, whether the prompt cache has
+	// likely expired, Claude's estimate of re-caching them in USD.
+	ContextTokens int64
+	CacheExpired  bool
+	CacheWriteUSD float64
 }
 
 // maxDetail bounds the text a hook contributes to a reason.
@@ -56,6 +62,9 @@ func ParseClaudeHook(payload []byte) (Hook, error) {
 		ErrorDetails     json.RawMessage `json:"error_details"`
 		LastMessage      string          `json:"last_assistant_message"`
 		Transcript       string          `json:"transcript_path"`
+		ContextTokens    int64           `json:"context_tokens"`
+		CacheExpired     bool            `json:"prompt_cache_likely_expired"`
+		CacheWriteUSD    float64         `json:"estimated_cache_write_usd"`
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return Hook{}, err
@@ -67,7 +76,8 @@ func ParseClaudeHook(payload []byte) (Hook, error) {
 		Event: p.Event, Conversation: p.SessionID, Source: p.Source, NotificationType: p.NotificationType,
 		Message: clip(p.Message), Tool: p.Tool, ToolInput: toolDetail(p.Tool, p.ToolInput),
 		Error: clip(jsonText(p.Error)), ErrorDetails: clip(jsonText(p.ErrorDetails)), LastMessage: firstLine(p.LastMessage),
-		Transcript: p.Transcript,
+		Transcript: p.Transcript, ContextTokens: max(0, p.ContextTokens), CacheExpired: p.CacheExpired,
+		CacheWriteUSD: max(0, p.CacheWriteUSD),
 	}, nil
 }
 

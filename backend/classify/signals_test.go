@@ -251,8 +251,13 @@ func TestParseHooks(t *testing.T) {
 		t.Error("not JSON")
 	}
 	h := hook(t, `{"hook_event_name":"PermissionRequest","tool_name":"Edit","tool_input":{"file_path":"/src/a.go","old_string":"x","new_string":"y"},"permission_mode":"default","cwd":"/src","transcript_path":"/t.jsonl"}`)
-	if h.Tool != "Edit" || h.ToolInput != "/src/a.go" {
+	if h.Tool != "Edit" || h.ToolInput != "/src/a.go" || h.Transcript != "/t.jsonl" {
 		t.Fatalf("%+v", h)
+	}
+	// A resumed conversation's SessionStart (Claude 2.1.251 on).
+	h = hook(t, `{"session_id":"8b","transcript_path":"/t.jsonl","cwd":"/w","hook_event_name":"SessionStart","source":"resume","seconds_since_last_response":23161,"context_tokens":149773,"prompt_cache_likely_expired":true,"estimated_cache_write_usd":1.1982}`)
+	if h.Source != "resume" || h.ContextTokens != 149773 || !h.CacheExpired || h.CacheWriteUSD != 1.1982 {
+		t.Fatalf("resume: %+v", h)
 	}
 	h = hook(t, `{"hook_event_name":"PermissionRequest","tool_name":"mcp__db__query","tool_input":{"sql":"select\n 1"}}`)
 	if h.ToolInput != `{"sql":"select\n 1"}` {

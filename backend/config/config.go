@@ -220,6 +220,21 @@ func (u Usage) Cost(us session.Usage) (float64, bool) {
 	return c, true
 }
 
+// ResumeCost is what going on with a conversation costs if its context
+// is cached again: Claude's own estimate when it gave one, else the
+// context's tokens at the cache-write price of its model; false without
+// either.
+func (u Usage) ResumeCost(r session.Resume) (float64, bool) {
+	if r.USD > 0 {
+		return r.USD, true
+	}
+	p, ok := u.PriceOf(r.Model)
+	if !ok || r.Tokens == 0 {
+		return 0, false
+	}
+	return float64(r.Tokens) * p.CacheWrite / 1e6, true
+}
+
 // PriceOf is model's price: the price named exactly so, else the one of
 // the longest name that model starts with ("claude-opus-4" prices
 // "claude-opus-4-6").

@@ -44,6 +44,7 @@ func (f *Fleet) endedMember(rec supervisor.Record, r Reporter) Member {
 		Argv: slices.Clone(rec.Argv), Dir: rec.Dir, Worktree: rec.Worktree, Owned: rec.Dashboard, PID: rec.PID,
 		Started: rec.Started, State: session.Dead, ExitCode: rec.ExitCode,
 		Cols: cols, Rows: rows, Title: d.emu.Snapshot().Title, Conversation: rec.Conversation,
+		Usage: rec.Usage, Resume: session.Resume{Tokens: rec.Context, Model: rec.ContextModel},
 	}
 	if rec.Lost() {
 		seen := rec.Started

@@ -471,6 +471,7 @@ func (k *recordKeeper) checkpoint() {
 	cols, rows := k.sess.Size()
 	now := time.Now()
 	k.rec.Seen, k.rec.State, k.rec.Reason, k.rec.Usage = &now, v.State.String(), v.Reason, v.Usage
+	k.rec.Context, k.rec.ContextModel = v.Resume.Tokens, v.Resume.Model
 	k.rec.Cols, k.rec.Rows, k.rec.Screen = int(cols), int(rows), string(k.sess.Repaint())
 	k.write()
 }
@@ -498,7 +499,8 @@ func (k *recordKeeper) end() supervisor.Record {
 func endRecord(dir string, rec supervisor.Record, sess *supervisor.Session, logger *slog.Logger) {
 	now := time.Now()
 	cols, rows := sess.Size()
-	rec.Usage = sess.View().Usage
+	v := sess.View()
+	rec.Usage, rec.Context, rec.ContextModel = v.Usage, v.Resume.Tokens, v.Resume.Model
 	rec.Ended, rec.ExitCode = &now, sess.ExitCode()
 	rec.Cols, rec.Rows, rec.Screen = int(cols), int(rows), string(sess.Repaint())
 	if err := supervisor.WriteRecord(dir, rec); err != nil {

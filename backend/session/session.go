@@ -148,6 +148,8 @@ type Info struct {
 	// Usage is the tokens its agent reported using, per day and model
 	// (Claude's transcript), oldest day first.
 	Usage Usage
+	// Resume is what going on with its conversation costs.
+	Resume Resume
 
 	// Limited: a usage limit stopped its last turn (Claude's StopFailure
 	// rate_limit, or the limit's words on its screen); LimitReset is when
@@ -327,4 +329,18 @@ func (u Usage) Day(day string) Tokens {
 		}
 	}
 	return t
+}
+
+// Resume is what going on with a conversation costs: the tokens its next
+// request re-sends (its context: the last message's input, cache and
+// output, as the transcript counted them) and their model; and what
+// Claude said as it resumed one (SessionStart with source resume:
+// Reported, until the first prompt), whether the prompt cache has likely
+// expired and its estimate of re-caching the context in USD (0: none).
+type Resume struct {
+	Tokens   int64
+	Model    string
+	Reported bool
+	Expired  bool
+	USD      float64
 }

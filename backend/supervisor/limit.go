@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/backend/usage"
 )
@@ -53,6 +54,7 @@ type limitState struct {
 	tries   int       // continues refused as busy so far
 	cleared time.Time // the reset of the last limit a turn cleared: not read again off the screen
 	usage   session.Usage
+	resume  session.Resume
 }
 
 // continueRetry is how long a scheduled continue that found the session
@@ -70,12 +72,20 @@ const limitLines = 8
 // ErrNotLimited is Continue's error for a session no limit stopped.
 var ErrNotLimited = errors.New("no usage limit stopped it")
 
-// limitHook applies what a hook says of limits and usage.
-func (s *Session) limitHook(event, errKind, details, transcript string) {
-	if transcript != "" {
-		s.followUsage(transcript, event)
+// limitHook applies what a hook says of limits, usage and the cost of
+// going on.
+func (s *Session) limitHook(h classify.Hook) {
+	event, errKind, details := h.Event, h.Error, h.ErrorDetails
+	if h.Transcript != "" {
+		s.followUsage(h.Transcript, event)
 	}
 	switch {
+	case event == "SessionStart" && (h.Source == "resume" || h.Source == "fork") && h.ContextTokens > 0:
+		s.mu.Lock()
+		s.lim.resume = session.Resume{Tokens: h.ContextTokens, Model: s.lim.resume.Model, Reported: true,
+			Expired: h.CacheExpired, USD: h.CacheWriteUSD}
+		s.mu.Unlock()
+		s.publishState()
 	case event == "StopFailure" && errKind == "rate_limit":
 		now := s.clock.Now()
 		l, ok := usage.ReadLimit(details, now)
@@ -91,7 +101,9 @@ func (s *Session) limitHook(event, errKind, details, transcript string) {
 	case event == "UserPromptSubmit":
 		s.mu.Lock()
 		s.clearLimitLocked()
+		s.lim.resume.Reported = false
 		s.mu.Unlock()
+		s.publishState()
 	}
 }
 
@@ -257,8 +269,11 @@ func (s *Session) readUsage() {
 	s.umu.Lock()
 	changed, err := s.tr.Read()
 	var u session.Usage
+	var ctx int64
+	var model string
 	if changed {
 		u = s.tr.Usage()
+		ctx, model = s.tr.Context()
 	}
 	s.umu.Unlock()
 	if err != nil {
@@ -269,6 +284,11 @@ func (s *Session) readUsage() {
 	}
 	s.mu.Lock()
 	s.lim.usage = u
+	if !s.lim.resume.Reported {
+		s.lim.resume = session.Resume{Tokens: ctx, Model: model}
+	} else {
+		s.lim.resume.Model = model
+	}
 	s.mu.Unlock()
 	s.publishState()
 }

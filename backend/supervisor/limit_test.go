@@ -99,7 +99,7 @@ func TestLimitAndScheduledContinue(t *testing.T) {
 	reset := time.Date(2026, 12, 7, 15, 0, 0, 0, time.UTC)
 	si := nextState(t, w, "Limited with its tokens", func(si frame.StateInfo) bool { return si.Limited && len(si.Usage) == 1 })
 	if si.LimitReset != reset.UnixMilli() || si.Usage[0] != (frame.UsageRow{Day: "2026-12-07", Model: "claude-opus-4-6",
-		Input: 1200, Output: 340, CacheWrite: 5000, CacheRead: 70000}) {
+		Input: 1200, Output: 340, CacheWrite: 5000, CacheRead: 70000}) || si.ContextTokens != 76540 || si.ContextModel != "claude-opus-4-6" {
 		t.Fatalf("STATE %+v", si)
 	}
 	c := dial(t, s.sock)
@@ -135,6 +135,18 @@ func TestLimitAndScheduledContinue(t *testing.T) {
 	clock.Advance(time.Date(2026, 12, 7, 19, 0, 0, 0, time.UTC))
 	if b, _ := os.ReadFile(typed); string(b) != "continue\n" || clock.pending() != 0 {
 		t.Fatalf("typed while parked: %q (%d pending)", b, clock.pending())
+	}
+	// A resumed conversation: what Claude says of its cost stands until
+	// the first prompt; then the transcript's context does.
+	sendHook(t, s.sock, `{"hook_event_name":"SessionStart","source":"resume","session_id":"c","context_tokens":149773,"prompt_cache_likely_expired":true,"estimated_cache_write_usd":1.1982}`)
+	si = nextState(t, w, "the resume's cost", func(si frame.StateInfo) bool { return si.ResumeReported })
+	if si.ContextTokens != 149773 || !si.CacheExpired || si.CacheWriteUSD != 1.1982 || si.ContextModel != "claude-opus-4-6" {
+		t.Fatalf("resume STATE %+v", si)
+	}
+	sendHook(t, s.sock, `{"hook_event_name":"UserPromptSubmit","session_id":"c","transcript_path":"`+transcript+`"}`)
+	si = nextState(t, w, "the first prompt", func(si frame.StateInfo) bool { return !si.ResumeReported })
+	if si.ContextTokens != 149773 {
+		t.Fatalf("context after the prompt: %+v", si)
 	}
 	// Refused: nothing to continue after, or bad requests.
 	if res, _ := c.Limit(frame.LimitRequest{ContinueAt: 1, Text: "a\x1bb"}); res.OK {

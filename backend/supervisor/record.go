@@ -72,6 +72,10 @@ type Record struct {
 	// Usage is the tokens its agent reported (its transcript), as last
 	// recorded.
 	Usage session.Usage `json:"usage,omitempty"`
+	// Context is what going on with its conversation re-sends, as last
+	// recorded (its tokens and model).
+	Context      int64  `json:"context_tokens,omitempty"`
+	ContextModel string `json:"context_model,omitempty"`
 	// Ended is set once the program has exited, with its code (128+signal
 	// when a signal killed it), and the screen it left: Screen draws it on
 	// a fresh terminal of Cols×Rows (Session.Repaint).

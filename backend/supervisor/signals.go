@@ -33,8 +33,10 @@ type Detail struct {
 	// Limit is the usage limit that stopped it, if one did, and what the
 	// user said of it (parked, continue scheduled).
 	Limit LimitView
-	// Usage is the tokens its agent reported (its transcript).
-	Usage session.Usage
+	// Usage is the tokens its agent reported (its transcript); Resume
+	// what going on with its conversation costs.
+	Usage  session.Usage
+	Resume session.Resume
 }
 
 // StateView is what a state watcher gets: the state and its detail.
@@ -120,7 +122,7 @@ func (s *Session) Hook(at time.Time, h classify.Hook) {
 	s.cls.Signal(at, h)
 	s.mu.Unlock()
 	s.log.Debug("agent signal", "event", h.Event, "tool", h.Tool)
-	s.limitHook(h.Event, h.Error, h.ErrorDetails, h.Transcript)
+	s.limitHook(h)
 	s.checkAttention(now, false)
 	s.signalled()
 }
@@ -153,7 +155,7 @@ func (s *Session) Seen() {
 func (s *Session) viewLocked(now time.Time) StateView {
 	st, since, cd := s.cls.Verdict(now)
 	d := Detail{Detail: cd, Done: !cd.Finished.IsZero() && cd.Finished.After(s.sig.seen),
-		Limit: s.limitViewLocked(st), Usage: s.lim.usage}
+		Limit: s.limitViewLocked(st), Usage: s.lim.usage, Resume: s.lim.resume}
 	return StateView{State: st, Since: since, Attention: s.attentionLocked(), Detail: d,
 		PID: s.proc.PID(), Title: s.Title(), Cols: int(s.cols), Rows: int(s.rows), LastOutput: s.lastOut,
 		Viewed: s.terminals.Load() > 0 || s.viewers.Load() > 0}
@@ -274,6 +276,6 @@ func (s *Session) publishState() {
 // output).
 func sameView(a, b StateView) bool {
 	return a.State == b.State && a.Attention == b.Attention && a.Detail.Detail == b.Detail.Detail && a.Done == b.Done &&
-		a.Limit == b.Limit && slices.Equal(a.Usage, b.Usage) &&
+		a.Limit == b.Limit && slices.Equal(a.Usage, b.Usage) && a.Resume == b.Resume &&
 		a.PID == b.PID && a.Title == b.Title && a.Cols == b.Cols && a.Rows == b.Rows && a.Viewed == b.Viewed
 }

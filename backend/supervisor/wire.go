@@ -94,7 +94,9 @@ func WireAgentState(d Detail) frame.AgentState {
 	a := frame.AgentState{Reason: d.Reason, Done: d.Done, Error: d.Error, ErrorDetails: d.ErrorDetails,
 		Tool: d.Tool, Summary: d.Summary, Conversation: d.Conversation,
 		Limited: d.Limit.On, LimitReset: unixMilli(d.Limit.Reset), AutoContinue: d.Limit.Auto,
-		Parked: d.Limit.Parked, ContinueAt: unixMilli(d.Limit.ContinueAt)}
+		Parked: d.Limit.Parked, ContinueAt: unixMilli(d.Limit.ContinueAt),
+		ContextTokens: d.Resume.Tokens, ContextModel: d.Resume.Model, ResumeReported: d.Resume.Reported,
+		CacheExpired: d.Resume.Expired, CacheWriteUSD: d.Resume.USD}
 	for _, r := range d.Usage {
 		a.Usage = append(a.Usage, frame.UsageRow{Day: r.Day, Model: r.Model, Input: r.Input, Output: r.Output,
 			CacheWrite: r.CacheWrite, CacheRead: r.CacheRead})
@@ -135,6 +137,9 @@ func ApplyAgentState(in *session.Info, a frame.AgentState) bool {
 	ch = ch || in.Limited != a.Limited || !in.LimitReset.Equal(reset) || in.AutoContinue != a.AutoContinue ||
 		in.Parked != a.Parked || !in.ContinueAt.Equal(at)
 	in.Limited, in.LimitReset, in.AutoContinue, in.Parked, in.ContinueAt = a.Limited, reset, a.AutoContinue, a.Parked, at
+	r := session.Resume{Tokens: a.ContextTokens, Model: a.ContextModel, Reported: a.ResumeReported, Expired: a.CacheExpired, USD: a.CacheWriteUSD}
+	ch = ch || in.Resume != r
+	in.Resume = r
 	var u session.Usage
 	for _, r := range a.Usage {
 		u = append(u, session.UsageRow{Day: r.Day, Model: r.Model, Tokens: session.Tokens{Input: r.Input, Output: r.Output,

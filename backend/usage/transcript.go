@@ -44,6 +44,10 @@ type Transcript struct {
 	seen map[string]bool
 	rows map[[2]string]session.Tokens
 	loc  *time.Location // days are this zone's (time.Local)
+	// last is the context of the last message counted: what the next
+	// request re-sends, and its model.
+	last      int64
+	lastModel string
 }
 
 // New returns a Transcript following nothing yet; days are loc's
@@ -180,6 +184,7 @@ func (t *Transcript) add(b []byte) bool {
 		return false
 	}
 	t.rows[k] = t.rows[k].Add(session.Tokens{Input: u.Input, Output: u.Output, CacheWrite: u.CacheWrite, CacheRead: u.CacheRead})
+	t.last, t.lastModel = u.Input+u.Output+u.CacheWrite+u.CacheRead, k[1]
 	return true
 }
 
@@ -197,6 +202,10 @@ func (t *Transcript) Usage() session.Usage {
 	})
 	return out
 }
+
+// Context is the last message's context (its input, cache and output
+// tokens: what going on re-sends) and its model; 0 before any.
+func (t *Transcript) Context() (int64, string) { return t.last, t.lastModel }
 
 // Seed makes u counted already (a supervisor started again with what its
 // record kept).

@@ -239,7 +239,7 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 			resume, fresh := a, a
 			resume.Confirmed, resume.Resume = true, true
 			fresh.Confirmed, fresh.Fresh = true, true
-			m.push(dialog.NewChoice("Restart "+id, "Restart "+id+" in its conversation ("+in.Conversation+"), or afresh?"+running,
+			m.push(dialog.NewChoice("Restart "+id, "Restart "+id+" in its conversation ("+in.Conversation+"), or afresh?"+m.contextCost(in)+running,
 				[]dialog.Option{{Label: "Resume", Key: "r", Action: resume}, {Label: "Fresh", Key: "f", Action: fresh},
 					{Label: "Cancel", Key: "c", Action: dialog.Close{}}}, 0))
 			return nil

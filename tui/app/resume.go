@@ -91,25 +91,61 @@ func (m *Model) resumeAll(a action.ResumeAll) tea.Cmd {
 	return m.resumeNext()
 }
 
-// resumeText says what resuming ids does.
+// resumeText says what resuming ids does, and what their contexts cost
+// to send again (tokens; a cost where Claude estimated one or the config
+// prices the model).
 func (m *Model) resumeText(ids []string) string {
 	var convo, cmd []string
+	var tokensAll int64
+	var usd float64
+	priced := true
 	for _, id := range ids {
-		if in, ok := m.list.Find(id); ok && resumesConversation(in) {
-			convo = append(convo, id)
-		} else {
+		in, ok := m.list.Find(id)
+		if !ok || !resumesConversation(in) {
 			cmd = append(cmd, id)
+			continue
 		}
+		c := id
+		if in.Resume.Tokens > 0 {
+			c += " (" + tokens(in.Resume.Tokens) + ")"
+			tokensAll += in.Resume.Tokens
+		}
+		if cost, ok := m.opt.Prices.ResumeCost(in.Resume); ok {
+			usd += cost
+		} else {
+			priced = false
+		}
+		convo = append(convo, c)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Start %s again, one at a time, %s apart?", plural(len(ids), "session"), m.opt.ResumeGap)
 	if len(convo) > 0 {
 		fmt.Fprintf(&b, " In their conversations: %s.", strings.Join(convo, ", "))
 	}
+	if tokensAll > 0 {
+		fmt.Fprintf(&b, " Their first requests re-send %s tokens of context", tokens(tokensAll))
+		if priced && usd > 0 {
+			fmt.Fprintf(&b, " (about %.2f to cache again)", usd)
+		}
+		b.WriteString(".")
+	}
 	if len(cmd) > 0 {
 		fmt.Fprintf(&b, " With their commands: %s.", strings.Join(cmd, ", "))
 	}
 	return b.String()
+}
+
+// contextCost says what going on with in's conversation re-sends, and
+// what caching it again costs where that is known ("" when nothing is).
+func (m *Model) contextCost(in session.Info) string {
+	if in.Resume.Tokens == 0 {
+		return ""
+	}
+	s := " Going on re-sends " + tokens(in.Resume.Tokens) + " tokens of context"
+	if cost, ok := m.opt.Prices.ResumeCost(in.Resume); ok {
+		s += fmt.Sprintf(" (about %.2f to cache again)", cost)
+	}
+	return s + "."
 }
 
 // resumesConversation: in starts again in its agent's conversation.

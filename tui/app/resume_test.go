@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 )
@@ -89,5 +90,23 @@ func TestResumeLostAtStart(t *testing.T) {
 	wantCalls(t, b, "resume c1")
 	if len(m.dialogs) != 0 || !m.resumeWait || !strings.Contains(m.status, "resumed c1; 2 more") {
 		t.Fatalf("at start: dialogs %d, wait %v, status %q", len(m.dialogs), m.resumeWait, m.status)
+	}
+}
+
+// The question says what the conversations' contexts re-send, and what
+// caching them again costs: Claude's estimate, else the config's price.
+func TestResumeAllCost(t *testing.T) {
+	b := lostStub()
+	b.set("c1", func(in *session.Info) { in.Resume = session.Resume{Tokens: 150000, Model: "claude-opus-4-6"} })
+	b.set("c2", func(in *session.Info) { in.Resume = session.Resume{Tokens: 50000, USD: 0.5} })
+	m := newModel(t, b, 120, 35, themes.Dark())
+	m.opt.ResumeGap = time.Second
+	text := m.resumeText(m.lostShown())
+	if !strings.Contains(text, "c1 (150.0k), c2 (50.0k)") || !strings.Contains(text, "re-send 200.0k tokens of context.") {
+		t.Fatalf("without prices: %q", text)
+	}
+	m.opt.Prices = config.Usage{Prices: map[string]config.Price{"claude-opus-4": {CacheWrite: 18.75}}}
+	if text := m.resumeText(m.lostShown()); !strings.Contains(text, "re-send 200.0k tokens of context (about 3.31 to cache again).") {
+		t.Fatalf("with prices: %q", text)
 	}
 }

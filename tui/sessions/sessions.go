@@ -75,8 +75,26 @@ func Note(in session.Info) string {
 		return in.Error
 	case in.Lost:
 		return LostNote(in)
+	case in.Alive && in.Resume.Reported:
+		return ResumeNote(in.Resume)
 	}
 	return strings.TrimSpace(in.Title)
+}
+
+// ResumeNote says what Claude reported as it resumed a conversation: the
+// context its first request re-sends, and whether its cache has expired
+// (with Claude's estimate of caching it again).
+func ResumeNote(r session.Resume) string {
+	n := fmt.Sprintf("resumed: %d tokens of context", r.Tokens)
+	switch {
+	case r.Expired && r.USD > 0:
+		n += fmt.Sprintf(", cache expired (≈$%.2f to cache again)", r.USD)
+	case r.Expired:
+		n += ", cache expired"
+	default:
+		n += ", cache warm"
+	}
+	return n
 }
 
 // LostNote says when a lost session was last seen, and whether the machine

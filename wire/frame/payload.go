@@ -205,6 +205,15 @@ type AgentState struct {
 	ContinueAt   int64 `json:"continue_at,omitempty"`
 	// Usage is the tokens the agent reported, per day and model.
 	Usage []UsageRow `json:"usage,omitempty"`
+	// What going on with the conversation costs: the tokens its next
+	// request re-sends and their model; ResumeReported: Claude said so as
+	// it resumed it (until the first prompt), with whether the prompt
+	// cache has likely expired and its USD estimate of re-caching them.
+	ContextTokens  int64   `json:"context_tokens,omitempty"`
+	ContextModel   string  `json:"context_model,omitempty"`
+	ResumeReported bool    `json:"resume_reported,omitempty"`
+	CacheExpired   bool    `json:"cache_expired,omitempty"`
+	CacheWriteUSD  float64 `json:"cache_write_usd,omitempty"`
 }
 
 // UsageRow is the tokens of one model on one day (the server's local
