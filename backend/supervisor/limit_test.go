@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/session"
 	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 )
 
@@ -109,6 +110,15 @@ func TestLimitAndScheduledContinue(t *testing.T) {
 	si = nextState(t, w, "the continue scheduled at the reset", func(si frame.StateInfo) bool { return si.ContinueAt != 0 })
 	if si.ContinueAt != reset.UnixMilli() {
 		t.Fatalf("continue at %v, want the reset %v", time.UnixMilli(si.ContinueAt), reset)
+	}
+	// The continue is typed only at the prompt: wait until the program
+	// has drawn it and stood still (the simple classifier's Idle).
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.sess.Screen().Text(), "hit your limit") || s.sess.Status().State != session.Idle {
+		if time.Now().After(deadline) {
+			t.Fatalf("never idle at its prompt: %v\n%s", s.sess.Status().State, s.sess.Screen().Text())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	clock.Advance(reset.Add(-time.Minute))
 	if b, _ := os.ReadFile(typed); len(b) != 0 || !s.sess.View().Limit.On {
