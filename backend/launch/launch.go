@@ -238,8 +238,11 @@ const (
 )
 
 // RestartArgv is argv as a restart of how starts it; convo is the
-// conversation id the session's agent reported ("" if none).
+// conversation id the session's agent reported ("" if none). A codex
+// session (argv[0] named codex) resumes with its subcommand, `codex resume
+// ID FLAGS…`; every other agent as Claude does, `--resume ID` at the end.
 func RestartArgv(argv []string, how, convo string) ([]string, error) {
+	codex := len(argv) > 0 && filepath.Base(argv[0]) == "codex"
 	switch how {
 	case Again:
 		return slices.Clone(argv), nil
@@ -247,11 +250,27 @@ func RestartArgv(argv []string, how, convo string) ([]string, error) {
 		if convo == "" {
 			return nil, errors.New("its agent has not reported a conversation id")
 		}
+		if codex {
+			rest := dropCodexResume(argv)
+			return append([]string{rest[0], "resume", convo}, rest[1:]...), nil
+		}
 		return append(dropResume(argv), "--resume", convo), nil
 	case Fresh:
+		if codex {
+			return dropCodexResume(argv), nil
+		}
 		return dropResume(argv), nil
 	}
 	return nil, fmt.Errorf("unknown restart %q (again, resume or fresh)", how)
+}
+
+// dropCodexResume is a codex command line without the `resume ID` a
+// resume put after the program.
+func dropCodexResume(argv []string) []string {
+	if len(argv) >= 3 && argv[1] == "resume" && !strings.HasPrefix(argv[2], "-") {
+		return append([]string{argv[0]}, argv[3:]...)
+	}
+	return slices.Clone(argv)
 }
 
 // dropResume is argv without its `--resume ID`s.
