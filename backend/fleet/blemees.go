@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -387,6 +388,11 @@ type blemeesMember struct {
 	own     bool // this connection owns the session: it drives it
 	taken   bool // set by a session_taken not yet handled: watch instead
 	takenBy int  // the new owner's pid (0: not known)
+	// usage is the session's tokens per day, from session_info after
+	// each live turn (its cumulative totals: what grew since the last
+	// counts today); counted the totals last seen.
+	usage   session.Usage
+	counted session.Tokens
 }
 
 func newBlemeesMember(b *Blemees, sid string) *blemeesMember {
@@ -491,19 +497,49 @@ func (m *blemeesMember) drain() {
 	m.v.report(m.r, m.v.feed(evs[:i]))
 	d := m.v.feed(evs[i:])
 	m.v.report(m.r, d)
-	if d.turnDone && m.b.opt.OnTurn != nil {
+	if d.turnDone {
 		fr, err := m.b.request("blemeesd.session_info", map[string]any{"session_id": m.sid})
 		var u headless.Usage
 		if err == nil && fr.Decode(&u) == nil {
-			m.b.opt.OnTurn(m.id, u)
+			m.countUsage(u, time.Now())
+			if m.b.opt.OnTurn != nil {
+				m.b.opt.OnTurn(m.id, u)
+			}
+			m.r.Changed()
 		}
 	}
+}
+
+// countUsage adds what u's totals grew by since the last count to day
+// now's row of the session's usage.
+func (m *blemeesMember) countUsage(u headless.Usage, now time.Time) {
+	total := session.Tokens{Input: u.Total["input_tokens"], Output: u.Total["output_tokens"],
+		CacheWrite: u.Total["cache_creation_input_tokens"], CacheRead: u.Total["cache_read_input_tokens"]}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	grew := session.Tokens{Input: total.Input - m.counted.Input, Output: total.Output - m.counted.Output,
+		CacheWrite: total.CacheWrite - m.counted.CacheWrite, CacheRead: total.CacheRead - m.counted.CacheRead}
+	if grew.Input < 0 || grew.Output < 0 || grew.CacheWrite < 0 || grew.CacheRead < 0 {
+		grew = total // the daemon counts afresh (a restarted session)
+	}
+	m.counted = total
+	day, model := now.Format(time.DateOnly), u.Model
+	for i := range m.usage {
+		if m.usage[i].Day == day && m.usage[i].Model == model {
+			m.usage[i].Tokens = m.usage[i].Tokens.Add(grew)
+			return
+		}
+	}
+	m.usage = append(m.usage, session.UsageRow{Day: day, Model: model, Tokens: grew})
 }
 
 // Info implements Member.
 func (m *blemeesMember) Info() session.Info {
 	in := session.Info{Dir: m.dir, Started: m.started, Alive: true, Owned: m.owns()}
 	m.v.info(&in, m.model)
+	m.mu.Lock()
+	in.Usage = slices.Clone(m.usage)
+	m.mu.Unlock()
 	return in
 }
 

@@ -96,6 +96,17 @@ func TestBlemeesFollow(t *testing.T) {
 		if u.Turns < 2 || u.Total["input_tokens"] == 0 {
 			t.Fatalf("usage %+v", u)
 		}
+		// The session's tokens, counted today: its totals (the second
+		// live turn's report has them all).
+		u = <-turns
+		proctest.WaitFor(t, "the session's tokens", 10*time.Second, func() bool {
+			us := infoOf(t, f, id).Usage
+			return len(us) == 1 && us[0].Input == u.Total["input_tokens"]
+		})
+		got := infoOf(t, f, id).Usage[0]
+		if got.Day != time.Now().Format(time.DateOnly) || got.Output != u.Total["output_tokens"] || got.CacheRead != u.Total["cache_read_input_tokens"] {
+			t.Fatalf("usage row %+v, totals %v", got, u.Total)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no OnTurn for a live turn")
 	}
