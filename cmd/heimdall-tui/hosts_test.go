@@ -28,8 +28,12 @@ func hostsConfig(t testing.TB, rdir string, extra string) (cfg, ssh string) {
 		t.Fatal(err)
 	}
 	cfg = filepath.Join(d, "config.toml")
-	conf := fmt.Sprintf("kill_grace = \"1s\"\n%s\n[[hosts]]\nname = \"box\"\nssh = \"box\"\ncommand = [%q, \"--socket-dir\", %q, \"--config\", %q, \"mux\"]\n",
-		extra, smallPath, rdir, cfg)
+	// The far end keeps its sessions' records where its supervisors do:
+	// sshd gives the command a fresh environment, so the state dir is
+	// named (as a user who sets XDG_STATE_HOME in a profile ssh commands
+	// do not read must).
+	conf := fmt.Sprintf("kill_grace = \"1s\"\n%s\n[[hosts]]\nname = \"box\"\nssh = \"box\"\ncommand = [\"env\", %q, %q, \"--socket-dir\", %q, \"--config\", %q, \"mux\"]\n",
+		extra, "XDG_STATE_HOME="+os.Getenv("XDG_STATE_HOME"), smallPath, rdir, cfg)
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -64,17 +64,28 @@ func TestDashboardInbox(t *testing.T) {
 	// select moves the inbox's selection to id's item.
 	// The items move as their sessions report (Claude reports a prompt
 	// twice), so it looks again after each key: down, then up.
+	// selected is the session of the item the inbox selects ("" if none).
+	selected := func(screen string) string {
+		for _, l := range strings.Split(screen, "\n") {
+			if _, rest, ok := strings.Cut(l, "▶"); ok {
+				if f := strings.Fields(rest); len(f) >= 4 {
+					return f[3]
+				}
+			}
+		}
+		return ""
+	}
 	selectItem := func(id string) {
 		t.Helper()
 		for i := range 12 {
-			before := d.capture()
-			for _, l := range strings.Split(before, "\n") {
-				if strings.Contains(l, "▶") && strings.Contains(l, " "+id+" ") {
-					return
-				}
+			before := selected(d.capture())
+			if before == id {
+				return
 			}
 			d.sendKeys(map[bool]string{true: "j", false: "k"}[i%8 < 4])
-			poll(time.Second, func() bool { return d.capture() != before }) // unchanged at an end
+			// Wait for the key's own effect (not another change of the
+			// screen): the selection moves, unless it is at an end.
+			poll(time.Second, func() bool { return selected(d.capture()) != before })
 		}
 		t.Fatalf("no item of %s:\n%s", id, d.capture())
 	}
