@@ -68,6 +68,8 @@
 //	classifier = "claude"                       # "", "simple" or "claude"
 //	env        = [{ name = "X", value = "1" }]
 //	hooks      = true                           # claude/codex report their steps (heimdall-tui hook)
+//	acp        = false                          # the command speaks the Agent Client Protocol
+//	acp_fs     = ""                             # its file requests served in its directory: read, write, read,write
 package config
 
 import (
@@ -125,6 +127,11 @@ type Agent struct {
 	Command    []string `toml:"command"`
 	Classifier string   `toml:"classifier"` // "" = use the global classifier
 	Env        []EnvVar `toml:"env"`
+	// ACP: the command is an Agent Client Protocol agent (a session of
+	// kind acp); ACPFS the file requests it is served, within its
+	// working directory: "read", "write", "read,write" ("" none).
+	ACP   bool   `toml:"acp"`
+	ACPFS string `toml:"acp_fs"`
 	// Hooks (default true): a Claude Code or codex session of this preset
 	// reports its steps to its supervisor (`heimdall-tui hook`); false
 	// leaves the agent as started (state from its screen alone).
@@ -649,6 +656,11 @@ func parse(path, data string) (Config, []string, error) {
 			return fail(prefix+".name", "duplicate agent name %q (also agent[%d])", a.Name, j)
 		}
 		seen[a.Name] = i + 1
+		for _, f := range strings.Split(a.ACPFS, ",") {
+			if f != "" && f != "read" && f != "write" {
+				return fail(prefix+".acp_fs", "want read, write or read,write, got %q", a.ACPFS)
+			}
+		}
 		if a.Classifier != "" && !validClassifier(a.Classifier) {
 			return fail(prefix+".classifier", "unknown classifier %q (want %s)", a.Classifier, classifierList())
 		}

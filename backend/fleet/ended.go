@@ -46,6 +46,9 @@ func (f *Fleet) endedMember(rec supervisor.Record, r Reporter) Member {
 		Cols: cols, Rows: rows, Title: d.emu.Snapshot().Title, Conversation: rec.Conversation,
 		Usage: rec.Usage, Resume: session.Resume{Tokens: rec.Context, Model: rec.ContextModel},
 	}
+	if rec.Kind == "acp" {
+		d.info.Kind = session.KindACP
+	}
 	if rec.Lost() {
 		seen := rec.Started
 		if rec.Seen != nil {
@@ -73,7 +76,7 @@ func (d *ended) Endpoint() (attach.Endpoint, error) {
 	return nil, errors.New("session has exited")
 }
 func (d *ended) Restart(r Reporter) (Member, error) {
-	return d.f.launch(d.rec.ID, specOf(d.rec.ID, d.info, d.rec.Env), r)
+	return d.f.launch(d.rec.ID, specOf(d.rec.ID, d.info, d.rec), r)
 }
 
 // recorded is a member described by a session record (supervisor.Record).

@@ -39,6 +39,10 @@ type followed struct {
 // the state view and the screen pull: it is followed as a legacy session.
 var errNoHello = errors.New("the supervisor does not say HELLO with the state view and the screen pull")
 
+// errTranscript is dialFollowed's answer for a supervisor of a transcript
+// session (an ACP agent's): followed as one (transcript.go).
+var errTranscript = errors.New("a transcript session")
+
 // helloID is the request id of the HELLO a follower sends first.
 const helloID = 1
 
@@ -81,6 +85,10 @@ func (x *followed) handshake() error {
 	var h frame.HelloInfo
 	if err := h.UnmarshalBinary(fr.Payload); err != nil {
 		return err
+	}
+	if h.Request == helloID && h.Has(frame.FeatureTranscript) {
+		c.Next() // STATUS_RESP
+		return errTranscript
 	}
 	if h.Request != helloID || !h.Has(frame.FeatureWatchState) || !h.Has(frame.FeatureStateView) || !h.Has(frame.FeatureWatchScreen) {
 		return errNoHello

@@ -313,7 +313,7 @@ func TestPresets(t *testing.T) {
 	for _, p := range ps {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "claude,codex,aider,gemini,shell,goose,opencode,mine" {
+	if strings.Join(names, ",") != "claude,codex,aider,gemini,shell,goose,opencode,gemini-acp,mine" {
 		t.Fatalf("order %v", names)
 	}
 	if p := ps[1]; !slices.Equal(p.Argv, []string{"sh"}) || p.Classifier != "simple" || !p.Found || p.Yolo != nil || p.Resume != nil {
@@ -332,7 +332,10 @@ func TestPresets(t *testing.T) {
 	if p := ps[6]; p.Name != "opencode" || p.Yolo != nil {
 		t.Fatalf("opencode has no YOLO mode: %+v", p)
 	}
-	if p := ps[7]; !slices.Equal(p.Env, []string{"A=1"}) || !p.Found {
+	if p := ps[7]; p.Name != "gemini-acp" || !p.ACP || p.ACPFS != "read" || !slices.Equal(p.Argv, []string{"gemini", "--acp"}) {
+		t.Fatalf("gemini over ACP %+v", p)
+	}
+	if p := ps[8]; !slices.Equal(p.Env, []string{"A=1"}) || !p.Found {
 		t.Fatalf("mine %+v", p)
 	}
 	if p := ps[4]; len(p.Argv) != 1 || p.Classifier != "simple" {

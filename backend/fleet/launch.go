@@ -128,7 +128,11 @@ func (f *Fleet) recordOf(id string, pid int, wait bool) (supervisor.Record, bool
 }
 
 // specOf is what a restart of the session in starts again.
-func specOf(id string, in session.Info, env []string) Spec {
-	return Spec{ID: id, Agent: in.Agent, Argv: slices.Clone(in.Argv), Dir: in.Dir,
-		Classifier: in.Classifier, Env: slices.Clone(env), Cols: uint16(in.Cols), Rows: uint16(in.Rows), Worktree: in.Worktree}
+func specOf(id string, in session.Info, rec supervisor.Record) Spec {
+	sp := Spec{ID: id, Agent: in.Agent, Argv: slices.Clone(in.Argv), Dir: in.Dir,
+		Classifier: in.Classifier, Env: slices.Clone(rec.Env), Cols: uint16(in.Cols), Rows: uint16(in.Rows), Worktree: in.Worktree}
+	if rec.Kind == "acp" {
+		sp.ACP, sp.ACPFS, sp.Classifier = true, rec.ACPFS, ""
+	}
+	return sp
 }

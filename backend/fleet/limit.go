@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -48,19 +47,4 @@ func (f *Fleet) limit(id string, req frame.LimitRequest) error {
 }
 
 // Limit implements Limiter: a LIMIT on a connection of its own.
-func (x *sockBase) Limit(req frame.LimitRequest) error {
-	cl, err := x.dialer.Dial(answerWait)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	cl.Conn().SetDeadline(time.Now().Add(answerWait))
-	res, err := cl.Limit(req)
-	switch {
-	case err != nil:
-		return fmt.Errorf("its supervisor did not answer (an older release?): %w", err)
-	case !res.OK:
-		return errors.New(res.Error)
-	}
-	return nil
-}
+func (x *sockBase) Limit(req frame.LimitRequest) error { return limitOver(x.dialer, req) }

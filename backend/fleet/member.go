@@ -163,6 +163,9 @@ func capsOf(m Member) session.Caps {
 	if _, ok := m.(Restarter); ok {
 		c |= session.CapRestart
 	}
+	if _, ok := m.(Answerer); ok {
+		c |= session.CapAnswer
+	}
 	return c
 }
 

@@ -66,9 +66,17 @@ func (f *Fleet) restartAs(id, op, how string) error {
 		return capError(op, e, session.CapRestart)
 	}
 	in := e.m.Info()
-	spec := specOf(id, in, rd.record().Env)
-	if spec.Argv, err = launch.RestartArgv(spec.Argv, how, in.Conversation); err != nil {
-		return fmt.Errorf("%s %s: %w", op, id, err)
+	spec := specOf(id, in, rd.record())
+	switch {
+	case spec.ACP && how == launch.Resume && in.Conversation == "":
+		return fmt.Errorf("%s %s: its agent has not reported a session id", op, id)
+	case spec.ACP && how == launch.Resume: // the protocol's session/resume, not an argument
+		spec.ACPResume = in.Conversation
+	case spec.ACP:
+	default:
+		if spec.Argv, err = launch.RestartArgv(spec.Argv, how, in.Conversation); err != nil {
+			return fmt.Errorf("%s %s: %w", op, id, err)
+		}
 	}
 	return f.restart(e, specRestarter{f, spec})
 }

@@ -129,41 +129,11 @@ const answerWait = 5 * time.Second
 // Answer implements Answerer: an ANSWER on a connection of its own (the
 // followed connection only pushes), as `heimdall-tui answer` sends it.
 func (x *sockBase) Answer(c answer.Choice, question string) (answer.Given, error) {
-	cl, err := x.dialer.Dial(answerWait)
-	if err != nil {
-		return answer.Given{}, err
-	}
-	defer cl.Close()
-	cl.Conn().SetDeadline(time.Now().Add(answerWait))
-	res, err := cl.Answer(frame.AnswerRequest{Choice: string(c.Kind), Option: c.Option, Text: c.Text, Question: question})
-	if err != nil {
-		return answer.Given{}, fmt.Errorf("its supervisor did not answer (an older release?): %w", err)
-	}
-	if !res.OK {
-		return answer.Given{}, errors.New(res.Error)
-	}
-	return answer.Given{Option: res.Option, Label: res.Label, Question: res.Question}, nil
+	return answerOver(x.dialer, c, question)
 }
 
 // Say implements Sayer: a SAY on a connection of its own.
-func (x *sockBase) Say(text string) error {
-	cl, err := x.dialer.Dial(answerWait)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	cl.Conn().SetDeadline(time.Now().Add(answerWait))
-	res, err := cl.Say(frame.SayRequest{Text: text})
-	switch {
-	case err != nil:
-		return fmt.Errorf("its supervisor did not answer (an older release?): %w", err)
-	case res.Busy:
-		return fmt.Errorf("%w: %s", ErrBusy, strings.TrimPrefix(res.Error, "busy: "))
-	case !res.OK:
-		return errors.New(res.Error)
-	}
-	return nil
-}
+func (x *sockBase) Say(text string) error { return sayOver(x.dialer, text) }
 
 // Peek implements Peeker: a SCREEN on a connection of its own (the
 // follower's screen is pulled only while a dashboard draws it).
@@ -182,22 +152,7 @@ func (x *sockBase) Peek() ([]string, error) {
 }
 
 // Prompt implements Answerer: a PROMPT on a connection of its own.
-func (x *sockBase) Prompt() (answer.Prompt, error) {
-	cl, err := x.dialer.Dial(answerWait)
-	if err != nil {
-		return answer.Prompt{}, err
-	}
-	defer cl.Close()
-	cl.Conn().SetDeadline(time.Now().Add(answerWait))
-	pi, err := cl.Prompt()
-	if err != nil {
-		return answer.Prompt{}, fmt.Errorf("its supervisor did not answer (an older release?): %w", err)
-	}
-	if pi.Error != "" {
-		return answer.Prompt{}, errors.New(pi.Error)
-	}
-	return answer.Prompt{Family: pi.Family, Question: pi.Question, Labels: pi.Options, Multi: pi.Multi}, nil
-}
+func (x *sockBase) Prompt() (answer.Prompt, error) { return promptOver(x.dialer) }
 
 func (x *sockBase) lacks(c session.Caps) string {
 	if c == session.CapRestart {
@@ -274,6 +229,9 @@ func dialSock(d Dialer, r Reporter, idle time.Duration) (sockMember, error) {
 func (f *Fleet) follow(id string, r Reporter, wait bool, sup *proc.Process) (Member, error) {
 	sock := supervisor.SocketPath(f.dir, id)
 	m, err := dialSock(SocketDialer(sock), r, f.idle)
+	if errors.Is(err, errTranscript) {
+		return f.followTranscript(id, SocketDialer(sock), r, wait)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +257,7 @@ func (f *Fleet) follow(id string, r Reporter, wait bool, sup *proc.Process) (Mem
 	}
 	// What a restart starts is read from x.info before the reader and its
 	// status refreshes write to it.
-	restartable, spec := len(x.info.Argv) > 0, specOf(id, x.info, rec.Env)
+	restartable, spec := len(x.info.Argv) > 0, specOf(id, x.info, rec)
 	m.start()
 	if !restartable {
 		return m, nil

@@ -49,6 +49,13 @@ type Options struct {
 	Env        []string
 	Cols, Rows uint16
 	Argv       []string // the program and its arguments (after --)
+	// ACP: the program is an Agent Client Protocol agent (--acp): this
+	// process is its client (backend/acp), not a pty's supervisor.
+	// ACPFS: its file requests served ("read", "write", both); ACPResume:
+	// the ACP session to go on with.
+	ACP       bool
+	ACPFS     string
+	ACPResume string
 }
 
 // Supervises reports whether this process is the session's supervisor
@@ -84,6 +91,9 @@ func Flags(fs *pflag.FlagSet) *Options {
 	fs.BoolVar(&o.Dashboard, "dashboard", false, "started by the dashboard (implies --detach)")
 	fs.MarkHidden("dashboard")
 	fs.BoolVar(&o.NoHooks, "no-hooks", false, "do not give a Claude Code or codex session hooks (its state then comes from its screen alone)")
+	fs.BoolVar(&o.ACP, "acp", false, "the program is an Agent Client Protocol agent: drive it as its client (a transcript, no terminal)")
+	fs.StringVar(&o.ACPFS, "acp-fs", "", "with --acp: the agent's file requests served, within the working directory: read, write or read,write (default none)")
+	fs.StringVar(&o.ACPResume, "acp-resume", "", "with --acp: the agent's session id to go on with (session/resume or session/load)")
 	fs.Uint16Var(&o.Cols, "cols", supervisor.DefaultCols, "initial pty columns (0: the default)")
 	fs.Uint16Var(&o.Rows, "rows", supervisor.DefaultRows, "initial pty rows (0: the default)")
 	return o
@@ -105,6 +115,17 @@ func (o *Options) Check(cfg config.Config, args []string, argsAtDash int) error 
 		return errors.New("--detach and --foreground: choose one")
 	}
 	o.Argv = args
+	for _, f := range strings.Split(o.ACPFS, ",") {
+		if f != "" && f != "read" && f != "write" {
+			return fmt.Errorf("--acp-fs %q: want read, write or read,write", o.ACPFS)
+		}
+	}
+	if !o.ACP && (o.ACPFS != "" || o.ACPResume != "") {
+		return errors.New("--acp-fs and --acp-resume go with --acp")
+	}
+	if o.ACP && !o.Foreground && !o.Supervises() {
+		o.Detach = true // no terminal to attach: it runs in the background
+	}
 	if o.Classifier == "" {
 		o.Classifier = cfg.Classifier
 	}
@@ -138,6 +159,9 @@ func Run(cfg config.Config, dir string, o Options, prog string, stderr io.Writer
 		if fi, err := os.Stat(o.Workdir); err != nil || !fi.IsDir() {
 			return 0, fmt.Errorf("working directory %s: not a directory (--workdir)", o.Workdir)
 		}
+	}
+	if o.ACP {
+		return runACP(cfg, dir, o, prog, stderr)
 	}
 	now := time.Now()
 	cls, err := classify.New(o.Classifier, cfg.IdleThreshold, now)

@@ -44,6 +44,12 @@ type Spec struct {
 	// NewWorktree, if set, asks Spawn to make that worktree first and
 	// start the session in it (at Dir's place within the repository).
 	NewWorktree *review.Worktree
+	// ACP: Argv is an Agent Client Protocol agent (run --acp), ACPFS the
+	// file requests it is served (its preset's, else the record's);
+	// ACPResume the agent's session to go on with.
+	ACP       bool
+	ACPFS     string
+	ACPResume string
 }
 
 // Preset is a spawnable agent kind: a built-in (claude, codex, aider, gemini,
@@ -61,6 +67,12 @@ type Preset struct {
 	// Built-ins only: a config [[agent]] that gives a built-in another
 	// command has none (they name the built-in's program).
 	Yolo, YoloEnv, Resume []string
+	// ACP: the agent speaks the Agent Client Protocol on its stdio (a
+	// session of kind acp: a transcript, no terminal); ACPFS the file
+	// requests it is served within its working directory ("read",
+	// "write", "read,write"; "" none).
+	ACP   bool
+	ACPFS string
 	// Found reports whether Argv[0] resolves on PATH (or is an existing
 	// path); the spawn dialog offers only found presets.
 	Found bool
@@ -87,6 +99,7 @@ func builtinPresets() []Preset {
 		{Name: "goose", Argv: []string{"goose", "session"}, Classifier: "simple",
 			Yolo: []string{"goose", "session", "-r"}, YoloEnv: []string{"GOOSE_MODE=auto"}, Resume: []string{"goose", "session", "-r"}},
 		{Name: "opencode", Argv: []string{"opencode"}, Classifier: "simple"},
+		{Name: "gemini-acp", Argv: []string{"gemini", "--acp"}, ACP: true, ACPFS: "read"},
 	}
 }
 
@@ -97,7 +110,7 @@ func builtinPresets() []Preset {
 func Presets(cfg config.Config) []Preset {
 	out := builtinPresets()
 	for _, a := range cfg.Agents {
-		p := Preset{Name: a.Name, Argv: slices.Clone(a.Command), Classifier: a.Classifier}
+		p := Preset{Name: a.Name, Argv: slices.Clone(a.Command), Classifier: a.Classifier, ACP: a.ACP, ACPFS: a.ACPFS}
 		for _, e := range a.Env {
 			p.Env = append(p.Env, e.Name+"="+e.Value)
 		}
@@ -144,10 +157,16 @@ func Args(cfg config.Config, supervisor []string, id string, spec Spec) (args, e
 		if cls == "" {
 			cls = p.Classifier
 		}
+		if p.ACP && !spec.ACP {
+			spec.ACP, spec.ACPFS = true, p.ACPFS
+		}
 	}
 	env = append(env, spec.Env...)
-	if cls == "" {
+	if cls == "" && !spec.ACP { // an ACP agent's state is its own report
 		cls = cfg.Classifier
+	}
+	if spec.ACP {
+		cls = ""
 	}
 	if cls != "" && !slices.Contains(classify.Names(), cls) {
 		return nil, nil, fmt.Errorf("unknown classifier %q (one of %s)", cls, strings.Join(classify.Names(), ", "))
@@ -165,6 +184,12 @@ func Args(cfg config.Config, supervisor []string, id string, spec Spec) (args, e
 	}
 	if spec.Worktree != "" {
 		args = append(args, "--worktree", spec.Worktree)
+	}
+	if spec.ACP {
+		args = append(args, "--acp", "--acp-fs", spec.ACPFS)
+		if spec.ACPResume != "" {
+			args = append(args, "--acp-resume", spec.ACPResume)
+		}
 	}
 	if spec.Cols > 0 && spec.Rows > 0 {
 		args = append(args, "--cols", strconv.Itoa(int(spec.Cols)), "--rows", strconv.Itoa(int(spec.Rows)))

@@ -60,6 +60,10 @@ const KindHeadless Kind = "headless"
 // driven in process: a transcript of events, no terminal.
 const KindHeddle Kind = "heddle"
 
+// KindACP is an Agent Client Protocol agent driven by its own supervisor
+// (`run --acp`): a transcript of its updates, no terminal.
+const KindACP Kind = "acp"
+
 // Caps are the optional things a session can do beyond the basics every
 // session has (info, send, stop, hang up, done). A fleet finds them on its
 // members by type assertion and lists them here, so a UI can say why an
@@ -77,6 +81,9 @@ const (
 	CapInterrupt
 	// CapRestart: the session can be started again with the same spec.
 	CapRestart
+	// CapAnswer: what its agent asks (a dialog on its screen, a
+	// permission request) can be answered by choice, without keys.
+	CapAnswer
 )
 
 // Has reports whether every capability in c2 is in c.
@@ -253,6 +260,8 @@ func (k Kind) Describe() string {
 		return "a headless Claude session"
 	case KindHeddle:
 		return "a heddle worker session"
+	case KindACP:
+		return "an ACP agent session"
 	}
 	name := string(k)
 	if name == "" {
@@ -284,6 +293,8 @@ func (caps Caps) Lacks(want Caps) string {
 		return "cannot be interrupted"
 	case missing.Has(CapRestart):
 		return "cannot be restarted"
+	case missing.Has(CapAnswer):
+		return "cannot be answered from here"
 	}
 	return "cannot do that"
 }

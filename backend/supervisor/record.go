@@ -38,7 +38,11 @@ import (
 // quit after seeing it end, or `clean --force` (with the session's other
 // files).
 type Record struct {
-	ID         string   `json:"id"`
+	ID string `json:"id"`
+	// Kind is "acp" for an Agent Client Protocol agent's session (run
+	// --acp; ACPFS its file access), "" for a pty session.
+	Kind       string   `json:"kind,omitempty"`
+	ACPFS      string   `json:"acp_fs,omitempty"`
 	Agent      string   `json:"agent,omitempty"` // the preset's name ("" = a custom command)
 	Classifier string   `json:"classifier"`
 	Argv       []string `json:"argv"`

@@ -58,6 +58,12 @@ func (a *app) runBackground(o host.Options, interactive bool) error {
 	if o.NoHooks {
 		args = append(args, "--no-hooks")
 	}
+	if o.ACP {
+		args = append(args, "--acp", "--acp-fs", o.ACPFS)
+		if o.ACPResume != "" {
+			args = append(args, "--acp-resume", o.ACPResume)
+		}
+	}
 	args = append(append(args, "--"), o.Argv...)
 	exe, err := supervisorExe()
 	if err != nil {

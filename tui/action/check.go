@@ -17,7 +17,8 @@ import (
 //   - a dead session cannot be attached to, sent to, interrupted, resized
 //     or killed;
 //   - a running one cannot be removed;
-//   - an answer needs a session that shows a screen and waits for input.
+//   - an answer needs a session that can be answered (CapAnswer) and waits
+//     for input.
 //
 // Liveness is checked before capabilities: a dead session's refusal says
 // how to get it back (R) or rid of it (d).
@@ -76,7 +77,7 @@ func Check(a Action, in session.Info) error {
 		if !in.Alive {
 			return fmt.Errorf("%s %s", in.ID, ended(in))
 		}
-		if err := need(a, in, session.CapScreen); err != nil {
+		if err := need(a, in, session.CapAnswer); err != nil {
 			return err
 		}
 		if !in.NeedsInput {

@@ -89,7 +89,7 @@ func newStub() *stub {
 }
 
 // ptyCaps are what the fleet's pty sessions can do.
-const ptyCaps = session.CapScreen | session.CapAttach | session.CapRestart | session.CapInterrupt
+const ptyCaps = session.CapScreen | session.CapAttach | session.CapRestart | session.CapInterrupt | session.CapAnswer
 
 // blocking notes a call that may block; made inside Update, it is a
 // violation. s.mu must be held.

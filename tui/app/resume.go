@@ -150,7 +150,7 @@ func (m *Model) contextCost(in session.Info) string {
 
 // resumesConversation: in starts again in its agent's conversation.
 func resumesConversation(in session.Info) bool {
-	return in.Conversation != "" && in.Kind == session.KindPty
+	return in.Conversation != "" && (in.Kind == session.KindPty || in.Kind == session.KindACP)
 }
 
 // resumeNext starts the first queued session that is still not running.

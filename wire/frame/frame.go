@@ -73,6 +73,8 @@ const (
 	View            Type = 0x4C // [on u8]: a user looks at the session on this connection's client (1) or no longer (0)
 	Say             Type = 0x4D // JSON SayRequest: type a whole prompt into the agent once it waits at its prompt; a SayResp replies
 	Limit           Type = 0x4E // JSON LimitRequest: park the session, or schedule a continue after its usage limit; a LimitResp replies
+	Cancel          Type = 0x4F // empty: cancel the turn under way (a transcript session's: ACP session/cancel)
+	WatchEntries    Type = 0x50 // [after u64 BE]: send the transcript's entries after seq after, then each new one (Entries)
 	ScreenResp      Type = 0xC0 // JSON ScreenInfo
 	StateEvent      Type = 0xC6 // JSON StateInfo
 	TerminalState   Type = 0xC7 // [TerminalTaken, or why the server has no (more) terminal u8]
@@ -82,6 +84,7 @@ const (
 	PromptResp      Type = 0xCB // JSON PromptInfo
 	SayResp         Type = 0xCD // JSON SayResult
 	LimitResp       Type = 0xCE // JSON LimitResult
+	Entries         Type = 0xD0 // JSON []Entry: transcript entries, oldest first
 )
 
 // TERMINAL_STATE payloads: the first reply to TERMINAL is TerminalTaken or
@@ -109,7 +112,8 @@ var extNames = map[Type]string{Screen: "SCREEN", ScreenResp: "SCREEN_RESP", Atta
 	WatchState: "WATCH_STATE", StateEvent: "STATE", Terminal: "TERMINAL", TerminalState: "TERMINAL_STATE",
 	WatchScreen: "WATCH_SCREEN", Paint: "PAINT", Hello: "HELLO", HelloResp: "HELLO_RESP",
 	Answer: "ANSWER", AnswerResp: "ANSWER_RESP", Prompt: "PROMPT", PromptResp: "PROMPT_RESP", View: "VIEW",
-	Say: "SAY", SayResp: "SAY_RESP", Limit: "LIMIT", LimitResp: "LIMIT_RESP"}
+	Say: "SAY", SayResp: "SAY_RESP", Limit: "LIMIT", LimitResp: "LIMIT_RESP",
+	Cancel: "CANCEL", WatchEntries: "WATCH_ENTRIES", Entries: "ENTRIES"}
 
 var typeNames = map[Type]string{
 	Input: "INPUT", Subscribe: "SUBSCRIBE", Status: "STATUS", Resize: "RESIZE",

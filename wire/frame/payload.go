@@ -304,7 +304,35 @@ const (
 	FeatureView            = "view"             // VIEW; STATE's viewed
 	FeatureSay             = "say"              // SAY, SAY_RESP
 	FeatureLimit           = "limit"            // LIMIT, LIMIT_RESP; STATE's limit and usage fields
+	// FeatureTranscript: a session of messages, not of a terminal (an
+	// ACP agent's): WATCH_ENTRIES, ENTRIES, CANCEL; SAY starts a turn,
+	// ANSWER replies to the agent's permission request.
+	FeatureTranscript = "transcript"
 )
+
+// Entry is one transcript entry of an ENTRIES payload.
+type Entry struct {
+	Seq  uint64 `json:"seq"`
+	Time int64  `json:"time"` // Unix ms
+	Role string `json:"role"` // user, assistant, tool, system
+	Text string `json:"text"`
+}
+
+// WatchEntriesPayload is a WATCH_ENTRIES payload: entries after seq after.
+func WatchEntriesPayload(after uint64) []byte {
+	return binary.BigEndian.AppendUint64(nil, after)
+}
+
+// ParseWatchEntries reads a WATCH_ENTRIES payload (empty: from the start).
+func ParseWatchEntries(p []byte) (uint64, error) {
+	switch len(p) {
+	case 0:
+		return 0, nil
+	case 8:
+		return binary.BigEndian.Uint64(p), nil
+	}
+	return 0, fmt.Errorf("frame: WATCH_ENTRIES of %d bytes (want 0 or 8)", len(p))
+}
 
 // LimitRequest is the LIMIT payload: park the session (Park set: true or
 // false), or schedule Text to be typed as a prompt at ContinueAt (Unix
