@@ -61,6 +61,7 @@ func (f *Fleet) followTranscript(id string, d Dialer, r Reporter, wait bool) (Me
 		x.info.Agent, x.info.Classifier, x.info.Argv, x.info.Dir = rec.Agent, rec.Classifier, slices.Clone(rec.Argv), rec.Dir
 		x.info.Started, x.info.Owned, x.info.Conversation, x.info.PID = rec.Started, rec.Dashboard, rec.Conversation, rec.PID
 	}
+	go x.w.run()
 	go x.read()
 	if len(x.info.Argv) == 0 {
 		return x, nil

@@ -17,6 +17,7 @@ var (
 	smallPath      string // heimdall, beside it: what supervisors and hooks run as
 	seedClientPath string // testdata/seedclient: the wire protocol seed's client
 	fakeClaudePath string // testdata/fakeclaude, named claude: Claude Code with hooks
+	fakeACPPath    string // testdata/fakeacp: an ACP agent
 )
 
 // raceEnabled is set by race_test.go when the tests run with -race; the
@@ -58,11 +59,13 @@ func testMain(m *testing.M) int {
 	smallPath = filepath.Join(tmp, "heimdall")
 	seedClientPath = filepath.Join(tmp, "seedclient")
 	fakeClaudePath = filepath.Join(tmp, "fake", "claude")
+	fakeACPPath = filepath.Join(tmp, "fakeacp")
 	builds := [][]string{
 		{"build", "-o", binPath, "."},
 		{"build", "-o", smallPath, "../heimdall"},
 		{"build", "-o", seedClientPath, "./testdata/seedclient"},
 		{"build", "-o", fakeClaudePath, "./testdata/fakeclaude"},
+		{"build", "-o", fakeACPPath, "./testdata/fakeacp"},
 	}
 	if raceEnabled {
 		builds[0] = []string{"build", "-race", "-o", binPath, "."}

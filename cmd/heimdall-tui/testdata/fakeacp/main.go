@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -29,6 +30,9 @@ import (
 
 type agent struct {
 	conn *sdk.AgentSideConnection
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // the turn under way's
 }
 
 func logLine(format string, args ...any) {
@@ -53,7 +57,15 @@ func (a *agent) Initialize(context.Context, sdk.InitializeRequest) (sdk.Initiali
 		AgentCapabilities: sdk.AgentCapabilities{SessionCapabilities: sdk.SessionCapabilities{Resume: &sdk.SessionResumeCapabilities{}}}}, nil
 }
 
-func (a *agent) Cancel(context.Context, sdk.CancelNotification) error { return nil }
+// Cancel ends the turn under way (its Prompt returns cancelled).
+func (a *agent) Cancel(context.Context, sdk.CancelNotification) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancel != nil {
+		a.cancel()
+	}
+	return nil
+}
 
 func (a *agent) NewSession(context.Context, sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(fmt.Sprintf("fake-%d", os.Getpid()))}, nil
@@ -92,6 +104,11 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 		}
 	}
 	logLine("prompt %s", text)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a.mu.Lock()
+	a.cancel = cancel
+	a.mu.Unlock()
 	sid := p.SessionId
 	end := sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}
 	pause := func(d time.Duration) bool {
