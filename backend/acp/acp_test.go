@@ -116,7 +116,9 @@ func TestSession(t *testing.T) {
 	if err := s.Cancel(); err != nil {
 		t.Fatal(err)
 	}
-	proctest.WaitFor(t, "the agent cancelled", 10*time.Second, func() bool { return strings.Contains(readLog(log), "cancelled\nprompt") || strings.HasSuffix(readLog(log), "cancelled\n") })
+	proctest.WaitFor(t, "the agent cancelled", 10*time.Second, func() bool {
+		return strings.Contains(readLog(log), "cancelled\nprompt") || strings.HasSuffix(readLog(log), "cancelled\n")
+	})
 	proctest.WaitFor(t, "idle after the cancel", 10*time.Second, func() bool { return s.View().State == session.Idle })
 	waitTranscript(t, s, "system: cancelled\n")
 }
