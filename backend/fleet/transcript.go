@@ -99,7 +99,7 @@ func (x *transcriptMember) read() {
 				continue
 			}
 			x.mu.Lock()
-			if st, ok := session.ParseState(si.State); ok && st != x.info.State {
+			if st, ok := session.ParseState(si.State); ok && (st != x.info.State || x.info.StateSince.IsZero()) {
 				x.info.State, x.info.StateSince = st, time.Now().Add(-time.Duration(si.StateMs)*time.Millisecond)
 			}
 			x.info.NeedsInput, x.info.PID = si.NeedsInput, si.PID

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
 // Issue 36's done-when, through the dashboard in tmux as a user would: an
@@ -101,4 +103,80 @@ func TestDashboardACP(t *testing.T) {
 	d.waitFor("finished")
 	d.waitFor("step 20")
 	d.quitChoosing("s")
+}
+
+// An ACP session from the command line: run --acp starts it in the
+// background; status --json, send, wait, inbox, answer and kill work on
+// it as on any session. Its supervisor SIGKILLed, a dashboard lists it
+// Lost, and R resumes it in the agent's own session (session/resume).
+func TestACPCommandLine(t *testing.T) {
+	t.Parallel()
+	d := newDash(t)
+	dir := d.dir
+	log := filepath.Join(t.TempDir(), "acp.log")
+	work := t.TempDir()
+	if r := hmIn(t, dir, "run", "--acp", "--id", "a1", "--workdir", work, "--", "env", "FAKE_ACP_LOG="+log, fakeACPPath); r.code != 0 {
+		t.Fatalf("run --acp: %s", r)
+	}
+	st := statusOf(t, dir, "a1")
+	if !strings.HasPrefix(st.Conversation, "fake-") {
+		t.Fatalf("status --json: %+v", st)
+	}
+	if r := hmIn(t, dir, "send", "a1", "tool"); r.code != 0 {
+		t.Fatalf("send: %s", r)
+	}
+	if r := hmIn(t, dir, "wait", "a1", "--for", "input", "--timeout", "20s"); r.code != 0 {
+		t.Fatalf("wait: %s", r)
+	}
+	if r := hmIn(t, dir, "inbox"); !regexp.MustCompile(`a1 +input +Run ls \(1\. Allow, 2\. Always allow, 3\. Reject\)`).MatchString(r.stdout) {
+		t.Fatalf("inbox:\n%s", r)
+	}
+	if r := hmIn(t, dir, "answer", "a1", "deny"); r.code != 0 || !strings.HasPrefix(r.stdout, "a1: 3. Reject") {
+		t.Fatalf("answer: %s", r)
+	}
+	if !poll(waitTimeout, func() bool { b, _ := os.ReadFile(log); return strings.Contains(string(b), "permission reject\n") }) {
+		b, _ := os.ReadFile(log)
+		t.Fatalf("the agent got %q", b)
+	}
+	if r := hmIn(t, dir, "wait", "a1", "--for", "idle", "--timeout", "20s"); r.code != 0 {
+		t.Fatalf("wait for idle: %s", r)
+	}
+	if r := hmIn(t, dir, "screen", "a1"); !strings.Contains(r.stdout, "assistant: not allowed") {
+		t.Fatalf("screen:\n%s", r)
+	}
+
+	// Lost: supervisor and agent SIGKILLed; R in a dashboard resumes it.
+	rec := mustRecordOf(t, dir, "a1")
+	syscall.Kill(rec.Supervisor, syscall.SIGKILL)
+	syscall.Kill(-rec.PID, syscall.SIGKILL)
+	if !poll(waitTimeout, func() bool { return syscall.Kill(rec.Supervisor, 0) != nil }) {
+		t.Fatal("the supervisor survived SIGKILL")
+	}
+	d.open()
+	d.waitScreen("a1 lost", func(s string) bool { return regexp.MustCompile(`a1 +Lost`).MatchString(s) })
+	d.sendKeys("R")
+	d.waitFor("in its conversation (" + rec.Conversation + ")")
+	d.sendKeys("r")
+	if !poll(waitTimeout, func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "resumed "+rec.Conversation+"\n")
+	}) {
+		b, _ := os.ReadFile(log)
+		t.Fatalf("the agent got %q\n%s", b, d.capture())
+	}
+	d.waitScreen("a1 running again", func(s string) bool { return regexp.MustCompile(`a1 +Idle`).MatchString(s) })
+	if r := hmIn(t, dir, "kill", "a1"); r.code != 0 {
+		t.Fatalf("kill: %s", r)
+	}
+	d.waitScreen("a1 ended", func(s string) bool { return regexp.MustCompile(`a1 +Dead`).MatchString(s) })
+	d.quitChoosing("s")
+}
+
+func mustRecordOf(t *testing.T, dir, id string) supervisor.Record {
+	t.Helper()
+	rec, err := supervisor.ReadRecord(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
