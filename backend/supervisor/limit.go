@@ -51,6 +51,7 @@ type limitState struct {
 	LimitView
 	text    string    // what a scheduled continue types
 	timer   Timer     // the scheduled continue
+	atReset Timer     // publishes the view as the limit resets
 	tries   int       // continues refused as busy so far
 	cleared time.Time // the reset of the last limit a turn cleared: not read again off the screen
 	usage   session.Usage
@@ -145,6 +146,13 @@ func (s *Session) screenTail() string {
 func (s *Session) setLimit(l usage.Limit) {
 	s.mu.Lock()
 	s.lim.On, s.lim.Reset, s.lim.Auto = true, l.Reset, l.Auto
+	if s.lim.atReset != nil {
+		s.lim.atReset.Stop()
+		s.lim.atReset = nil
+	}
+	if d := l.Reset.Sub(s.clock.Now()); !l.Reset.IsZero() && d > 0 {
+		s.lim.atReset = s.clock.AfterFunc(d, s.publishState) // the view stops saying Limited then
+	}
 	s.mu.Unlock()
 	s.log.Info("usage limit", "reset", l.Reset, "auto", l.Auto)
 	s.publishState()
@@ -158,6 +166,10 @@ func (s *Session) clearLimitLocked() {
 	}
 	s.lim.cleared = s.lim.Reset
 	s.lim.On, s.lim.Reset, s.lim.Auto = false, time.Time{}, false
+	if s.lim.atReset != nil {
+		s.lim.atReset.Stop()
+		s.lim.atReset = nil
+	}
 	s.stopContinueLocked()
 }
 
@@ -305,13 +317,19 @@ func (s *Session) SeedUsage(u session.Usage) {
 	s.mu.Unlock()
 }
 
-// limitViewLocked is the limit as the view shows it; a turn under way
-// (st busy) ends it. s.mu is held.
+// limitViewLocked is the limit as the view shows it: limited until its
+// reset (a continue scheduled for then still fires: the limit is kept
+// until a turn starts); a turn under way (st busy) ends it. s.mu is
+// held.
 func (s *Session) limitViewLocked(st session.State) LimitView {
 	if s.lim.On && st != session.Idle && st != session.Dead {
 		s.clearLimitLocked()
 	}
-	return s.lim.LimitView
+	v := s.lim.LimitView
+	if v.On && !v.Reset.IsZero() && !s.clock.Now().Before(v.Reset) {
+		v.On = false
+	}
+	return v
 }
 
 func (v LimitView) String() string {

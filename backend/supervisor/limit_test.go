@@ -142,7 +142,9 @@ func TestLimitAndScheduledContinue(t *testing.T) {
 	if res, _ := c.Limit(frame.LimitRequest{ContinueAt: clock.Now().UnixMilli(), Text: "go on"}); res.OK || !strings.Contains(res.Error, "parked") {
 		t.Fatalf("a continue taken while parked: %+v", res)
 	}
+	// Its reset passes: no longer Limited (still parked); nothing typed.
 	clock.Advance(time.Date(2026, 12, 7, 19, 0, 0, 0, time.UTC))
+	nextState(t, w, "the limit over at its reset", func(si frame.StateInfo) bool { return !si.Limited && si.Parked })
 	if b, _ := os.ReadFile(typed); string(b) != "continue\n" || clock.pending() != 0 {
 		t.Fatalf("typed while parked: %q (%d pending)", b, clock.pending())
 	}
