@@ -46,7 +46,9 @@ func TestDashboardACP(t *testing.T) {
 
 	d.sendTo("a1", "hello")
 	d.waitFor("Hello from the fake agent.")
-	d.waitScreen("the turn done", func(s string) bool { return regexp.MustCompile(`a1 +Done`).MatchString(s) })
+	// Done, or Idle once the dashboard has told it the user saw it (it is
+	// the selected session).
+	d.waitScreen("the turn over", func(s string) bool { return regexp.MustCompile(`a1 +(Done|Idle) `).MatchString(s) })
 
 	// A permission request: needs input, in the inbox; y allows.
 	d.sendTo("a1", "tool")
