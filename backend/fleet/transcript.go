@@ -55,6 +55,24 @@ func (f *Fleet) followTranscript(id string, d Dialer, r Reporter, wait bool) (Me
 		c.Close()
 		return nil, err
 	}
+	// The first STATE before the member is listed: a fleet's first
+	// Sessions (the inbox command's) shows the session as it is.
+	c.Conn().SetReadDeadline(time.Now().Add(dialTimeout))
+	for {
+		fr, err := c.Next()
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		if fr.Type == frame.StateEvent {
+			x.applyState(fr.Payload)
+			break
+		}
+		if fr.Type == frame.Entries {
+			x.applyEntries(fr.Payload)
+		}
+	}
+	c.Conn().SetReadDeadline(time.Time{})
 	x.w = newConnWriter(c)
 	if rec, ok := f.recordOf(id, 0, wait); ok {
 		x.rec = rec
@@ -94,39 +112,54 @@ func (x *transcriptMember) read() {
 		}
 		switch fr.Type {
 		case frame.StateEvent:
-			var si frame.StateInfo
-			if si.UnmarshalBinary(fr.Payload) != nil {
-				continue
+			if x.applyState(fr.Payload) {
+				x.r.Changed()
 			}
-			x.mu.Lock()
-			if st, ok := session.ParseState(si.State); ok && (st != x.info.State || x.info.StateSince.IsZero()) {
-				x.info.State, x.info.StateSince = st, time.Now().Add(-time.Duration(si.StateMs)*time.Millisecond)
-			}
-			x.info.NeedsInput, x.info.PID = si.NeedsInput, si.PID
-			supervisor.ApplyAgentState(&x.info, si.AgentState)
-			x.mu.Unlock()
-			x.r.Changed()
 		case frame.Entries:
-			var es []frame.Entry
-			if json.Unmarshal(fr.Payload, &es) != nil || len(es) == 0 {
-				continue
+			if last, ok := x.applyEntries(fr.Payload); ok {
+				x.r.Dirty(last)
 			}
-			x.mu.Lock()
-			for _, e := range es {
-				x.entries = append(x.entries, session.Entry{Seq: e.Seq, Time: time.UnixMilli(e.Time), Role: session.Role(e.Role), Text: e.Text})
-			}
-			if len(x.entries) > maxTranscript {
-				x.entries = slices.Clone(x.entries[len(x.entries)-maxTranscript:])
-			}
-			x.info.LastOutput = time.Now()
-			last := x.entries[len(x.entries)-1].Seq
-			x.mu.Unlock()
-			x.r.Dirty(last)
 		case frame.Exit:
 			code, _ := frame.ParseExit(fr.Payload)
 			x.r.Exited(int(code))
 		}
 	}
+}
+
+// applyState takes a STATE into the member's Info; false if it does not
+// parse.
+func (x *transcriptMember) applyState(p []byte) bool {
+	var si frame.StateInfo
+	if si.UnmarshalBinary(p) != nil {
+		return false
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if st, ok := session.ParseState(si.State); ok && (st != x.info.State || x.info.StateSince.IsZero()) {
+		x.info.State, x.info.StateSince = st, time.Now().Add(-time.Duration(si.StateMs)*time.Millisecond)
+	}
+	x.info.NeedsInput, x.info.PID = si.NeedsInput, si.PID
+	supervisor.ApplyAgentState(&x.info, si.AgentState)
+	return true
+}
+
+// applyEntries appends an ENTRIES payload's entries; it returns the last
+// one's seq.
+func (x *transcriptMember) applyEntries(p []byte) (uint64, bool) {
+	var es []frame.Entry
+	if json.Unmarshal(p, &es) != nil || len(es) == 0 {
+		return 0, false
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, e := range es {
+		x.entries = append(x.entries, session.Entry{Seq: e.Seq, Time: time.UnixMilli(e.Time), Role: session.Role(e.Role), Text: e.Text})
+	}
+	if len(x.entries) > maxTranscript {
+		x.entries = slices.Clone(x.entries[len(x.entries)-maxTranscript:])
+	}
+	x.info.LastOutput = time.Now()
+	return x.entries[len(x.entries)-1].Seq, true
 }
 
 func (x *transcriptMember) Info() session.Info {
