@@ -74,7 +74,7 @@ func (f *Fleet) followTranscript(id string, d Dialer, r Reporter, wait bool) (Me
 	}
 	c.Conn().SetReadDeadline(time.Time{})
 	x.w = newConnWriter(c)
-	if rec, ok := f.recordOf(id, 0, wait); ok {
+	if rec, ok := f.recordOf(id, x.info.PID, wait); ok { // the agent's pid, from its first STATE
 		x.rec = rec
 		x.info.Agent, x.info.Classifier, x.info.Argv, x.info.Dir = rec.Agent, rec.Classifier, slices.Clone(rec.Argv), rec.Dir
 		x.info.Started, x.info.Owned, x.info.Conversation, x.info.PID = rec.Started, rec.Dashboard, rec.Conversation, rec.PID

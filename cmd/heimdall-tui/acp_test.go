@@ -104,7 +104,13 @@ func TestDashboardACP(t *testing.T) {
 	d.open()
 	d.waitFor("finished")
 	d.waitFor("step 20")
-	d.quitChoosing("s")
+	// Started from a dashboard, it is stopped with "Stop them".
+	d.sendKeys("q")
+	d.waitFor("Leave them running")
+	d.sendKeys("s")
+	if !poll(waitTimeout, func() bool { return hmIn(t, d.dir, "status", "a1").code != 0 }) {
+		t.Fatal("a1 still runs after Stop them")
+	}
 }
 
 // An ACP session from the command line: run --acp starts it in the
