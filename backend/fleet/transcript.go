@@ -79,13 +79,15 @@ func (f *Fleet) followTranscript(id string, d Dialer, r Reporter, wait bool) (Me
 		x.info.Agent, x.info.Classifier, x.info.Argv, x.info.Dir = rec.Agent, rec.Classifier, slices.Clone(rec.Argv), rec.Dir
 		x.info.Started, x.info.Owned, x.info.Conversation, x.info.PID = rec.Started, rec.Dashboard, rec.Conversation, rec.PID
 	}
+	// What a restart starts is read from x.info before the reader
+	// writes to it.
+	restartable, spec := len(x.info.Argv) > 0, specOf(id, x.info, x.rec)
+	spec.ACP, spec.ACPFS, spec.Classifier = true, x.rec.ACPFS, ""
 	go x.w.run()
 	go x.read()
-	if len(x.info.Argv) == 0 {
+	if !restartable {
 		return x, nil
 	}
-	spec := specOf(id, x.info, x.rec)
-	spec.ACP, spec.ACPFS, spec.Classifier = true, x.rec.ACPFS, ""
 	return restartableTranscript{x, f, spec}, nil
 }
 
