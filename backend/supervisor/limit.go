@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -305,18 +304,6 @@ func (s *Session) readUsage() {
 	s.publishState()
 }
 
-// SeedUsage makes u the usage counted before this supervisor started (a
-// session started again: its record's).
-func (s *Session) SeedUsage(u session.Usage) {
-	s.umu.Lock()
-	s.tr.Seed(u)
-	u = s.tr.Usage()
-	s.umu.Unlock()
-	s.mu.Lock()
-	s.lim.usage = u
-	s.mu.Unlock()
-}
-
 // limitViewLocked is the limit as the view shows it: limited until its
 // reset (a continue scheduled for then still fires: the limit is kept
 // until a turn starts); a turn under way (st busy) ends it. s.mu is
@@ -330,11 +317,4 @@ func (s *Session) limitViewLocked(st session.State) LimitView {
 		v.On = false
 	}
 	return v
-}
-
-func (v LimitView) String() string {
-	if !v.On {
-		return "not limited"
-	}
-	return fmt.Sprintf("limited until %v", v.Reset)
 }

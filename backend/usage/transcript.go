@@ -72,9 +72,6 @@ func (t *Transcript) Follow(path string) error {
 	return nil
 }
 
-// Path is the transcript followed ("" if none).
-func (t *Transcript) Path() string { return t.path }
-
 // line is what an assistant line of a transcript says of its usage.
 type line struct {
 	Type      string    `json:"type"`
@@ -206,12 +203,3 @@ func (t *Transcript) Usage() session.Usage {
 // Context is the last message's context (its input, cache and output
 // tokens: what going on re-sends) and its model; 0 before any.
 func (t *Transcript) Context() (int64, string) { return t.last, t.lastModel }
-
-// Seed makes u counted already (a supervisor started again with what its
-// record kept).
-func (t *Transcript) Seed(u session.Usage) {
-	for _, r := range u {
-		k := [2]string{r.Day, r.Model}
-		t.rows[k] = t.rows[k].Add(r.Tokens)
-	}
-}
