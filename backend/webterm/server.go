@@ -91,8 +91,9 @@ type Options struct {
 	Addr  string // ListenAndServe's address ("" = DefaultAddr)
 	// Token is required of every request (New refuses an empty one unless
 	// NoToken): as ?token= (a page's first request: the server answers
-	// with an HttpOnly, SameSite=Strict cookie and a redirect to the same
-	// URL without it), as "Authorization: Bearer TOKEN" (other clients), or
+	// with an HttpOnly, SameSite=Strict cookie that lasts cookieLife from
+	// the page's last visit, and a redirect to the same URL without it),
+	// as "Authorization: Bearer TOKEN" (other clients), or
 	// as that cookie.
 	Token string
 	// NoToken serves without a token. Serve refuses it off loopback; on
@@ -309,14 +310,30 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	if from == "query" && r.Method == http.MethodGet && !isUpgrade(r) {
 		// A page's first request: the token becomes a cookie and leaves
 		// the address bar (and the history) at once.
-		http.SetCookie(w, &http.Cookie{Name: tokenCookie(r), Value: given, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		setTokenCookie(w, r, given)
 		q.Del("token")
 		u := *r.URL
 		u.RawQuery = q.Encode()
 		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 		return
 	}
+	if from == "cookie" && r.Method == http.MethodGet && r.URL.Path == "/" {
+		setTokenCookie(w, r, given) // each visit of the page keeps it another cookieLife
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// cookieLife is how long a device stays signed in after it last opened
+// the page. The cookie outlives the browser's session so that a
+// notification tapped after the browser was closed (Web Push) opens the
+// session's page rather than asking for the token's URL again.
+const cookieLife = 30 * 24 * time.Hour
+
+// setTokenCookie gives the browser the token as an HttpOnly, SameSite=Strict
+// cookie (Secure when served over TLS) that lasts cookieLife.
+func setTokenCookie(w http.ResponseWriter, r *http.Request, token string) {
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie(r), Value: token, Path: "/", MaxAge: int(cookieLife / time.Second),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 }
 
 // isUpgrade reports a WebSocket handshake.

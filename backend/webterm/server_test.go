@@ -506,8 +506,18 @@ func TestToken(t *testing.T) {
 		t.Fatalf("with the token: %d %q %v", r.StatusCode, r.Header.Get("Location"), r.Cookies())
 	}
 	c := r.Cookies()[0]
-	if c.Name != "heimdall_web_"+port || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Value != "s3cret-s3cret-s3cret" {
+	if c.Name != "heimdall_web_"+port || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Value != "s3cret-s3cret-s3cret" ||
+		c.MaxAge != int(cookieLife/time.Second) {
 		t.Fatalf("cookie %+v", c)
+	}
+	// The page visited by cookie keeps it another cookieLife; the API does
+	// not reset it.
+	if r := rawGet(t, hs, "/", http.Header{"Cookie": {c.Name + "=" + c.Value}}); r.StatusCode != http.StatusOK ||
+		len(r.Cookies()) != 1 || r.Cookies()[0].MaxAge != c.MaxAge || r.Cookies()[0].Value != c.Value {
+		t.Fatalf("the page by cookie: %d %v", r.StatusCode, r.Cookies())
+	}
+	if r := rawGet(t, hs, "/api/sessions", http.Header{"Cookie": {c.Name + "=" + c.Value}}); len(r.Cookies()) != 0 {
+		t.Fatalf("the API set %v", r.Cookies())
 	}
 	for _, h := range []http.Header{{"Cookie": {c.Name + "=" + c.Value}}, {"Authorization": {"Bearer s3cret-s3cret-s3cret"}}} {
 		if r := rawGet(t, hs, "/api/sessions", h); r.StatusCode != http.StatusOK {
