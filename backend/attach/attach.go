@@ -22,7 +22,8 @@
 // The terminal is restored on every path out of Run (detach, exit, error).
 // The session is reached through an Endpoint: over its socket (Dial) or in
 // the same process (Local), which keeps the keystroke path free of an extra
-// client process.
+// client process. A session of another host is a Commander: Run hands the
+// terminal to `ssh -t` running that host's `heimdall attach`.
 package attach
 
 import (
@@ -96,6 +97,11 @@ func Run(ep Endpoint, opts Options) (res Result, err error) {
 		opts.DetachKey = DefaultDetachKey
 	}
 	defer ep.Close()
+	if c, ok := ep.(Commander); ok {
+		if argv := c.Command(opts.DetachKey); argv != nil {
+			return RunCommand(argv, opts)
+		}
+	}
 
 	inFd, outFd := int(opts.In.Fd()), int(opts.Out.Fd())
 	if term.IsTerminal(inFd) {

@@ -311,6 +311,9 @@ func (d channelDialer) Dial(timeout time.Duration) (*frame.Client, error) {
 }
 func (d channelDialer) Local() bool    { return false }
 func (d channelDialer) String() string { return d.host + ":" + d.id }
+func (d channelDialer) attachCommand(detach byte) []string {
+	return d.link.AttachCommand(d.id, detach)
+}
 
 // hostSpawnWait bounds how long a spawn on a host waits for the session
 // to be listed once the host has started it.

@@ -119,7 +119,17 @@ func (x *sockBase) Endpoint() (attach.Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return attach.NewSocket(c) // another host's: no terminal to hand over, the keys are relayed
+	ep, err := attach.NewSocket(c) // another host's: no terminal to hand over, the keys are relayed
+	if cd, ok := x.dialer.(commandDialer); ok && err == nil {
+		return attach.WithCommand(ep, cd.attachCommand), nil // a terminal goes to ssh -t instead
+	}
+	return ep, err
+}
+
+// commandDialer is a Dialer of another host's session that can name the
+// command that attaches a terminal to it there (attach.Commander).
+type commandDialer interface {
+	attachCommand(detach byte) []string
 }
 
 // answerWait bounds an ANSWER's round trip (a supervisor without it never

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/shell"
 	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
@@ -113,7 +113,7 @@ func Prepare(o Session) (argv, env []string, cleanup func(), err error) {
 // `|| true`: a binary replaced or removed while the session runs (a `go
 // run` build) must not make every tool call show a hook error.
 func claudeSettings(exe string) []byte {
-	cmd := shellQuote(exe) + " hook 2>/dev/null || true"
+	cmd := shell.Quote(exe) + " hook 2>/dev/null || true"
 	type handler struct {
 		Type    string `json:"type"`
 		Command string `json:"command"`
@@ -135,6 +135,3 @@ func claudeSettings(exe string) []byte {
 	b, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
 	return append(b, '\n')
 }
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
+	"github.com/heimdall-tui/heimdall-tui/backend/internal/shell"
 	"github.com/heimdall-tui/heimdall-tui/wire/mux"
 )
 
@@ -35,6 +36,7 @@ var sshOptions = []string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterva
 // Link is a running `ssh DEST heimdall mux`: the stream's client end.
 type Link struct {
 	*mux.Conn
+	opts   Options
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stderr *tail
@@ -68,7 +70,7 @@ func Connect(ctx context.Context, o Options, notify func(mux.Sessions)) (*Link, 
 	if err != nil {
 		return nil, err
 	}
-	l := &Link{cmd: cmd, stdin: stdin, stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
+	l := &Link{opts: o, cmd: cmd, stdin: stdin, stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = l.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // not the dashboard's terminal's signals
 	if err := cmd.Start(); err != nil {
@@ -127,6 +129,43 @@ func (l *Link) Err() error {
 // closeWait bounds how long Close waits for ssh to end by itself once
 // its input is closed (the far end delivers what was sent, then exits).
 const closeWait = 3 * time.Second
+
+// attachOptions are ssh's for an attach: a terminal (which ssh sets raw
+// and sizes), and a peer that stops answering noticed as the link's is.
+// Prompts may be answered: the user has the terminal.
+var attachOptions = []string{"-t", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"}
+
+// AttachCommand is the command line that attaches the terminal it is run
+// in to session id of the host with detach as the detach key: ssh, as for
+// the link, with a terminal, running the far end's own executable
+// (`EXE --socket-dir DIR attach`, from its HELLO), as the user would with
+// `ssh -t HOST heimdall attach ID`. It is an ssh connection of its own
+// for as long as the attach lasts (shared with the link's when the
+// user's ssh config has ControlMaster): keys then take plain ssh's path,
+// with no relay through the link's two ends. nil when the far end did
+// not name its executable (an older heimdall): the attach is relayed
+// over the link then.
+func (l *Link) AttachCommand(id string, detach byte) []string {
+	h := l.Hello()
+	if h.Exe == "" || h.Dir == "" || !validID(id) {
+		return nil
+	}
+	ssh := l.opts.SSH
+	if ssh == "" {
+		ssh = "ssh"
+	}
+	argv := append([]string{ssh}, attachOptions...)
+	// ssh joins the remote command's words with spaces for the far end's
+	// shell: each is quoted for it.
+	return append(argv, "--", l.opts.Dest, shell.Quote(h.Exe), "--socket-dir", shell.Quote(h.Dir),
+		"attach", "--detach-key", fmt.Sprintf("0x%02x", detach), "--", shell.Quote(id))
+}
+
+// validID reports an ID as the far end announces them (a socket's name:
+// no slash, no leading dot or dash).
+func validID(id string) bool {
+	return id != "" && len(id) <= 255 && !strings.ContainsAny(id, "/\x00") && id[0] != '.' && id[0] != '-'
+}
 
 // Close ends the link (the remote sessions go on): ssh's input is closed,
 // so the far end delivers what was sent on the channels before it ends;

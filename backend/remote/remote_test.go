@@ -6,9 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/proctest"
 	"github.com/heimdall-tui/heimdall-tui/backend/remote/sshdtest"
@@ -159,6 +163,7 @@ func TestOverOpenSSH(t *testing.T) {
 			t.Fatalf("SCREEN over ssh: %q %v", si.Screen, err)
 		}
 	}
+	attachOverSSH(t, l, dir)
 	l.cmd.Process.Kill()
 	select {
 	case <-l.Done():
@@ -169,4 +174,70 @@ func TestOverOpenSSH(t *testing.T) {
 	if out, err := exec.Command(tui, "--socket-dir", dir, "status", "r1").CombinedOutput(); err != nil || !strings.Contains(string(out), "alive:    true") {
 		t.Fatalf("the session after the link ended: %v\n%s", err, out)
 	}
+}
+
+// attachOverSSH runs the link's AttachCommand for r1 in a pty, as the
+// dashboard hands it the terminal: ssh -t to the far end's own heimdall,
+// named by its HELLO, shows r1's screen and takes the detach key.
+func attachOverSSH(t *testing.T, l *Link, dir string) {
+	t.Helper()
+	if h := l.Hello(); h.Exe == "" || h.Dir != dir {
+		t.Fatalf("hello %+v: want the far end's executable and dir", h)
+	}
+	if argv := l.AttachCommand("-x", 0x1d); argv != nil {
+		t.Fatalf("an ID like an option: %q", argv)
+	}
+	argv := l.AttachCommand("r1", 0x1d) // ctrl-]
+	if i := slices.Index(argv, "--"); i < 0 || argv[i+1] != "box" || !slices.Contains(argv, "-t") || !slices.Contains(argv, "0x1d") {
+		t.Fatalf("attach command %q", argv)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 80, Rows: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var (
+		mu  sync.Mutex
+		all []byte
+	)
+	got := func() string { mu.Lock(); defer mu.Unlock(); return string(all) }
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			mu.Lock()
+			all = append(all, buf[:n]...)
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// The screen first, then the detach key: until the far end's attach
+	// has the terminal raw, the key would be the line discipline's.
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(got(), "over-ssh") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for time.Now().Before(deadline) {
+		ptmx.Write([]byte{0x1d})
+		select {
+		case err := <-done:
+			ptmx.Close()
+			<-read
+			if err != nil || !strings.Contains(got(), "over-ssh") || !strings.Contains(got(), "detached") {
+				t.Fatalf("attach over ssh -t: %v\n%q", err, got())
+			}
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	cmd.Process.Kill()
+	<-done
+	t.Fatal("attach over ssh -t did not detach")
 }

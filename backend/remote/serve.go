@@ -37,7 +37,8 @@ func Serve(rw io.ReadWriteCloser, dir string, cfg config.Config, global []string
 		return err
 	}
 	host, _ := os.Hostname()
-	c := mux.Server(rw, mux.Hello{Host: host, Dir: dir}, func(id string) (net.Conn, error) {
+	exe, _ := os.Executable()
+	c := mux.Server(rw, mux.Hello{Host: host, Dir: dir, Exe: exe}, func(id string) (net.Conn, error) {
 		if err := supervisor.ValidateID(dir, id); err != nil {
 			return nil, err
 		}

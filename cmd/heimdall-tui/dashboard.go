@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/appendfile"
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/classify"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/coord"
@@ -113,7 +114,7 @@ func (a *app) dashboard(o dashboardOptions) error {
 		return fmt.Errorf("config [keys]: %w", err)
 	}
 	if a.cfg.DetachKey != "" {
-		if km.Detach, err = keys.ParseDetachKey(a.cfg.DetachKey); err != nil {
+		if km.Detach, err = attach.ParseDetachKey(a.cfg.DetachKey); err != nil {
 			return fmt.Errorf("config detach_key: %w", err)
 		}
 	}

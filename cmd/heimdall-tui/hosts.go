@@ -124,6 +124,20 @@ func connectHost(h config.Host) (*remote.Link, error) {
 	return remote.Connect(ctx, remoteOptions(h), nil)
 }
 
+// hostAttachCommand is the command line that attaches a terminal to
+// session rid of host h (remote.Link.AttachCommand): the link is
+// connected to learn the far end's executable and closed again, so that
+// the attach's ssh is the only connection while attached. nil: the far
+// end is too old to name it.
+func hostAttachCommand(h config.Host, rid string, detach byte) ([]string, error) {
+	link, err := connectHost(h)
+	if err != nil {
+		return nil, err
+	}
+	defer link.Close()
+	return link.AttachCommand(rid, detach), nil
+}
+
 // remoteOptions is how host h is reached: its ssh destination and remote
 // command, with $HEIMDALL_SSH as the ssh client if set.
 func remoteOptions(h config.Host) remote.Options {

@@ -25,8 +25,8 @@ import (
 // interleaved rounds:
 //
 //	ssh       `ssh -t box heimdall-tui attach r1`: the user's plain way
-//	attach    `heimdall-tui attach box:r1`: one ssh running `heimdall mux`, the session a channel of it
-//	dashboard the dashboard attached full screen (enter) to box:r1, over its link to box
+//	attach    `heimdall-tui attach box:r1`: its link to box learns box's heimdall, then `ssh -t box heimdall attach r1`
+//	dashboard the dashboard attached full screen (enter) to box:r1: the same ssh -t, beside its link to box
 //
 // and reports each one's p50 and p99 over every key (µs) and ours over
 // ssh's (x_ssh). Each key is typed when the last came back.

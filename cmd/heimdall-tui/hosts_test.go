@@ -23,7 +23,7 @@ func hostsConfig(t testing.TB, rdir string, extra string) (cfg, ssh string) {
 	ssh = filepath.Join(d, "ssh")
 	script := "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done\nshift\n" +
 		"[ \"$1\" = nowhere ] && { echo 'ssh: Could not resolve hostname nowhere: Name or service not known' >&2; exit 255; }\n" +
-		"shift\nexec \"$@\"\n"
+		"shift\nexec sh -c \"$*\"\n" // as ssh: the words joined, for the far end's shell
 	if err := os.WriteFile(ssh, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,8 @@ func TestAnswerOnHost(t *testing.T) {
 
 // Another host's session in the dashboard, as a user would use it: listed
 // with its host in the HOST column, a line sent with i, attached full
-// screen over the link (Ctrl-\ back), killed with x.
+// screen (over ssh -t to the host's heimdall attach; Ctrl-\ back), killed
+// with x.
 func TestDashboardHost(t *testing.T) {
 	t.Parallel()
 	rdir := newSockDir(t)
@@ -157,7 +158,8 @@ func TestDashboardHost(t *testing.T) {
 // The done-when of hosts, as a user would see it, against Debian's
 // OpenSSH server on a loopback port (keys and configs made here,
 // forwarding disabled): a local session and 31 on "box" (this machine
-// with a socket dir of its own) listed together; send, attach, spawn,
+// with a socket dir of its own) listed together; send, attach (over an
+// ssh -t of its own while attached), spawn,
 // restart, resize and kill on box; one TCP connection to sshd with every session on it;
 // the dashboard's ssh killed: box shows as down with its reason, then
 // comes back by itself with its sessions and their screens.
@@ -200,8 +202,17 @@ func TestDashboardOverOpenSSH(t *testing.T) {
 	d.waitScreen("attached to box:r1", func(s string) bool { return !strings.Contains(s, "heimdall ·") })
 	d.sendLine("echo attached-$((6*7))")
 	d.waitFor("attached-42")
+	// Attached full screen, the terminal is ssh -t's, to box's heimdall
+	// attach: a connection of its own while attached, as plain ssh's.
+	if n, _ := srv.Connections(); n != 2 || len(srv.Clients()) != 2 {
+		t.Fatalf("attached: %d connections to sshd, ssh processes %v; want the link's and the attach's", n, srv.Clients())
+	}
 	d.sendKeys(`C-\`)
 	d.waitFor("detached from box:r1")
+	if !poll(waitTimeout, func() bool { n, _ := srv.Connections(); return n == 1 && len(srv.Clients()) == 1 }) {
+		n, _ := srv.Connections()
+		t.Fatalf("detached: %d connections to sshd, ssh processes %v; want the link's alone", n, srv.Clients())
+	}
 	d.command("spawn shell box:w1")
 	d.waitScreen("w1 started on box", func(s string) bool { return running(remote + 2)(s) })
 	if _, err := os.Stat(filepath.Join(rdir, "w1.sock")); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/themes"
 	"github.com/heimdall-tui/heimdall-tui/tui/keys"
@@ -40,7 +41,7 @@ func TestReadmeConfigExample(t *testing.T) {
 	if err := km.Apply(cfg.Keys); err != nil {
 		t.Errorf("README [keys]: %v", err)
 	}
-	if _, err := keys.ParseDetachKey(cfg.DetachKey); err != nil {
+	if _, err := attach.ParseDetachKey(cfg.DetachKey); err != nil {
 		t.Errorf("README detach_key: %v", err)
 	}
 	if len(cfg.Agents) == 0 {

@@ -324,31 +324,56 @@ func newSendCmd(a *app) *cobra.Command {
 }
 
 func newAttachCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var key string
+	cmd := &cobra.Command{
 		Use:   "attach ID",
 		Short: "Attach this terminal to a session (Ctrl-\\ detaches)",
-		Args:  cobra.ExactArgs(1),
+		Long: "attach hands this terminal to a session until the detach key (Ctrl-\\ unless --detach-key\n" +
+			"says otherwise) or the session's end. A session of another host (HOST:ID) is attached with\n" +
+			"`ssh -t HOST heimdall attach ID`, an ssh connection of its own while attached.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
+			detach, err := attach.ParseDetachKey(key)
+			if err != nil {
+				return err
+			}
+			opts := attach.Options{In: a.stdin, Out: outFile(a), DetachKey: detach}
+			if h, rid, ok := a.hostOf(id); ok {
+				argv, err := hostAttachCommand(h, rid, detach)
+				if err != nil {
+					return err
+				}
+				if argv != nil {
+					// The far end's attach says "detached" or how the
+					// session ended on this terminal itself.
+					res, err := attach.RunCommand(argv, opts)
+					if err == nil && res.Exited {
+						return exitCode(res.Code)
+					}
+					return err
+				}
+			}
 			return a.withSession(id, func(c *frame.Client) error {
 				ep, err := attach.NewSocket(c)
 				if err != nil {
 					return fmt.Errorf("attach %q: %w", id, err)
 				}
-				res, err := attach.Run(ep, attach.Options{In: a.stdin, Out: outFile(a)})
-				switch {
-				case err != nil:
+				res, err := attach.Run(ep, opts)
+				if err != nil {
 					return fmt.Errorf("attach %q: %w", id, err)
-				case res.Detached:
-					fmt.Fprintln(a.stderr, "detached")
-					return nil
-				default:
-					fmt.Fprintf(a.stderr, "session exited (code %d)\n", res.Code)
-					return exitCode(res.Code)
 				}
+				line, code := res.Said()
+				fmt.Fprintln(a.stderr, line)
+				if code != 0 {
+					return exitCode(code)
+				}
+				return nil
 			})
 		},
 	}
+	cmd.Flags().StringVar(&key, "detach-key", `ctrl-\`, "the key that detaches: ctrl-\\, ctrl-], ^A, 0x1d, ...")
+	return cmd
 }
 
 func newCleanCmd(a *app) *cobra.Command {

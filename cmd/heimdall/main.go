@@ -3,7 +3,8 @@
 // does. It is each session's supervisor (`run`, which the dashboard and
 // heimdall-tui's own `run` start), the hook an agent runs before every
 // tool call (`hook`), and the protocol tools agents call in a loop
-// (`resolve`, `ledger log`). Any other command is heimdall-tui's: heimdall
+// (`resolve`, `ledger log`); on another host, what a dashboard there runs
+// over ssh (`mux`, `attach`). Any other command is heimdall-tui's: heimdall
 // hands it over to the heimdall-tui beside it, so either name takes every
 // command. Invoked through a link named like a bash protocol tool
 // (heimdall-resolve, heimdall-ledger, ...), it is that tool.
@@ -12,18 +13,21 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
+	"github.com/heimdall-tui/heimdall-tui/backend/attach"
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/hook"
 	"github.com/heimdall-tui/heimdall-tui/backend/host"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning/plancli"
 	"github.com/heimdall-tui/heimdall-tui/backend/planning/toollinks"
 	"github.com/heimdall-tui/heimdall-tui/backend/remote"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 )
 
 const name = "heimdall"
@@ -58,6 +62,8 @@ func run(argv []string) int {
 			}
 		} else if err == nil && global.NArg() == 1 && global.Arg(0) == "mux" {
 			return serveMux(*configPath, *socketDir)
+		} else if err == nil && global.NArg() > 0 && global.Arg(0) == "attach" && !helpAsked(global.Args()[1:]) {
+			return attachTerminal(*configPath, *socketDir, global.Args()[1:])
 		}
 	}
 	return handOver(argv)
@@ -127,6 +133,50 @@ func serveMux(configPath, socketDir string) int {
 		return fail(err)
 	}
 	return 0
+}
+
+// attachTerminal is `heimdall attach [--detach-key KEY] ID`: this terminal
+// attached to a session of the socket dir, as heimdall-tui's attach; what
+// a dashboard on another machine runs over `ssh -t` (backend/remote), so
+// that the small executable is all a remote needs.
+func attachTerminal(configPath, socketDir string, args []string) int {
+	flags := pflag.NewFlagSet(name+" attach", pflag.ContinueOnError)
+	flags.SetOutput(os.Stderr)
+	key := flags.String("detach-key", "ctrl-\\", "the key that detaches")
+	if err := flags.Parse(args); err != nil {
+		return 2
+	}
+	if flags.NArg() != 1 {
+		fmt.Fprintf(os.Stderr, "usage: %s attach [--detach-key KEY] ID\n", name)
+		return 2
+	}
+	detach, err := attach.ParseDetachKey(*key)
+	if err != nil {
+		return fail(err)
+	}
+	cfg, _, err := config.LoadFile(configPath)
+	if err != nil {
+		return fail(err)
+	}
+	dir, id := cfg.SocketDirFor(socketDir), flags.Arg(0)
+	if err := supervisor.ValidateID(dir, id); err != nil {
+		return fail(err)
+	}
+	ep, err := attach.Dial(supervisor.SocketPath(dir, id))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || supervisor.SocketStale(supervisor.SocketPath(dir, id)) {
+			fmt.Fprintf(os.Stderr, "No session found: %s\n", id)
+			return 1
+		}
+		return fail(fmt.Errorf("attach %q: %w", id, err))
+	}
+	res, err := attach.Run(ep, attach.Options{DetachKey: detach})
+	if err != nil {
+		return fail(fmt.Errorf("attach %q: %w", id, err))
+	}
+	line, code := res.Said()
+	fmt.Fprintln(os.Stderr, line)
+	return code
 }
 
 func fail(err error) int {

@@ -80,6 +80,9 @@ type Hello struct {
 	Protocol int    `json:"protocol"`
 	Host     string `json:"host,omitempty"` // the server's host name
 	Dir      string `json:"dir,omitempty"`  // its socket directory
+	// Exe is the server's executable (an absolute path), which also
+	// attaches a terminal to a session there: `EXE --socket-dir DIR attach ID`.
+	Exe string `json:"exe,omitempty"`
 }
 
 // Sessions announces sessions: the first lists every session served, the
