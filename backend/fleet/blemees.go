@@ -534,6 +534,9 @@ func (m *blemeesMember) countUsage(u headless.Usage, now time.Time) {
 }
 
 // Info implements Member.
+// RunsOutside implements Outliver: the session is the daemon's.
+func (m *blemeesMember) RunsOutside() {}
+
 func (m *blemeesMember) Info() session.Info {
 	in := session.Info{Dir: m.dir, Started: m.started, Alive: true, Owned: m.owns()}
 	m.v.info(&in, m.model)

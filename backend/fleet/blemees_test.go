@@ -69,7 +69,7 @@ func TestBlemeesFollow(t *testing.T) {
 	r.Wait(t, session.Added, id, 0)
 	waitTranscript(t, f, id, "system: claude started · opus\nassistant: echo: hello\n")
 	in := infoOf(t, f, id)
-	if in.Kind != session.KindHeadless || in.Caps != session.CapTranscript || in.Owned || in.Dir != dir || in.State != session.Idle || !in.Alive {
+	if in.Kind != session.KindHeadless || in.Caps != session.CapTranscript|session.CapOutlive || in.Owned || in.Dir != dir || in.State != session.Idle || !in.Alive {
 		t.Fatalf("info %+v", in)
 	}
 	const why = ": a session followed on a standalone blemeesd is driven by its owner only (a blemees/1 watcher cannot send, interrupt or close it)"
@@ -230,7 +230,7 @@ func TestBlemeesOpen(t *testing.T) {
 	r.Wait(t, session.Added, id, 0)
 	waitTranscript(t, f, id, "system: claude started · opus\n")
 	in := infoOf(t, f, id)
-	if in.Kind != session.KindHeadless || in.Caps != session.CapTranscript|session.CapInterrupt|session.CapRestart || !in.Owned || in.Dir != dir || !in.Alive {
+	if in.Kind != session.KindHeadless || in.Caps != session.CapTranscript|session.CapInterrupt|session.CapRestart|session.CapOutlive || !in.Owned || in.Dir != dir || !in.Alive {
 		t.Fatalf("info %+v", in)
 	}
 	// Another client's session, in a directory no session of the fleet

@@ -118,6 +118,13 @@ type Restarter interface {
 	Restart(r Reporter) (Member, error)
 }
 
+// Outliver is a member whose session runs outside this process, under a
+// supervisor of its own or in a daemon, so that it goes on when the
+// dashboard quits (session.CapOutlive); the fleet only follows it.
+type Outliver interface {
+	RunsOutside()
+}
+
 // capsOf lists what m can do beyond the basics, from its interfaces.
 // Answerer is a member that can answer the dialog its agent shows
 // (Fleet.Answer).
@@ -165,6 +172,9 @@ func capsOf(m Member) session.Caps {
 	}
 	if _, ok := m.(Answerer); ok {
 		c |= session.CapAnswer
+	}
+	if _, ok := m.(Outliver); ok {
+		c |= session.CapOutlive
 	}
 	return c
 }

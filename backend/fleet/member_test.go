@@ -161,7 +161,7 @@ func TestPtyCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in := infoOf(t, f, id); in.Kind != session.KindPty || in.Caps != session.CapScreen|session.CapAttach|session.CapRestart|session.CapInterrupt|session.CapAnswer {
+	if in := infoOf(t, f, id); in.Kind != session.KindPty || in.Caps != session.CapScreen|session.CapAttach|session.CapRestart|session.CapInterrupt|session.CapAnswer|session.CapOutlive {
 		t.Fatalf("pty info %+v", in)
 	}
 	if f.Transcript(id, 0) != nil {

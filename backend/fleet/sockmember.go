@@ -48,6 +48,7 @@ type sockMember interface {
 	Limiter
 	Peeker
 	Hanger
+	Outliver
 	lacker
 	recorded
 	supervised
@@ -110,6 +111,9 @@ func (x *sockBase) record() supervisor.Record { return x.rec }
 func (x *sockBase) dial(timeout time.Duration) (*frame.Client, error) { return x.dialer.Dial(timeout) }
 
 func (x *sockBase) Done() <-chan struct{} { return x.done }
+
+// RunsOutside implements Outliver: the session is its supervisor's.
+func (x *sockBase) RunsOutside() {}
 
 func (x *sockBase) Endpoint() (attach.Endpoint, error) {
 	if x.dialer.Local() {

@@ -214,6 +214,9 @@ func (x *transcriptMember) Hangup() { x.c.Close() }
 
 func (x *transcriptMember) Done() <-chan struct{} { return x.done }
 
+// RunsOutside implements Outliver: the session is its supervisor's.
+func (x *transcriptMember) RunsOutside() {}
+
 // Answer implements Answerer: the protocol's reply to the agent's
 // permission request, chosen by option.
 func (x *transcriptMember) Answer(c answer.Choice, question string) (answer.Given, error) {

@@ -84,6 +84,10 @@ const (
 	// CapAnswer: what its agent asks (a dialog on its screen, a
 	// permission request) can be answered by choice, without keys.
 	CapAnswer
+	// CapOutlive: the session runs outside the dashboard's process (a
+	// supervisor of its own, a daemon), so it goes on when the dashboard
+	// quits unless stopped.
+	CapOutlive
 )
 
 // Has reports whether every capability in c2 is in c.
@@ -295,6 +299,8 @@ func (caps Caps) Lacks(want Caps) string {
 		return "cannot be restarted"
 	case missing.Has(CapAnswer):
 		return "cannot be answered from here"
+	case missing.Has(CapOutlive):
+		return "ends with the dashboard"
 	}
 	return "cannot do that"
 }

@@ -89,7 +89,7 @@ func newStub() *stub {
 }
 
 // ptyCaps are what the fleet's pty sessions can do.
-const ptyCaps = session.CapScreen | session.CapAttach | session.CapRestart | session.CapInterrupt | session.CapAnswer
+const ptyCaps = session.CapScreen | session.CapAttach | session.CapRestart | session.CapInterrupt | session.CapAnswer | session.CapOutlive
 
 // blocking notes a call that may block; made inside Update, it is a
 // violation. s.mu must be held.
@@ -1159,14 +1159,15 @@ func TestSortKept(t *testing.T) {
 	}
 }
 
-// Headless sessions live in a daemon and outlive the dashboard as pty
-// sessions do: q offers to leave them running or stop them. Heddle workers
-// are the dashboard's own and end with it: with only those running, q asks
-// a plain yes/no saying so; with others too, the choice says it as well.
+// Sessions that run outside the dashboard (CapOutlive: headless ones in a
+// daemon, as pty sessions under their supervisors) outlive it: q offers to
+// leave them running or stop them. Heddle workers are the dashboard's own
+// and end with it: with only those running, q asks a plain yes/no saying
+// so; with others too, the choice says it as well.
 func TestQuitByKind(t *testing.T) {
 	b := newStub()
 	for i := range b.infos[:3] {
-		b.infos[i].Kind, b.infos[i].Caps = session.KindHeadless, session.CapTranscript|session.CapInterrupt
+		b.infos[i].Kind, b.infos[i].Caps = session.KindHeadless, session.CapTranscript|session.CapInterrupt|session.CapOutlive
 	}
 	m := newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
@@ -1174,7 +1175,7 @@ func TestQuitByKind(t *testing.T) {
 		t.Fatalf("quit with only headless sessions (they live in the daemon):\n%s", s)
 	}
 	b = newStub()
-	b.infos[0].Kind = session.KindHeddle
+	b.infos[0].Kind, b.infos[0].Caps = session.KindHeddle, session.CapTranscript
 	m = newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")
 	if s := plain(m); !strings.Contains(s, "sessions started from the dashboard") || !strings.Contains(s, "(a heddle worker)") {
@@ -1182,7 +1183,7 @@ func TestQuitByKind(t *testing.T) {
 	}
 	b = newStub()
 	for i := range b.infos {
-		b.infos[i].Kind = session.KindHeddle
+		b.infos[i].Kind, b.infos[i].Caps = session.KindHeddle, session.CapTranscript
 	}
 	m = newModel(t, b, 120, 35, themes.Dark())
 	press(m, "q")

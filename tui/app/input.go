@@ -316,15 +316,15 @@ func (m *Model) ids() []string {
 // running, else asks whether to leave them running (the default) or stop
 // them.
 func (m *Model) requestQuit() tea.Cmd {
-	// Pty and ACP sessions have supervisors of their own, and headless
-	// ones a daemon: they can outlive the dashboard. The others it
-	// started (heddle workers, its children) end with it whatever the
-	// user chooses.
+	// Sessions that run outside the dashboard (a supervisor of their own,
+	// a daemon: session.CapOutlive) can outlive it. The others it started
+	// (heddle workers, its children) end with it whatever the user
+	// chooses.
 	running, inside := 0, 0
 	for _, in := range m.list.All() {
 		switch {
 		case !in.Owned || !in.Alive:
-		case in.Kind == session.KindPty || in.Kind == session.KindHeadless || in.Kind == session.KindACP:
+		case in.Caps.Has(session.CapOutlive):
 			running++
 		default:
 			inside++
