@@ -2,10 +2,13 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,4 +170,67 @@ func TestFileAccess(t *testing.T) {
 	s2 := start(t, work, "", log2)
 	s2.Say("read " + filepath.Join(work, "in.txt"))
 	proctest.WaitFor(t, "the refusal", 10*time.Second, func() bool { return strings.Contains(readLog(log2), "read error") })
+}
+
+// Drain: a client watching the transcript is sent everything up to the
+// agent's exit, then EXIT, before Shutdown ends its connection.
+func TestServerDrain(t *testing.T) {
+	s := start(t, t.TempDir(), "", filepath.Join(t.TempDir(), "log"))
+	srv := &Server{Session: s}
+	path := filepath.Join(proctest.ShortDir(t), "a1.sock")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	c, err := frame.Dial(path, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Send(frame.WatchEntries, frame.WatchEntriesPayload(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Say("hello"); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, s, "assistant: Hello from the fake agent.\n")
+	s.Kill(true)
+	<-s.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv.mu.Lock()
+	for c := range srv.conns {
+		if !c.exitSent { // written by the pusher before it closed drained
+			t.Error("Drain returned before a watching client was sent EXIT")
+		}
+	}
+	srv.mu.Unlock()
+	srv.Shutdown(ctx)
+	c.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	var got []string
+	for {
+		f, err := c.Next()
+		if err != nil {
+			t.Fatalf("the connection ended (%v) before EXIT; entries: %q", err, got)
+		}
+		if f.Type == frame.Entries {
+			var es []frame.Entry
+			if err := json.Unmarshal(f.Payload, &es); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range es {
+				got = append(got, e.Role+": "+e.Text)
+			}
+		}
+		if f.Type == frame.Exit {
+			break
+		}
+	}
+	if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "system: the agent exited") || !slices.Contains(got, "assistant: Hello from the fake agent.") {
+		t.Fatalf("entries before EXIT: %q", got)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
@@ -22,6 +23,9 @@ type Server struct {
 	Session *Session
 	Logger  *slog.Logger
 	us      unixsock.Server
+
+	mu    sync.Mutex
+	conns map[*conn]struct{}
 }
 
 // writeWait bounds one write to a client: one that stops reading for
@@ -36,6 +40,27 @@ func (srv *Server) Serve(l net.Listener) error {
 	srv.us.Handler = unixsock.HandlerFunc(srv.serveConn)
 	srv.us.Logger = srv.Logger
 	return srv.us.Serve(l)
+}
+
+// Drain waits, once the session has ended, until every client has been
+// sent what it watches up to the end and EXIT (or is gone), or ctx ends;
+// call it before Shutdown, which ends the connections at once.
+func (srv *Server) Drain(ctx context.Context) error {
+	srv.mu.Lock()
+	waits := make([]<-chan struct{}, 0, len(srv.conns))
+	for c := range srv.conns {
+		c.signal()
+		waits = append(waits, c.drained)
+	}
+	srv.mu.Unlock()
+	for _, w := range waits {
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // Shutdown stops accepting and ends the connections, waiting for their
@@ -61,10 +86,28 @@ type conn struct {
 	after        uint64 // entries sent up to
 	lastState    []byte
 	exitSent     bool
+
+	// drained is closed once the client has had everything up to the
+	// session's end and EXIT (Server.Drain), or the pusher stopped.
+	drained   chan struct{}
+	drainOnce sync.Once
 }
 
+func (c *conn) drain() { c.drainOnce.Do(func() { close(c.drained) }) }
+
 func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
-	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), wake: make(chan struct{}, 1)}
+	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), wake: make(chan struct{}, 1), drained: make(chan struct{})}
+	srv.mu.Lock()
+	if srv.conns == nil {
+		srv.conns = map[*conn]struct{}{}
+	}
+	srv.conns[c] = struct{}{}
+	srv.mu.Unlock()
+	defer func() {
+		srv.mu.Lock()
+		delete(srv.conns, c)
+		srv.mu.Unlock()
+	}()
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
 	defer nc.Close()
@@ -196,6 +239,7 @@ func (c *conn) reply(t frame.Type, b []byte) bool { return c.write(t, b) == nil 
 // pusher sends the watched STATE and ENTRIES after each change, and EXIT
 // once the agent has exited.
 func (c *conn) pusher(reqs <-chan pushReq, done <-chan struct{}) {
+	defer c.drain()
 	s := c.srv.Session
 	for {
 		select {
@@ -209,6 +253,14 @@ func (c *conn) pusher(reqs <-chan pushReq, done <-chan struct{}) {
 				c.watchEntries, c.after = true, r.after
 			}
 		case <-c.wake:
+		}
+		// Seen before what is sent: once ended, the session adds nothing,
+		// so EXIT below comes after the last of it.
+		ended := false
+		select {
+		case <-s.Done():
+			ended = true
+		default:
 		}
 		if c.watchState {
 			b, _ := json.Marshal(stateInfo(s.View()))
@@ -230,13 +282,12 @@ func (c *conn) pusher(reqs <-chan pushReq, done <-chan struct{}) {
 				c.after = batch[len(batch)-1].Seq
 			}
 		}
-		select {
-		case <-s.Done():
+		if ended {
 			if (c.watchState || c.watchEntries) && !c.exitSent {
 				c.exitSent = true
 				c.write(frame.Exit, frame.ExitPayload(int32(s.ExitCode())))
 			}
-		default:
+			c.drain()
 		}
 	}
 }

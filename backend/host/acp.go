@@ -105,7 +105,9 @@ func runACP(cfg config.Config, dir string, o Options, prog string, stderr io.Wri
 	remove()
 	still.stop()
 	// Watchers get the last entries and EXIT before the socket goes.
-	time.Sleep(100 * time.Millisecond)
+	drain, cancelDrain := context.WithTimeout(context.Background(), supervisor.ExitDeliveryTimeout)
+	srv.Drain(drain)
+	cancelDrain()
 	record()
 	now := time.Now()
 	rec.Ended, rec.ExitCode = &now, sess.ExitCode()
