@@ -97,7 +97,7 @@ func TestDashboardACP(t *testing.T) {
 	if !poll(waitTimeout, func() bool { return syscall.Kill(pid, 0) != nil }) {
 		t.Fatal("the dashboard survived SIGKILL")
 	}
-	waitLog("the turn went on", "prompt long\n")
+	waitLog("the turn went on to its end", "long finished\n")
 	d.run("send-keys", "-t", "main", "clear; tput rmcup", "Enter")
 	d.waitDisplay("#{alternate_on}", "0")
 	d.waitPrompt("hm$")

@@ -8,7 +8,7 @@
 //	           once, allow always, reject once); allowed, it completes and
 //	           says "ran ls", else "not allowed"
 //	slow       streams "working…" every 100 ms until cancelled
-//	long       streams twenty steps 100 ms apart, then "finished"
+//	long       streams twenty steps 100 ms apart, then "finished" (and logs "long finished")
 //	read PATH  asks the client to read PATH (fs/read_text_file)
 //	anything   an echo
 //
@@ -169,6 +169,7 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 			}
 		}
 		a.say(ctx, sid, "finished")
+		logLine("long finished")
 	case strings.HasPrefix(text, "read "):
 		path := strings.TrimPrefix(text, "read ")
 		r, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: path})
