@@ -137,3 +137,43 @@ func TestDashboardLostTogether(t *testing.T) {
 	d.waitScreen("all five running again", func(s string) bool { return strings.Contains(s, "5 running") })
 	d.quit()
 }
+
+// ls --all lists, after the live sessions, those that ended (their exit
+// code) and those lost (the supervisor SIGKILLed, as a reboot would leave
+// them), from their records; plain ls lists the live one only, as hm's.
+func TestLsAll(t *testing.T) {
+	dir := newSockDir(t)
+	waitLive(t, startRun(t, dir, "live", nil, nil, "sleep", "60"))
+	ended := startRun(t, dir, "ended", nil, nil, "sh", "-c", "exit 3")
+	if !poll(waitTimeout, ended.exited) {
+		t.Fatal("the ended session's run did not end")
+	}
+	waitLive(t, startRun(t, dir, "lost", nil, nil, "sleep", "60"))
+	rec, err := supervisor.ReadRecord(dir, "lost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(rec.Supervisor, syscall.SIGKILL)
+	syscall.Kill(-rec.PID, syscall.SIGKILL)
+	if !poll(waitTimeout, func() bool { return bproc.Gone(rec.Supervisor) && bproc.Gone(rec.PID) }) {
+		t.Fatal("the lost session still runs")
+	}
+	if lines := lsLines(t, dir); len(lines) != 1 || !strings.HasPrefix(lines[0], "live ") {
+		t.Fatalf("ls: %q", lines)
+	}
+	r := hmIn(t, dir, "ls", "--all")
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^live +pid=\d+ +state=\S+ +idle=\S+ +alive=yes$`),
+		regexp.MustCompile(`^ended +pid=\d+ +state=ended +exit=3 ended=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d alive=no$`),
+		regexp.MustCompile(`^lost +pid=\d+ +state=lost +(seen|started)=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d alive=no$`),
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != len(want) {
+		t.Fatalf("ls --all: %s", r)
+	}
+	for i, re := range want {
+		if !re.MatchString(lines[i]) {
+			t.Errorf("ls --all line %d: %q, want %s", i+1, lines[i], re)
+		}
+	}
+}

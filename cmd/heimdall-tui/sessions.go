@@ -137,12 +137,18 @@ func fmtMillis(ms uint32) string {
 }
 
 func newLsCmd(a *app) *cobra.Command {
-	var host string
+	var (
+		host string
+		all  bool
+	)
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List live sessions (and remove stale sockets and pid files)",
 		Long: "ls lists this machine's live sessions; with --host NAME, those of the config's\n" +
-			"[[hosts]] entry NAME instead (as NAME:ID, over one ssh connection).",
+			"[[hosts]] entry NAME instead (as NAME:ID, over one ssh connection). With --all, after\n" +
+			"them, the sessions that no longer run, from their records: ended (with the exit code),\n" +
+			"or lost (their supervisor died without recording an end: a reboot, a SIGKILL), which a\n" +
+			"dashboard can start again (R, or A for all).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if host != "" {
@@ -170,11 +176,42 @@ func newLsCmd(a *app) *cobra.Command {
 			if live == 0 {
 				fmt.Fprintln(a.stdout, "No active sessions")
 			}
+			if all {
+				past, err := supervisor.PastRecords(dir)
+				if err != nil {
+					return err
+				}
+				for _, r := range past {
+					a.lsPastLine(r)
+				}
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&host, "host", "", "list the sessions of this [[hosts]] entry")
+	cmd.Flags().BoolVar(&all, "all", false, "also the sessions that ended or were lost")
 	return cmd
+}
+
+// lsPastLine is ls --all's line for a session that no longer runs, from
+// its record: ended, with its exit code and when; or lost, with when its
+// supervisor last wrote what it showed and whether the machine has
+// rebooted since.
+func (a *app) lsPastLine(r supervisor.Record) {
+	const stamp = "2006-01-02T15:04:05"
+	var state, detail string
+	switch {
+	case !r.Lost():
+		state, detail = "ended", fmt.Sprintf("exit=%d ended=%s", r.ExitCode, r.Ended.Local().Format(stamp))
+	case r.Seen != nil:
+		state, detail = "lost", "seen="+r.Seen.Local().Format(stamp)
+	default:
+		state, detail = "lost", "started="+r.Started.Local().Format(stamp)
+	}
+	if r.Lost() && r.Boot != "" && r.Boot != supervisor.BootID() {
+		detail += " rebooted"
+	}
+	fmt.Fprintf(a.stdout, "%-16s pid=%-7d state=%-9s %s alive=no\n", r.ID, r.PID, state, detail)
 }
 
 // lsLine prints one session as ls does.
