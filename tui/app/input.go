@@ -330,11 +330,12 @@ func (m *Model) requestQuit() tea.Cmd {
 			inside++
 		}
 	}
+	queued := len(m.resumeQ) // resume all's, not started yet
 	switch {
 	case running > 0:
-		m.push(dialog.NewChoice("Quit", dialog.QuitText(running, inside, m.opt.KillGrace), dialog.QuitOptions(), 0))
-	case inside > 0:
-		m.push(dialog.NewConfirm("Quit", dialog.QuitText(0, inside, 0), dialog.Quit{Confirmed: true}))
+		m.push(dialog.NewChoice("Quit", dialog.QuitText(running, inside, queued, m.opt.KillGrace), dialog.QuitOptions(), 0))
+	case inside > 0 || queued > 0:
+		m.push(dialog.NewConfirm("Quit", dialog.QuitText(0, inside, queued, 0), dialog.Quit{Confirmed: true}))
 	default:
 		return m.quit(false)
 	}

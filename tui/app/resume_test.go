@@ -110,3 +110,22 @@ func TestResumeAllCost(t *testing.T) {
 		t.Fatalf("with prices: %q", text)
 	}
 }
+
+// Quitting while resume all still has sessions queued says they stay
+// lost, even with nothing running (else q would quit at once).
+func TestQuitWithResumesQueued(t *testing.T) {
+	b := lostStub()
+	b.infos = b.infos[len(b.infos)-3:] // the three lost ones only: nothing runs
+	m := newModel(t, b, 120, 35, themes.Dark())
+	m.opt.ResumeGap = 7 * time.Second
+	press(m, "A", "y")
+	wantCalls(t, b, "resume c1")
+	press(m, "q")
+	if m.quitting || len(m.dialogs) != 1 || !strings.Contains(plain(m), "Quit heimdall-tui? 2 lost sessions are still") {
+		t.Fatalf("q with 2 resumes queued: quitting=%v dialogs=%d\n%s", m.quitting, len(m.dialogs), plain(m))
+	}
+	press(m, "y")
+	if !m.quitting || m.StopSessions() {
+		t.Fatalf("y: quitting=%v stop=%v", m.quitting, m.StopSessions())
+	}
+}

@@ -120,8 +120,10 @@ func wrapButtons(bs []string, w int) []string {
 // QuitText says what quitting does with the running sessions started from
 // a dashboard: running pty and headless sessions (the quit choice: leave
 // them running or stop them) and inside ones (sessions it runs itself:
-// heddle workers; it closes them as it quits, either way).
-func QuitText(running, inside int, grace time.Duration) string {
+// heddle workers; it closes them as it quits, either way); and with the
+// lost sessions still queued to start again (resume all), which the
+// dashboard's queue holds.
+func QuitText(running, inside, queued int, grace time.Duration) string {
 	var b strings.Builder
 	if running > 0 {
 		what := fmt.Sprintf("%d sessions started from the dashboard are", running)
@@ -146,6 +148,18 @@ func QuitText(running, inside int, grace time.Duration) string {
 			what = "1 session the dashboard runs itself (a heddle worker) is"
 		}
 		fmt.Fprintf(&b, "%s closed either way.", what)
+	}
+	if queued > 0 {
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		} else {
+			b.WriteString("Quit heimdall-tui? ")
+		}
+		what := fmt.Sprintf("%d lost sessions are", queued)
+		if queued == 1 {
+			what = "1 lost session is"
+		}
+		fmt.Fprintf(&b, "%s still queued to start again: they stay lost (A in the next heimdall-tui starts them).", what)
 	}
 	return b.String()
 }

@@ -92,11 +92,13 @@ func TestTexts(t *testing.T) {
 		{KillText("x", 1500*time.Millisecond, false), "SIGKILL follows after 1.5s"},
 		{KillText("x", 0, false), "SIGKILL goes to its whole process group at once (the kill grace is 0)"},
 		{KillText("x", 5*time.Second, true), "Kill x now? SIGKILL goes to its whole process group at once"},
-		{QuitText(2, 0, 5*time.Second), "2 sessions started from the dashboard are still running. Leave them running: they keep working and the next heimdall-tui shows them again. Stop them: hangs them up as a closing terminal does (SIGHUP to each process group, SIGTERM a second later, SIGKILL after 5s)."},
-		{QuitText(1, 0, 5*time.Second), "1 session started from the dashboard is still running."},
-		{QuitText(3, 0, 0), "SIGKILLs each process group at once"},
-		{QuitText(1, 2, time.Second), "SIGKILL after 1s). 2 sessions the dashboard runs itself (heddle workers) are closed either way."},
-		{QuitText(0, 1, time.Second), "Quit heimdall-tui? 1 session the dashboard runs itself (a heddle worker) is closed either way."},
+		{QuitText(2, 0, 0, 5*time.Second), "2 sessions started from the dashboard are still running. Leave them running: they keep working and the next heimdall-tui shows them again. Stop them: hangs them up as a closing terminal does (SIGHUP to each process group, SIGTERM a second later, SIGKILL after 5s)."},
+		{QuitText(1, 0, 0, 5*time.Second), "1 session started from the dashboard is still running."},
+		{QuitText(3, 0, 0, 0), "SIGKILLs each process group at once"},
+		{QuitText(1, 2, 0, time.Second), "SIGKILL after 1s). 2 sessions the dashboard runs itself (heddle workers) are closed either way."},
+		{QuitText(0, 1, 0, time.Second), "Quit heimdall-tui? 1 session the dashboard runs itself (a heddle worker) is closed either way."},
+		{QuitText(0, 0, 2, 0), "Quit heimdall-tui? 2 lost sessions are still queued to start again: they stay lost (A in the next heimdall-tui starts them)."},
+		{QuitText(1, 0, 1, time.Second), "SIGKILL after 1s). 1 lost session is still queued to start again"},
 	}
 	for _, c := range cases {
 		if !strings.Contains(c.got, c.want) {
@@ -530,7 +532,7 @@ var styles = []struct {
 func dialogs(t *testing.T) map[string]Dialog {
 	t.Helper()
 	confirm := NewConfirm("Kill claude-1", KillText("claude-1", 5*time.Second, false), Kill{ID: "claude-1"})
-	quit := NewChoice("Quit", QuitText(3, 0, 5*time.Second), QuitOptions(), 0)
+	quit := NewChoice("Quit", QuitText(3, 0, 0, 5*time.Second), QuitOptions(), 0)
 	feed(t, quit, "right")
 	spawn := NewSpawn(testPresets, "/home/user/src/app", testClassifiers)
 	feed(t, spawn, "down")
