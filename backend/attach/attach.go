@@ -99,6 +99,7 @@ func Run(ep Endpoint, opts Options) (res Result, err error) {
 	defer ep.Close()
 	if c, ok := ep.(Commander); ok {
 		if argv := c.Command(opts.DetachKey); argv != nil {
+			ep.Close() // its relay is not used: nothing held open meanwhile
 			return RunCommand(argv, opts)
 		}
 	}
