@@ -107,6 +107,7 @@ func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
 		srv.mu.Lock()
 		delete(srv.conns, c)
 		srv.mu.Unlock()
+		c.drain() // gone: nothing more is owed to it
 	}()
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
