@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -172,9 +173,11 @@ func TestFileAccess(t *testing.T) {
 	proctest.WaitFor(t, "the refusal", 10*time.Second, func() bool { return strings.Contains(readLog(log2), "read error") })
 }
 
-// Drain: a client watching the transcript is sent everything up to the
-// agent's exit, then EXIT, before Shutdown ends its connection.
-func TestServerDrain(t *testing.T) {
+// Shutdown closes a connection that watches nothing at once and keeps a
+// watcher's until it has been sent everything up to the agent's exit,
+// then EXIT: here Shutdown is asked while the agent still runs, and the
+// watcher still gets the end.
+func TestShutdownDeliversExit(t *testing.T) {
 	s := start(t, t.TempDir(), "", filepath.Join(t.TempDir(), "log"))
 	srv := &Server{Session: s}
 	path := filepath.Join(proctest.ShortDir(t), "a1.sock")
@@ -188,36 +191,27 @@ func TestServerDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	idle, err := frame.Dial(path, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
 	if err := c.Send(frame.WatchEntries, frame.WatchEntriesPayload(0)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Say("hello"); err != nil {
 		t.Fatal(err)
 	}
-	waitTranscript(t, s, "assistant: Hello from the fake agent.\n")
-	s.Kill(true)
-	<-s.Done()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Drain(ctx); err != nil {
-		t.Fatal(err)
-	}
-	srv.mu.Lock()
-	for c := range srv.conns {
-		if !c.exitSent { // written by the pusher before it closed drained
-			t.Error("Drain returned before a watching client was sent EXIT")
-		}
-	}
-	srv.mu.Unlock()
-	srv.Shutdown(ctx)
-	c.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	c.Conn().SetReadDeadline(time.Now().Add(20 * time.Second))
 	var got []string
-	for {
+	exited := false
+	next := func() {
 		f, err := c.Next()
 		if err != nil {
-			t.Fatalf("the connection ended (%v) before EXIT; entries: %q", err, got)
+			t.Fatalf("the watcher's connection ended (%v) before EXIT; entries: %q", err, got)
 		}
-		if f.Type == frame.Entries {
+		switch f.Type {
+		case frame.Entries:
 			var es []frame.Entry
 			if err := json.Unmarshal(f.Payload, &es); err != nil {
 				t.Fatal(err)
@@ -225,12 +219,31 @@ func TestServerDrain(t *testing.T) {
 			for _, e := range es {
 				got = append(got, e.Role+": "+e.Text)
 			}
-		}
-		if f.Type == frame.Exit {
-			break
+		case frame.Exit:
+			exited = true
 		}
 	}
-	if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "system: the agent exited") || !slices.Contains(got, "assistant: Hello from the fake agent.") {
+	for !slices.Contains(got, "assistant: Hello from the fake agent.") {
+		next() // the watch is served
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(ctx) }()
+	idle.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := idle.Next(); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a connection that watches nothing was not closed at Shutdown: %v", err)
+	}
+	s.Kill(true)
+	<-s.Done()
+	for !exited {
+		next()
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "system: the agent exited") {
 		t.Fatalf("entries before EXIT: %q", got)
 	}
 }

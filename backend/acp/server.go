@@ -6,7 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
@@ -23,9 +23,6 @@ type Server struct {
 	Session *Session
 	Logger  *slog.Logger
 	us      unixsock.Server
-
-	mu    sync.Mutex
-	conns map[*conn]struct{}
 }
 
 // writeWait bounds one write to a client: one that stops reading for
@@ -42,29 +39,11 @@ func (srv *Server) Serve(l net.Listener) error {
 	return srv.us.Serve(l)
 }
 
-// Drain waits, once the session has ended, until every client has been
-// sent what it watches up to the end and EXIT (or is gone), or ctx ends;
-// call it before Shutdown, which ends the connections at once.
-func (srv *Server) Drain(ctx context.Context) error {
-	srv.mu.Lock()
-	waits := make([]<-chan struct{}, 0, len(srv.conns))
-	for c := range srv.conns {
-		c.signal()
-		waits = append(waits, c.drained)
-	}
-	srv.mu.Unlock()
-	for _, w := range waits {
-		select {
-		case <-w:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
-}
+// Shutdown stops accepting, closes the connections that watch nothing and
+// waits for the watchers, which end once they have been sent the session's
+// last entries and EXIT; when ctx ends first the rest are closed (as
+// supervisor.Server's Shutdown). Call it once the session is Done.
 
-// Shutdown stops accepting and ends the connections, waiting for their
-// handlers until ctx ends.
 func (srv *Server) Shutdown(ctx context.Context) error { return srv.us.Shutdown(ctx) }
 
 // Close ends everything at once.
@@ -87,29 +66,31 @@ type conn struct {
 	lastState    []byte
 	exitSent     bool
 
-	// drained is closed once the client has had everything up to the
-	// session's end and EXIT (Server.Drain), or the pusher stopped.
-	drained   chan struct{}
-	drainOnce sync.Once
+	// watching: the client asked for pushes (WATCH_STATE, WATCH_ENTRIES),
+	// so at Shutdown its connection stays until EXIT has been sent.
+	watching atomic.Bool
+	pushed   chan struct{} // closed when the pusher has returned (after EXIT)
 }
 
-func (c *conn) drain() { c.drainOnce.Do(func() { close(c.drained) }) }
+// push hands the pusher a watch request; false once the pusher is done
+// (the session ended: the connection ends too).
+func (c *conn) push(pushes chan<- pushReq, r pushReq) bool {
+	c.watching.Store(true)
+	select {
+	case pushes <- r:
+		return true
+	case <-c.pushed:
+		return false
+	}
+}
 
 func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
-	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), wake: make(chan struct{}, 1), drained: make(chan struct{})}
-	srv.mu.Lock()
-	if srv.conns == nil {
-		srv.conns = map[*conn]struct{}{}
-	}
-	srv.conns[c] = struct{}{}
-	srv.mu.Unlock()
-	defer func() {
-		srv.mu.Lock()
-		delete(srv.conns, c)
-		srv.mu.Unlock()
-		c.drain() // gone: nothing more is owed to it
-	}()
-	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	c := &conn{srv: srv, nc: nc, log: unixsock.ConnLogger(ctx), wake: make(chan struct{}, 1), pushed: make(chan struct{})}
+	stop := context.AfterFunc(ctx, func() {
+		if !c.watching.Load() {
+			nc.Close()
+		}
+	})
 	defer stop()
 	defer nc.Close()
 	nc.SetWriteDeadline(time.Now().Add(writeWait))
@@ -118,7 +99,10 @@ func (srv *Server) serveConn(ctx context.Context, nc net.Conn) {
 	}
 	pushes := make(chan pushReq, 4)
 	done := make(chan struct{})
-	go c.pusher(pushes, done)
+	go func() {
+		defer close(c.pushed)
+		c.pusher(pushes, done)
+	}()
 	defer close(done)
 	remove := srv.Session.Watch(func() { c.signal() })
 	defer remove()
@@ -184,13 +168,13 @@ func (c *conn) handle(f frame.Frame, pushes chan<- pushReq) bool {
 			NeedsInput: v.NeedsInput, Screen: s.Screen(24), AgentState: agentState(v)})
 		return c.reply(frame.ScreenResp, b)
 	case frame.WatchState:
-		pushes <- pushReq{state: true}
+		return c.push(pushes, pushReq{state: true})
 	case frame.WatchEntries:
 		after, err := frame.ParseWatchEntries(f.Payload)
 		if err != nil {
 			return false
 		}
-		pushes <- pushReq{entries: true, after: after}
+		return c.push(pushes, pushReq{entries: true, after: after})
 	case frame.Input:
 		if err := s.Say(string(f.Payload)); err != nil {
 			c.log.Info("input not taken", "err", err)
@@ -240,7 +224,6 @@ func (c *conn) reply(t frame.Type, b []byte) bool { return c.write(t, b) == nil 
 // pusher sends the watched STATE and ENTRIES after each change, and EXIT
 // once the agent has exited.
 func (c *conn) pusher(reqs <-chan pushReq, done <-chan struct{}) {
-	defer c.drain()
 	s := c.srv.Session
 	for {
 		select {
@@ -283,12 +266,12 @@ func (c *conn) pusher(reqs <-chan pushReq, done <-chan struct{}) {
 				c.after = batch[len(batch)-1].Seq
 			}
 		}
-		if ended {
-			if (c.watchState || c.watchEntries) && !c.exitSent {
-				c.exitSent = true
-				c.write(frame.Exit, frame.ExitPayload(int32(s.ExitCode())))
-			}
-			c.drain()
+		if ended && (c.watchState || c.watchEntries) && !c.exitSent {
+			// The last frame a watcher gets: its connection ends after it.
+			c.exitSent = true
+			c.write(frame.Exit, frame.ExitPayload(int32(s.ExitCode())))
+			c.nc.Close()
+			return
 		}
 	}
 }

@@ -104,10 +104,6 @@ func runACP(cfg config.Config, dir string, o Options, prog string, stderr io.Wri
 	}
 	remove()
 	still.stop()
-	// Watchers get the last entries and EXIT before the socket goes.
-	drain, cancelDrain := context.WithTimeout(context.Background(), supervisor.ExitDeliveryTimeout)
-	srv.Drain(drain)
-	cancelDrain()
 	record()
 	now := time.Now()
 	rec.Ended, rec.ExitCode = &now, sess.ExitCode()
@@ -116,6 +112,7 @@ func runACP(cfg config.Config, dir string, o Options, prog string, stderr io.Wri
 			logger.Warn("session record", "err", err)
 		}
 	}
+	// Watchers get the last entries and EXIT before the socket goes.
 	shut, cancelShut := context.WithTimeout(context.Background(), supervisor.ExitDeliveryTimeout)
 	srv.Shutdown(shut)
 	cancelShut()
