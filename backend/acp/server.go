@@ -43,7 +43,6 @@ func (srv *Server) Serve(l net.Listener) error {
 // waits for the watchers, which end once they have been sent the session's
 // last entries and EXIT; when ctx ends first the rest are closed (as
 // supervisor.Server's Shutdown). Call it once the session is Done.
-
 func (srv *Server) Shutdown(ctx context.Context) error { return srv.us.Shutdown(ctx) }
 
 // Close ends everything at once.

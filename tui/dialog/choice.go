@@ -137,29 +137,24 @@ func QuitText(running, inside, queued int, grace time.Duration) string {
 		fmt.Fprintf(&b, "%s still running. Leave them running: they keep working and the next heimdall-tui shows them again. Stop them: %s.",
 			capitalize(what), stop)
 	}
-	if inside > 0 {
+	// After the choice's text, or else as the question.
+	also := func(text string) {
 		if b.Len() > 0 {
 			b.WriteString(" ")
 		} else {
 			b.WriteString("Quit heimdall-tui? ")
 		}
-		what := fmt.Sprintf("%d sessions the dashboard runs itself (heddle workers) are", inside)
-		if inside == 1 {
-			what = "1 session the dashboard runs itself (a heddle worker) is"
-		}
-		fmt.Fprintf(&b, "%s closed either way.", what)
+		b.WriteString(text)
 	}
-	if queued > 0 {
-		if b.Len() > 0 {
-			b.WriteString(" ")
-		} else {
-			b.WriteString("Quit heimdall-tui? ")
-		}
-		what := fmt.Sprintf("%d lost sessions are", queued)
-		if queued == 1 {
-			what = "1 lost session is"
-		}
-		fmt.Fprintf(&b, "%s still queued to start again: they stay lost (A in the next heimdall-tui starts them).", what)
+	if inside == 1 {
+		also("1 session the dashboard runs itself (a heddle worker) is closed either way.")
+	} else if inside > 0 {
+		also(fmt.Sprintf("%d sessions the dashboard runs itself (heddle workers) are closed either way.", inside))
+	}
+	if queued == 1 {
+		also("1 lost session is still queued to start again: it stays lost (A in the next heimdall-tui starts it).")
+	} else if queued > 0 {
+		also(fmt.Sprintf("%d lost sessions are still queued to start again: they stay lost (A in the next heimdall-tui starts them).", queued))
 	}
 	return b.String()
 }
