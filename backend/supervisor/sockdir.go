@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/heimdall-tui/heimdall-tui/wire/frame"
 	"github.com/heimdall-tui/heimdall-tui/wire/unixsock"
 )
 
@@ -323,3 +324,24 @@ func processAlive(pid int) bool {
 // Neither is a live session; ClaimID replaces them, RemoveStale removes
 // them (unixsock.Stale).
 func SocketStale(sock string) bool { return unixsock.Stale(sock) }
+
+// ErrNoSession is DialSession's error when no session of that ID runs in
+// the socket dir: no socket, or a stale one.
+var ErrNoSession = errors.New("no session")
+
+// DialSession connects to session id of socket dir dir and reads its mode
+// byte within timeout (frame.Dial): ErrNoSession when none runs there.
+func DialSession(dir, id string, timeout time.Duration) (*frame.Client, error) {
+	if err := ValidateID(dir, id); err != nil {
+		return nil, err
+	}
+	sock := SocketPath(dir, id)
+	c, err := frame.Dial(sock, timeout)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || SocketStale(sock) {
+			return nil, ErrNoSession
+		}
+		return nil, fmt.Errorf("connect to %q: %w", id, err)
+	}
+	return c, nil
+}

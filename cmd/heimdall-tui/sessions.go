@@ -20,9 +20,6 @@ import (
 // dialTimeout bounds connecting to a session and reading its mode byte.
 const dialTimeout = 2 * time.Second
 
-// errNoSession is printed as "No session found" and exits 1.
-var errNoSession = errors.New("no session")
-
 // checkedDir returns the socket dir after refusing one that is not ours
 // (owner, mode; see supervisor.CheckDir). A dir that does not exist yet is
 // fine: it simply has no sessions.
@@ -36,24 +33,15 @@ func (a *app) checkedDir() (string, error) {
 	return dir, nil
 }
 
-// dialSession connects to session id, mapping a missing or dead socket to
-// errNoSession.
+// dialSession connects to session id of the checked socket dir
+// (supervisor.DialSession: ErrNoSession when none runs there; printed as
+// "No session found", exit 1).
 func (a *app) dialSession(id string) (*frame.Client, error) {
 	dir, err := a.checkedDir()
 	if err != nil {
 		return nil, err
 	}
-	if err := supervisor.ValidateID(dir, id); err != nil {
-		return nil, err
-	}
-	c, err := frame.Dial(supervisor.SocketPath(dir, id), dialTimeout)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || supervisor.SocketStale(supervisor.SocketPath(dir, id)) {
-			return nil, errNoSession
-		}
-		return nil, fmt.Errorf("connect to %q: %w", id, err)
-	}
-	return c, nil
+	return supervisor.DialSession(dir, id, dialTimeout)
 }
 
 // withSession runs fn on a connection to session id and closes it after.
@@ -83,7 +71,7 @@ func (a *app) withSession(id string, fn func(c *frame.Client) error) error {
 		return fn(c)
 	}
 	c, err := a.dialSession(id)
-	if errors.Is(err, errNoSession) {
+	if errors.Is(err, supervisor.ErrNoSession) {
 		fmt.Fprintf(a.stderr, "No session found: %s\n", id)
 		return exitCode(1)
 	}

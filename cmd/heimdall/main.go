@@ -13,10 +13,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -158,17 +158,18 @@ func attachTerminal(configPath, socketDir string, args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	dir, id := cfg.SocketDirFor(socketDir), flags.Arg(0)
-	if err := supervisor.ValidateID(dir, id); err != nil {
+	id := flags.Arg(0)
+	c, err := supervisor.DialSession(cfg.SocketDirFor(socketDir), id, 5*time.Second)
+	if errors.Is(err, supervisor.ErrNoSession) {
+		fmt.Fprintf(os.Stderr, "No session found: %s\n", id)
+		return 1
+	}
+	if err != nil {
 		return fail(err)
 	}
-	ep, err := attach.Dial(supervisor.SocketPath(dir, id))
+	ep, err := attach.NewSocket(c)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || supervisor.SocketStale(supervisor.SocketPath(dir, id)) {
-			fmt.Fprintf(os.Stderr, "No session found: %s\n", id)
-			return 1
-		}
-		return fail(fmt.Errorf("attach %q: %w", id, err))
+		return fail(err)
 	}
 	res, err := attach.Run(ep, attach.Options{DetachKey: detach})
 	if err != nil {
