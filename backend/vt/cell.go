@@ -3,16 +3,13 @@ package vt
 import (
 	"image/color"
 	"sync"
-
-	uv "github.com/charmbracelet/ultraviolet"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Compact cells.
 //
 // An emulator lives as long as its session (one per supervisor, one per
 // followed session in the dashboard), so its grid is most of what an idle
-// session costs. A uv.Cell is 112 bytes (a string, three color.Color
+// session costs. A Cell is 112 bytes (a string, three color.Color
 // interfaces, a hyperlink's two strings, an int); a cell here is 24: its
 // content, its width, and the index of its pen — the style and hyperlink
 // pair — in the emulator's pen table, where each pen in use is kept once.
@@ -33,13 +30,13 @@ type cell struct {
 	width   uint8
 }
 
-// emptyCell is a fresh screen's cell, uv.EmptyCell's counterpart.
+// emptyCell is a fresh screen's cell, EmptyCell's counterpart.
 var emptyCell = cell{content: " ", width: 1}
 
 // pen is a style and hyperlink pair, the unit cells share.
 type pen struct {
-	style uv.Style
-	link  uv.Link
+	style Style
+	link  Link
 }
 
 // pens is an emulator's pen table: index 0 is the zero pen; a pen is added
@@ -77,7 +74,7 @@ func (t *pens) at(i uint32) *pen {
 // penOf returns the index of (st, lk) in the pen table, adding it if
 // needed. Adding may compact the table, which renumbers the pens of cells:
 // an index is to be stored before the next penOf.
-func (e *Emulator) penOf(st uv.Style, lk uv.Link) uint32 {
+func (e *Emulator) penOf(st Style, lk Link) uint32 {
 	t := &e.pens
 	p := pen{st, lk}
 	if p == t.last {
@@ -120,14 +117,14 @@ func (t *pens) put(p *pen, i uint32) {
 // each encoded by penColorKey.
 type penKey struct {
 	fg, bg, ul uint32
-	underline  uv.Underline
+	underline  Underline
 	attrs      uint8
 }
 
 // keyOf returns p's penKey, or false if it has none (a hyperlink, or a
 // colour of another type).
 func keyOf(p *pen) (penKey, bool) {
-	if p.link != (uv.Link{}) {
+	if p.link != (Link{}) {
 		return penKey{}, false
 	}
 	fg, ok1 := penColorKey(p.style.Fg)
@@ -142,9 +139,9 @@ func penColorKey(c color.Color) (uint32, bool) {
 	switch c := c.(type) {
 	case nil:
 		return 0, true
-	case ansi.BasicColor:
+	case BasicColor:
 		return 1<<24 | uint32(c), true
-	case ansi.IndexedColor:
+	case IndexedColor:
 		return 2<<24 | uint32(c), true
 	case color.RGBA:
 		if c.A == 0xff {
@@ -201,10 +198,10 @@ func (e *Emulator) compactPens() {
 	e.penStale = true
 }
 
-// uvCell returns c as a uv.Cell.
-func (e *Emulator) uvCell(c *cell) uv.Cell {
+// cellOf returns c as a Cell.
+func (e *Emulator) cellOf(c *cell) Cell {
 	p := e.pens.at(c.pen)
-	return uv.Cell{Content: c.content, Width: int(c.width), Style: p.style, Link: p.link}
+	return Cell{Content: c.content, Width: int(c.width), Style: p.style, Link: p.link}
 }
 
 // sharedBlankCols is the width of the shared blank row: rows of wider

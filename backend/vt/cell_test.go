@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	uv "github.com/charmbracelet/ultraviolet"
 )
 
 // Rows nobody wrote share the blank row; writing one gives it its own
@@ -46,7 +44,7 @@ func TestUnwrittenRowsShareTheBlankRow(t *testing.T) {
 	}
 }
 
-// A snapshot's blank rows are slices of the shared blank row of uv cells,
+// A snapshot's blank rows are slices of the shared blank row of Cells,
 // written and coloured rows are copies of their own, and a later write to
 // the screen changes no snapshot taken before it.
 func TestSnapshotSharesBlankRows(t *testing.T) {
@@ -54,13 +52,13 @@ func TestSnapshotSharesBlankRows(t *testing.T) {
 	e.Write([]byte("$ ls\r\n\x1b[44m\x1b[K\x1b[0m\r\n\x1b[2Jx"))
 	// Every row is blank again after ED but row 2, where the cursor was.
 	snap := e.Snapshot()
-	isSharedUV := func(row []uv.Cell) bool { return &row[0] == &(*uvBlank.Load())[0] }
+	isSharedCells := func(row []Cell) bool { return &row[0] == &(*blankCells.Load())[0] }
 	var shared []int
 	for y, row := range snap.Cells {
 		if len(row) != 120 {
 			t.Fatalf("row %d has %d cells", y, len(row))
 		}
-		if !isSharedUV(row) {
+		if !isSharedCells(row) {
 			shared = append(shared, y)
 		}
 	}
@@ -75,19 +73,19 @@ func TestSnapshotSharesBlankRows(t *testing.T) {
 		t.Fatalf("an earlier snapshot changed with the screen: row 0 = %q", got)
 	}
 	later := e.Snapshot()
-	if isSharedUV(later.Cells[0]) || later.Lines()[0] != "red" || later.Cells[0][0].Style.Bg == nil {
-		t.Fatalf("row 0 after writing: shared %v, %q, %+v", isSharedUV(later.Cells[0]), later.Lines()[0], later.Cells[0][0])
+	if isSharedCells(later.Cells[0]) || later.Lines()[0] != "red" || later.Cells[0][0].Style.Bg == nil {
+		t.Fatalf("row 0 after writing: shared %v, %q, %+v", isSharedCells(later.Cells[0]), later.Lines()[0], later.Cells[0][0])
 	}
 	wide := New(300, 5, Options{}).Snapshot()
-	if len(wide.Cells[4]) != 300 || !isSharedUV(wide.Cells[4]) || !isSharedUV(New(80, 5, Options{}).Snapshot().Cells[0]) {
+	if len(wide.Cells[4]) != 300 || !isSharedCells(wide.Cells[4]) || !isSharedCells(New(80, 5, Options{}).Snapshot().Cells[0]) {
 		t.Fatal("a wider screen's blank rows are not slices of the shared row")
 	}
-	if len(snap.Cells[0]) != 120 || snap.Cells[0][119] != uv.EmptyCell {
+	if len(snap.Cells[0]) != 120 || snap.Cells[0][119] != EmptyCell {
 		t.Fatal("a snapshot's blank row changed when the shared row grew")
 	}
-	for _, c := range *uvBlank.Load() {
-		if c != uv.EmptyCell {
-			t.Fatalf("the shared blank row of uv cells was written: %+v", c)
+	for _, c := range *blankCells.Load() {
+		if c != EmptyCell {
+			t.Fatalf("the shared blank row of Cells was written: %+v", c)
 		}
 	}
 }
@@ -148,9 +146,9 @@ func TestSnapshotIntoReusesMemory(t *testing.T) {
 	if got.Cells[0][0].Style.Fg == nil || got.Lines()[0] != strings.Repeat("c", 76) || got.Lines()[25] != "" {
 		t.Fatalf("reused snapshot: %q, %q, %+v", got.Lines()[0], got.Lines()[25], got.Cells[0][0])
 	}
-	for _, c := range *uvBlank.Load() {
-		if c != uv.EmptyCell {
-			t.Fatalf("the shared blank row of uv cells was written: %+v", c)
+	for _, c := range *blankCells.Load() {
+		if c != EmptyCell {
+			t.Fatalf("the shared blank row of Cells was written: %+v", c)
 		}
 	}
 }

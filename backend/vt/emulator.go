@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
 )
@@ -51,8 +50,8 @@ type Emulator struct {
 	wrapNext bool
 	// style and link are the pen printing uses; whatever changes either
 	// sets penStale, so that curPen looks the pair up again.
-	style uv.Style
-	link  uv.Link
+	style Style
+	link  Link
 
 	top, bottom int // scroll region, inclusive, 0-based
 	tabs        []bool
@@ -112,7 +111,7 @@ func (e *Emulator) reset() {
 	e.alt = nil // allocated when a program first switches to it
 	e.scr = e.main
 	e.x, e.y, e.wrapNext = 0, 0, false
-	e.style, e.link, e.penStale = uv.Style{}, uv.Link{}, true
+	e.style, e.link, e.penStale = Style{}, Link{}, true
 	e.top, e.bottom = 0, e.rows-1
 	e.tabs = make([]bool, e.cols)
 	for i := 8; i < e.cols; i += 8 {

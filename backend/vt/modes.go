@@ -3,7 +3,6 @@ package vt
 import (
 	"strconv"
 
-	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -116,7 +115,7 @@ func (e *Emulator) softReset() {
 	e.modes.Autowrap = true
 	e.modes.CursorKeys = false
 	e.top, e.bottom = 0, e.rows-1
-	e.style, e.link, e.penStale = uv.Style{}, uv.Link{}, true
+	e.style, e.link, e.penStale = Style{}, Link{}, true
 	e.charsets, e.gl = [4]byte{'B', 'B', 'B', 'B'}, 0
 	e.scr.saved = savedCursor{}
 	e.wrapNext = false

@@ -11,9 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	uv "github.com/charmbracelet/ultraviolet"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // TestOracleTmux replays every testdata/*.rec recording (see TestRecord)
@@ -164,9 +161,9 @@ func colorKey(c color.Color) string {
 	switch c := c.(type) {
 	case nil:
 		return ""
-	case ansi.BasicColor:
+	case BasicColor:
 		return "i" + strconv.Itoa(int(c))
-	case ansi.IndexedColor:
+	case IndexedColor:
 		return "i" + strconv.Itoa(int(c))
 	default:
 		r, g, b, _ := c.RGBA()
@@ -174,15 +171,15 @@ func colorKey(c color.Color) string {
 	}
 }
 
-func ourAttrs(c *uv.Cell) cellAttrs {
+func ourAttrs(c *Cell) cellAttrs {
 	s := &c.Style
 	return cellAttrs{
 		fg:        colorKey(s.Fg),
 		bg:        colorKey(s.Bg),
-		bold:      s.Attrs&uv.AttrBold != 0,
-		italic:    s.Attrs&uv.AttrItalic != 0,
-		underline: s.Underline != uv.UnderlineNone,
-		reverse:   s.Attrs&uv.AttrReverse != 0,
+		bold:      s.Attrs&AttrBold != 0,
+		italic:    s.Attrs&AttrItalic != 0,
+		underline: s.Underline != UnderlineNone,
+		reverse:   s.Attrs&AttrReverse != 0,
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -145,7 +144,7 @@ func (e *Emulator) restoreCursor() {
 	e.dirty, e.penStale = true, true
 	if !s.valid {
 		e.x, e.y, e.wrapNext = 0, 0, false
-		e.style = uv.Style{}
+		e.style = Style{}
 		e.modes.Origin = false
 		return
 	}
@@ -391,9 +390,9 @@ func (e *Emulator) handleOSC(cmd int, data []byte) {
 		if i := bytes.IndexByte(rest, ';'); i >= 0 {
 			e.penStale = true
 			if url := rest[i+1:]; len(url) == 0 {
-				e.link = uv.Link{}
+				e.link = Link{}
 			} else {
-				e.link = uv.Link{URL: string(url), Params: string(rest[:i])}
+				e.link = Link{URL: string(url), Params: string(rest[:i])}
 			}
 		}
 	case 9: // iTerm2's notification; "9;4;…" is a progress report, not one
@@ -428,12 +427,8 @@ func (e *Emulator) handleDCS(cmd ansi.Cmd, _ ansi.Params, data []byte) {
 	}
 	switch string(data) {
 	case "m":
-		sgr := "0"
-		if !e.style.IsZero() {
-			s := e.style.String() // "\x1b[...m"
-			sgr = "0;" + s[2:len(s)-1]
-		}
-		e.queueReply([]byte("\x1bP1$r" + sgr + "m\x1b\\"))
+		r := appendSGRParams([]byte("\x1bP1$r0"), e.style)
+		e.queueReply(append(r, "m\x1b\\"...))
 	case "r":
 		e.queueReply([]byte("\x1bP1$r" + strconv.Itoa(e.top+1) + ";" + strconv.Itoa(e.bottom+1) + "r\x1b\\"))
 	default:

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 
-	uv "github.com/charmbracelet/ultraviolet"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
 )
 
@@ -127,8 +125,8 @@ type painter struct {
 	// printed: a character was printed (REP's character changed).
 	printed bool
 
-	pen    uv.Style
-	link   uv.Link
+	pen    Style
+	link   Link
 	cs     [4]byte
 	gl     int
 	origin bool
@@ -181,7 +179,7 @@ func (p *painter) goTo(x, y int) {
 }
 
 // setPen sets the SGR style and the hyperlink.
-func (p *painter) setPen(st uv.Style, lk uv.Link) {
+func (p *painter) setPen(st Style, lk Link) {
 	p.sgr(st)
 	if lk != p.link {
 		p.str("\x1b]8;" + lk.Params + ";" + lk.URL + "\x1b\\")
@@ -189,7 +187,7 @@ func (p *painter) setPen(st uv.Style, lk uv.Link) {
 	}
 }
 
-func (p *painter) sgr(st uv.Style) {
+func (p *painter) sgr(st Style) {
 	if st != p.pen {
 		p.b = appendSGR(p.b, st)
 		p.pen = st
@@ -258,7 +256,7 @@ func (p *painter) isBlank(c *cell) bool {
 		return false
 	}
 	pn := p.e.pens.at(c.pen)
-	return pn.link == (uv.Link{}) && pn.style == uv.Style{Bg: pn.style.Bg}
+	return pn.link == (Link{}) && pn.style == Style{Bg: pn.style.Bg}
 }
 
 // blanks draws the run of cells equal to line[x] (a blank with a
@@ -486,7 +484,7 @@ func (p *painter) printLast() bool {
 			p.text(lc, lw)
 			for k := lw - 1; k >= 0; k-- {
 				p.goTo(x+k, y)
-				p.sgr(uv.Style{Bg: p.e.pens.at(line[x+k].pen).style.Bg})
+				p.sgr(Style{Bg: p.e.pens.at(line[x+k].pen).style.Bg})
 				p.str("\x1b[X")
 			}
 			return true
@@ -533,19 +531,24 @@ func (p *painter) modes() {
 	}
 }
 
-// sgrAttrs are the SGR codes of uv's attribute bits, lowest bit first.
+// sgrAttrs are the SGR codes of Style.Attrs bits, lowest bit first.
 var sgrAttrs = [8]int{1, 2, 3, 5, 6, 7, 8, 9}
 
 // sgrUnderline is the SGR of each underline style (4:0 is none).
-var sgrUnderline = map[uv.Underline]string{
-	uv.UnderlineSingle: ";4", uv.UnderlineDouble: ";4:2", uv.UnderlineCurly: ";4:3",
-	uv.UnderlineDotted: ";4:4", uv.UnderlineDashed: ";4:5",
+var sgrUnderline = map[Underline]string{
+	UnderlineSingle: ";4", UnderlineDouble: ";4:2", UnderlineCurly: ";4:3",
+	UnderlineDotted: ";4:4", UnderlineDashed: ";4:5",
 }
 
 // appendSGR appends one SGR sequence that resets the pen and sets st, in
 // the forms sgr parses back to the same values (and colour types).
-func appendSGR(b []byte, st uv.Style) []byte {
-	b = append(b, "\x1b[0"...)
+func appendSGR(b []byte, st Style) []byte {
+	return append(appendSGRParams(append(b, "\x1b[0"...), st), 'm')
+}
+
+// appendSGRParams appends the SGR parameters that set st on the default
+// pen, each after a ';'.
+func appendSGRParams(b []byte, st Style) []byte {
 	for i, code := range sgrAttrs {
 		if st.Attrs&(1<<i) != 0 {
 			b = append(b, ';')
@@ -555,8 +558,7 @@ func appendSGR(b []byte, st uv.Style) []byte {
 	b = append(b, sgrUnderline[st.Underline]...)
 	b = appendColor(b, 30, st.Fg)
 	b = appendColor(b, 40, st.Bg)
-	b = appendColor(b, 50, st.UnderlineColor)
-	return append(b, 'm')
+	return appendColor(b, 50, st.UnderlineColor)
 }
 
 // appendColor appends ";" and the SGR parameters of colour c for base 30
@@ -568,7 +570,7 @@ func appendColor(b []byte, base int, c color.Color) []byte {
 	}
 	n := -1
 	switch c := c.(type) {
-	case ansi.BasicColor:
+	case BasicColor:
 		switch {
 		case base != 50 && c < 8:
 			return strconv.AppendInt(append(b, ';'), int64(base+int(c)), 10)
@@ -576,7 +578,7 @@ func appendColor(b []byte, base int, c color.Color) []byte {
 			return strconv.AppendInt(append(b, ';'), int64(base+60+int(c)-8), 10)
 		}
 		n = int(c)
-	case ansi.IndexedColor:
+	case IndexedColor:
 		n = int(c)
 	}
 	b = strconv.AppendInt(append(b, ';'), int64(base+8), 10)

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	uv "github.com/charmbracelet/ultraviolet"
 )
 
 // fullState is state (skip_test.go) and the tab stops: everything about an
@@ -63,16 +61,16 @@ func sameScreen(a, b *Emulator) bool {
 	defer a.mu.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return slices.EqualFunc(a.uvLines(a.scr), b.uvLines(b.scr), slices.Equal)
+	return slices.EqualFunc(a.cellLines(a.scr), b.cellLines(b.scr), slices.Equal)
 }
 
-// uvLines is s's cells as uv.Cells: two emulators number their pens
+// cellLines is s's cells as Cells: two emulators number their pens
 // differently, so their cells compare resolved.
-func (e *Emulator) uvLines(s *screen) [][]uv.Cell {
-	out := make([][]uv.Cell, len(s.lines))
+func (e *Emulator) cellLines(s *screen) [][]Cell {
+	out := make([][]Cell, len(s.lines))
 	for y, l := range s.lines {
 		for x := range l {
-			out[y] = append(out[y], e.uvCell(&l[x]))
+			out[y] = append(out[y], e.cellOf(&l[x]))
 		}
 	}
 	return out
@@ -88,7 +86,7 @@ func sameState(a, b *Emulator) bool {
 		if s == nil || z == nil {
 			return s == z
 		}
-		return s.saved == z.saved && slices.EqualFunc(a.uvLines(s), b.uvLines(z), slices.Equal)
+		return s.saved == z.saved && slices.EqualFunc(a.cellLines(s), b.cellLines(z), slices.Equal)
 	}
 	return screens(a.main, b.main) && screens(a.alt, b.alt) && (a.scr == a.alt) == (b.scr == b.alt) &&
 		a.x == b.x && a.y == b.y && a.wrapNext == b.wrapNext && a.style == b.style && a.link == b.link &&

@@ -1,8 +1,6 @@
 package vt
 
-import (
-	uv "github.com/charmbracelet/ultraviolet"
-)
+import ()
 
 // screen is one of the two buffers (main, alternate). Every line is exactly
 // cols cells long; scroll operations rotate line slices instead of
@@ -18,7 +16,7 @@ type screen struct {
 type savedCursor struct {
 	x, y     int
 	wrapNext bool
-	style    uv.Style
+	style    Style
 	origin   bool
 	charsets [4]byte
 	gl       int
@@ -72,7 +70,7 @@ func (e *Emulator) blank() cell {
 	if e.style.Bg == nil {
 		return emptyCell
 	}
-	return cell{content: " ", width: 1, pen: e.penOf(uv.Style{Bg: e.style.Bg}, uv.Link{})}
+	return cell{content: " ", width: 1, pen: e.penOf(Style{Bg: e.style.Bg}, Link{})}
 }
 
 // fill sets line[from:to] to c, first blanking the halves of wide

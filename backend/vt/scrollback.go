@@ -1,8 +1,6 @@
 package vt
 
-import (
-	uv "github.com/charmbracelet/ultraviolet"
-)
+import ()
 
 // scrollback is a ring of at most max plain-text lines. Each slot's byte
 // slice is reused once the ring is full, so scrolling does not allocate in
@@ -62,8 +60,8 @@ func appendRowText(b []byte, row []cell) []byte {
 	return trimSpaces(b, start)
 }
 
-// appendUVRowText is appendRowText for a Snapshot's row.
-func appendUVRowText(b []byte, row []uv.Cell) []byte {
+// appendCellsText is appendRowText for a Snapshot's row.
+func appendCellsText(b []byte, row []Cell) []byte {
 	start := len(b)
 	for i := range row {
 		if c := &row[i]; c.Width != 0 {

@@ -3,7 +3,6 @@ package vt
 import (
 	"image/color"
 
-	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -13,7 +12,7 @@ import (
 func (e *Emulator) sgr(ps ansi.Params) {
 	e.penStale = true
 	if len(ps) == 0 {
-		e.style = uv.Style{}
+		e.style = Style{}
 		return
 	}
 	s := &e.style
@@ -26,69 +25,69 @@ func (e *Emulator) sgr(ps ansi.Params) {
 		n := ps[i].Param(0)
 		switch {
 		case n == 0:
-			*s = uv.Style{}
+			*s = Style{}
 		case n == 1:
-			s.Attrs |= uv.AttrBold
+			s.Attrs |= AttrBold
 		case n == 2:
-			s.Attrs |= uv.AttrFaint
+			s.Attrs |= AttrFaint
 		case n == 3:
-			s.Attrs |= uv.AttrItalic
+			s.Attrs |= AttrItalic
 		case n == 4:
-			s.Underline = uv.UnderlineSingle
+			s.Underline = UnderlineSingle
 			if end > i {
 				switch ps[i+1].Param(1) {
 				case 0:
-					s.Underline = uv.UnderlineNone
+					s.Underline = UnderlineNone
 				case 2:
-					s.Underline = uv.UnderlineDouble
+					s.Underline = UnderlineDouble
 				case 3:
-					s.Underline = uv.UnderlineCurly
+					s.Underline = UnderlineCurly
 				case 4:
-					s.Underline = uv.UnderlineDotted
+					s.Underline = UnderlineDotted
 				case 5:
-					s.Underline = uv.UnderlineDashed
+					s.Underline = UnderlineDashed
 				}
 			}
 		case n == 5:
-			s.Attrs |= uv.AttrBlink
+			s.Attrs |= AttrBlink
 		case n == 6:
-			s.Attrs |= uv.AttrRapidBlink
+			s.Attrs |= AttrRapidBlink
 		case n == 7:
-			s.Attrs |= uv.AttrReverse
+			s.Attrs |= AttrReverse
 		case n == 8:
-			s.Attrs |= uv.AttrConceal
+			s.Attrs |= AttrConceal
 		case n == 9:
-			s.Attrs |= uv.AttrStrikethrough
+			s.Attrs |= AttrStrikethrough
 		case n == 21:
-			s.Underline = uv.UnderlineDouble
+			s.Underline = UnderlineDouble
 		case n == 22:
-			s.Attrs &^= uv.AttrBold | uv.AttrFaint
+			s.Attrs &^= AttrBold | AttrFaint
 		case n == 23:
-			s.Attrs &^= uv.AttrItalic
+			s.Attrs &^= AttrItalic
 		case n == 24:
-			s.Underline = uv.UnderlineNone
+			s.Underline = UnderlineNone
 		case n == 25:
-			s.Attrs &^= uv.AttrBlink | uv.AttrRapidBlink
+			s.Attrs &^= AttrBlink | AttrRapidBlink
 		case n == 27:
-			s.Attrs &^= uv.AttrReverse
+			s.Attrs &^= AttrReverse
 		case n == 28:
-			s.Attrs &^= uv.AttrConceal
+			s.Attrs &^= AttrConceal
 		case n == 29:
-			s.Attrs &^= uv.AttrStrikethrough
+			s.Attrs &^= AttrStrikethrough
 		case n >= 30 && n <= 37:
-			s.Fg = ansi.BasicColor(n - 30)
+			s.Fg = BasicColor(n - 30)
 		case n == 39:
 			s.Fg = nil
 		case n >= 40 && n <= 47:
-			s.Bg = ansi.BasicColor(n - 40)
+			s.Bg = BasicColor(n - 40)
 		case n == 49:
 			s.Bg = nil
 		case n == 59:
 			s.UnderlineColor = nil
 		case n >= 90 && n <= 97:
-			s.Fg = ansi.BasicColor(n - 90 + 8)
+			s.Fg = BasicColor(n - 90 + 8)
 		case n >= 100 && n <= 107:
-			s.Bg = ansi.BasicColor(n - 100 + 8)
+			s.Bg = BasicColor(n - 100 + 8)
 		case n == 38 || n == 48 || n == 58:
 			var c color.Color
 			var next int
@@ -121,7 +120,7 @@ func (e *Emulator) colonColor(sub ansi.Params) color.Color {
 	switch sub[0].Param(0) {
 	case 5:
 		if len(sub) >= 2 {
-			return ansi.IndexedColor(uint8(sub[1].Param(0)))
+			return IndexedColor(uint8(sub[1].Param(0)))
 		}
 	case 2:
 		switch {
@@ -144,7 +143,7 @@ func (e *Emulator) semicolonColor(ps ansi.Params, i int) (color.Color, int) {
 	switch ps[i].Param(0) {
 	case 5:
 		if i+1 < len(ps) {
-			return ansi.IndexedColor(uint8(ps[i+1].Param(0))), i + 1
+			return IndexedColor(uint8(ps[i+1].Param(0))), i + 1
 		}
 	case 2:
 		if i+3 < len(ps) {

@@ -17,7 +17,7 @@ func state(e *Emulator) string {
 	var sb strings.Builder
 	for _, s := range []*screen{e.main, e.alt} {
 		if s != nil {
-			fmt.Fprintf(&sb, "%#v\n%+v\n", e.uvLines(s), s.saved)
+			fmt.Fprintf(&sb, "%#v\n%+v\n", e.cellLines(s), s.saved)
 		}
 	}
 	fmt.Fprintf(&sb, "alt=%v x=%d y=%d wrap=%v style=%#v link=%#v last=%q/%d modes=%+v region=%d-%d cs=%v gl=%d title=%q",

@@ -3,8 +3,6 @@ package vt
 import (
 	"strings"
 	"sync/atomic"
-
-	uv "github.com/charmbracelet/ultraviolet"
 )
 
 // Snapshot returns a copy of the visible screen. It is safe to call
@@ -30,18 +28,18 @@ func (e *Emulator) SnapshotInto(dst *Snapshot) *Snapshot {
 			written++
 		}
 	}
-	var rows [][]uv.Cell
-	var backing []uv.Cell
+	var rows [][]Cell
+	var backing []Cell
 	if dst != nil {
 		rows, backing = dst.Cells[:0], dst.backing[:0]
 	} else {
 		dst = &Snapshot{}
 	}
 	if cap(rows) < e.rows {
-		rows = make([][]uv.Cell, e.rows)
+		rows = make([][]Cell, e.rows)
 	}
 	if cap(backing) < e.cols*written {
-		backing = make([]uv.Cell, e.cols*written)
+		backing = make([]Cell, e.cols*written)
 	}
 	*dst = Snapshot{
 		Cols:    e.cols,
@@ -54,11 +52,11 @@ func (e *Emulator) SnapshotInto(dst *Snapshot) *Snapshot {
 		backing: backing[:e.cols*written],
 	}
 	backing = dst.backing
-	var blank []uv.Cell
+	var blank []Cell
 	for y, l := range e.scr.lines {
 		if isBlankLine(l) {
 			if blank == nil {
-				blank = sharedUVBlank(e.cols)
+				blank = sharedBlankCells(e.cols)
 			}
 			dst.Cells[y] = blank
 			continue
@@ -66,28 +64,28 @@ func (e *Emulator) SnapshotInto(dst *Snapshot) *Snapshot {
 		row := backing[:e.cols:e.cols]
 		backing = backing[e.cols:]
 		for x := range l {
-			row[x] = e.uvCell(&l[x])
+			row[x] = e.cellOf(&l[x])
 		}
 		dst.Cells[y] = row
 	}
 	return dst
 }
 
-// uvBlank is the read-only row of empty uv cells that blank rows of every
+// blankCells is the read-only row of empty Cells that blank rows of every
 // Snapshot are slices of: as wide as the widest screen snapshotted so far
 // (a wider one replaces it; snapshots keep the row they were given).
-var uvBlank atomic.Pointer[[]uv.Cell]
+var blankCells atomic.Pointer[[]Cell]
 
-// sharedUVBlank returns a row of cols empty uv cells from uvBlank.
-func sharedUVBlank(cols int) []uv.Cell {
-	if r := uvBlank.Load(); r != nil && len(*r) >= cols {
+// sharedBlankCells returns a row of cols empty Cells from blankCells.
+func sharedBlankCells(cols int) []Cell {
+	if r := blankCells.Load(); r != nil && len(*r) >= cols {
 		return (*r)[:cols:cols]
 	}
-	r := make([]uv.Cell, cols)
+	r := make([]Cell, cols)
 	for i := range r {
-		r[i] = uv.EmptyCell
+		r[i] = EmptyCell
 	}
-	uvBlank.Store(&r)
+	blankCells.Store(&r)
 	return r
 }
 
@@ -139,7 +137,7 @@ func (s *Snapshot) Lines() []string {
 	out := make([]string, len(s.Cells))
 	var buf []byte
 	for y, row := range s.Cells {
-		buf = appendUVRowText(buf[:0], row)
+		buf = appendCellsText(buf[:0], row)
 		out[y] = string(buf)
 	}
 	return out
@@ -167,7 +165,7 @@ func (s *Snapshot) ANSI() string {
 		for last >= 0 && isPlainBlank(&row[last]) {
 			last--
 		}
-		var prev uv.Style
+		var prev Style
 		for x := 0; x <= last; x++ {
 			c := &row[x]
 			if c.Width == 0 {
@@ -178,7 +176,10 @@ func (s *Snapshot) ANSI() string {
 					b.WriteString("\x1b[0m")
 				}
 				if !c.Style.IsZero() {
-					b.WriteString(c.Style.String())
+					b.WriteString("\x1b[")
+					var buf [64]byte
+					b.Write(appendSGRParams(buf[:0], c.Style)[1:])
+					b.WriteByte('m')
 				}
 				prev = c.Style
 			}
@@ -195,6 +196,6 @@ func (s *Snapshot) ANSI() string {
 	return b.String()
 }
 
-func isPlainBlank(c *uv.Cell) bool {
+func isPlainBlank(c *Cell) bool {
 	return c.Width == 1 && c.Content == " " && c.Style.IsZero()
 }

@@ -1,7 +1,6 @@
 // Package vt is heimdall-tui's terminal emulator: it turns a session's pty
 // output into the screen a terminal would show, built on the
-// github.com/charmbracelet/x/ansi parser and github.com/charmbracelet/ultraviolet
-// cells.
+// github.com/charmbracelet/x/ansi parser, with cells of its own (style.go).
 //
 // An Emulator is fed by one goroutine (Write) and read by any number of
 // others through Snapshot and Seq, and Repaint, which draws its state onto
@@ -10,10 +9,6 @@
 // OSC 10/11) through Options.Reply, so they never hang waiting when no
 // terminal is attached.
 package vt
-
-import (
-	uv "github.com/charmbracelet/ultraviolet"
-)
 
 // Options configure an Emulator. Zero values take the defaults.
 type Options struct {
@@ -70,9 +65,9 @@ type Snapshot struct {
 	Cols, Rows int
 	// Cells is Rows rows of Cols cells. A wide character occupies its cell
 	// (Width 2) and the next one, which has Width 0 and empty Content. An
-	// empty cell has Content " " and Width 1 (uv.EmptyCell). The cells are
+	// empty cell has Content " " and Width 1 (EmptyCell). The cells are
 	// read-only: blank rows are shared by every snapshot of the process.
-	Cells  [][]uv.Cell
+	Cells  [][]Cell
 	Cursor Cursor
 	Title  string // OSC 0/2
 	Modes  Modes
@@ -81,5 +76,5 @@ type Snapshot struct {
 	Seq uint64
 	// backing holds the cells of the rows that are not blank, for
 	// SnapshotInto to reuse.
-	backing []uv.Cell
+	backing []Cell
 }

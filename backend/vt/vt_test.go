@@ -5,9 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	uv "github.com/charmbracelet/ultraviolet"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // feed returns a cols x rows emulator after writing in.
@@ -141,7 +138,7 @@ func TestWideCells(t *testing.T) {
 	if c := s.Cells[0][1]; c.Content != "" || c.Width != 0 {
 		t.Errorf("continuation = %+v", c)
 	}
-	if c := s.Cells[0][2]; c != uv.EmptyCell {
+	if c := s.Cells[0][2]; c != EmptyCell {
 		t.Errorf("after = %+v, want EmptyCell", c)
 	}
 }
@@ -151,27 +148,27 @@ func TestSGR(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		want uv.Style
+		want Style
 	}{
-		{"bold", "\x1b[1m", uv.Style{Attrs: uv.AttrBold}},
-		{"all attrs", "\x1b[1;2;3;5;7;8;9m", uv.Style{Attrs: uv.AttrBold | uv.AttrFaint | uv.AttrItalic | uv.AttrBlink | uv.AttrReverse | uv.AttrConceal | uv.AttrStrikethrough}},
-		{"resets", "\x1b[1;2;3;4;5;7;8;9;31;41m\x1b[22;23;24;25;27;28;29;39;49m", uv.Style{}},
-		{"reset 0", "\x1b[1;31m\x1b[0m", uv.Style{}},
-		{"reset empty", "\x1b[1;31m\x1b[m", uv.Style{}},
-		{"underline", "\x1b[4m", uv.Style{Underline: uv.UnderlineSingle}},
-		{"underline curly", "\x1b[4:3m", uv.Style{Underline: uv.UnderlineCurly}},
-		{"underline 4:0", "\x1b[4m\x1b[4:0m", uv.Style{}},
-		{"double underline 21", "\x1b[21m", uv.Style{Underline: uv.UnderlineDouble}},
-		{"basic fg bg", "\x1b[31;42m", uv.Style{Fg: ansi.BasicColor(1), Bg: ansi.BasicColor(2)}},
-		{"bright", "\x1b[91;102m", uv.Style{Fg: ansi.BasicColor(9), Bg: ansi.BasicColor(10)}},
-		{"256", "\x1b[38;5;196;48;5;21m", uv.Style{Fg: ansi.IndexedColor(196), Bg: ansi.IndexedColor(21)}},
-		{"256 colon", "\x1b[38:5:196m", uv.Style{Fg: ansi.IndexedColor(196)}},
-		{"truecolor", "\x1b[38;2;1;2;3;48;2;4;5;6m", uv.Style{Fg: rgb(1, 2, 3), Bg: rgb(4, 5, 6)}},
-		{"truecolor colon cs", "\x1b[38:2::10:20:30m", uv.Style{Fg: rgb(10, 20, 30)}},
-		{"truecolor colon", "\x1b[48:2:10:20:30m", uv.Style{Bg: rgb(10, 20, 30)}},
-		{"truecolor then bold", "\x1b[38;2;1;2;3;1m", uv.Style{Fg: rgb(1, 2, 3), Attrs: uv.AttrBold}},
-		{"underline colour", "\x1b[58;5;3m", uv.Style{UnderlineColor: ansi.IndexedColor(3)}},
-		{"underline colour reset", "\x1b[58;5;3m\x1b[59m", uv.Style{}},
+		{"bold", "\x1b[1m", Style{Attrs: AttrBold}},
+		{"all attrs", "\x1b[1;2;3;5;7;8;9m", Style{Attrs: AttrBold | AttrFaint | AttrItalic | AttrBlink | AttrReverse | AttrConceal | AttrStrikethrough}},
+		{"resets", "\x1b[1;2;3;4;5;7;8;9;31;41m\x1b[22;23;24;25;27;28;29;39;49m", Style{}},
+		{"reset 0", "\x1b[1;31m\x1b[0m", Style{}},
+		{"reset empty", "\x1b[1;31m\x1b[m", Style{}},
+		{"underline", "\x1b[4m", Style{Underline: UnderlineSingle}},
+		{"underline curly", "\x1b[4:3m", Style{Underline: UnderlineCurly}},
+		{"underline 4:0", "\x1b[4m\x1b[4:0m", Style{}},
+		{"double underline 21", "\x1b[21m", Style{Underline: UnderlineDouble}},
+		{"basic fg bg", "\x1b[31;42m", Style{Fg: BasicColor(1), Bg: BasicColor(2)}},
+		{"bright", "\x1b[91;102m", Style{Fg: BasicColor(9), Bg: BasicColor(10)}},
+		{"256", "\x1b[38;5;196;48;5;21m", Style{Fg: IndexedColor(196), Bg: IndexedColor(21)}},
+		{"256 colon", "\x1b[38:5:196m", Style{Fg: IndexedColor(196)}},
+		{"truecolor", "\x1b[38;2;1;2;3;48;2;4;5;6m", Style{Fg: rgb(1, 2, 3), Bg: rgb(4, 5, 6)}},
+		{"truecolor colon cs", "\x1b[38:2::10:20:30m", Style{Fg: rgb(10, 20, 30)}},
+		{"truecolor colon", "\x1b[48:2:10:20:30m", Style{Bg: rgb(10, 20, 30)}},
+		{"truecolor then bold", "\x1b[38;2;1;2;3;1m", Style{Fg: rgb(1, 2, 3), Attrs: AttrBold}},
+		{"underline colour", "\x1b[58;5;3m", Style{UnderlineColor: IndexedColor(3)}},
+		{"underline colour reset", "\x1b[58;5;3m\x1b[59m", Style{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,7 +183,7 @@ func TestSGR(t *testing.T) {
 
 func TestBackgroundColorErase(t *testing.T) {
 	s := feed(4, 1, "ab\x1b[44m\x1b[K").Snapshot()
-	if s.Cells[0][3].Style.Bg != ansi.BasicColor(4) {
+	if s.Cells[0][3].Style.Bg != BasicColor(4) {
 		t.Errorf("erased cell bg = %v, want blue", s.Cells[0][3].Style.Bg)
 	}
 }
@@ -319,7 +316,7 @@ func TestHyperlink(t *testing.T) {
 	if s.Cells[0][0].Link.URL != "http://x" || s.Cells[0][1].Link.URL != "http://x" {
 		t.Errorf("link not set: %+v", s.Cells[0][0].Link)
 	}
-	if !s.Cells[0][2].Link.IsZero() {
+	if !(s.Cells[0][2].Link == Link{}) {
 		t.Errorf("link not cleared: %+v", s.Cells[0][2].Link)
 	}
 }

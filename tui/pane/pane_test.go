@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -243,7 +242,7 @@ func TestRenderNilAndDegenerate(t *testing.T) {
 	}
 	// A malformed row (orphan continuation cells, a wide char at the end)
 	// still renders at the right width.
-	bad := &vt.Snapshot{Cols: 4, Rows: 1, Cells: [][]uv.Cell{{{Width: 0}, {Content: "日", Width: 2}, {Content: "x", Width: 1}, {Content: "日", Width: 2}}}}
+	bad := &vt.Snapshot{Cols: 4, Rows: 1, Cells: [][]vt.Cell{{{Width: 0}, {Content: "日", Width: 2}, {Content: "x", Width: 1}, {Content: "日", Width: 2}}}}
 	for w := 1; w <= 6; w++ {
 		out, _ := Render(bad, w, 1, Options{Color: true, Cursor: true})
 		if ansi.StringWidth(out) != w {

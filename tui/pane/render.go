@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/heimdall-tui/heimdall-tui/backend/vt"
@@ -106,10 +105,10 @@ func Render(snap *vt.Snapshot, w, h int, opt Options) (body string, cropped bool
 }
 
 // blankRow reports whether a row shows nothing: only unstyled spaces.
-func blankRow(row []uv.Cell) bool {
+func blankRow(row []vt.Cell) bool {
 	for i := range row {
 		c := &row[i]
-		if (c.Content != " " && c.Content != "") || !isZero(&c.Style) {
+		if (c.Content != " " && c.Content != "") || !c.Style.IsZero() {
 			return false
 		}
 	}
@@ -120,12 +119,12 @@ func blankRow(row []uv.Cell) bool {
 type renderer struct {
 	b   *strings.Builder
 	opt Options
-	cur uv.Style // style in effect on the output (zero = default)
+	cur vt.Style // style in effect on the output (zero = default)
 }
 
 // row writes w cells of row starting at column x0, then resets the style.
 // curX is the screen column of the cursor on this row, or -1.
-func (r *renderer) row(row []uv.Cell, x0, w, curX int) {
+func (r *renderer) row(row []vt.Cell, x0, w, curX int) {
 	col := 0
 	prevWide := false
 	for x := x0; col < w; x++ {
@@ -171,7 +170,7 @@ func (r *renderer) row(row []uv.Cell, x0, w, curX int) {
 
 // cell writes content in style s (reversed for the cursor). The style is
 // copied only when it must change, to keep the per-cell cost low.
-func (r *renderer) cell(content string, s *uv.Style, cursor bool) {
+func (r *renderer) cell(content string, s *vt.Style, cursor bool) {
 	if r.opt.Color && !cursor {
 		r.setStyle(s)
 	} else {
@@ -180,7 +179,7 @@ func (r *renderer) cell(content string, s *uv.Style, cursor bool) {
 			st.Fg, st.Bg, st.UnderlineColor = nil, nil, nil
 		}
 		if cursor {
-			st.Attrs ^= uv.AttrReverse
+			st.Attrs ^= vt.AttrReverse
 		}
 		r.setStyle(&st)
 	}
@@ -189,68 +188,32 @@ func (r *renderer) cell(content string, s *uv.Style, cursor bool) {
 
 // setStyle makes s (nil = default) the output's style, writing SGR only
 // when it differs from the current one: a reset, then the full new style.
-func (r *renderer) setStyle(s *uv.Style) {
-	if s == nil || isZero(s) {
-		if !isZero(&r.cur) {
+func (r *renderer) setStyle(s *vt.Style) {
+	if s == nil || s.IsZero() {
+		if !r.cur.IsZero() {
 			r.b.WriteString("\x1b[m")
-			r.cur = uv.Style{}
+			r.cur = vt.Style{}
 		}
 		return
 	}
-	if styleEqual(s, &r.cur) {
+	if s.Equal(&r.cur) {
 		return
 	}
 	r.cur = *s
 	r.writeSGR(s)
 }
 
-func isZero(s *uv.Style) bool {
-	return s.Attrs == 0 && s.Underline == 0 && s.Fg == nil && s.Bg == nil && s.UnderlineColor == nil
-}
-
-// styleEqual is uv.Style.Equal with a fast path for the colour types the
-// emulator produces (comparing them directly instead of through RGBA).
-func styleEqual(a, b *uv.Style) bool {
-	return a.Attrs == b.Attrs && a.Underline == b.Underline &&
-		colorEqual(a.Fg, b.Fg) && colorEqual(a.Bg, b.Bg) && colorEqual(a.UnderlineColor, b.UnderlineColor)
-}
-
-func colorEqual(a, b color.Color) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	switch a := a.(type) {
-	case ansi.BasicColor:
-		if b, ok := b.(ansi.BasicColor); ok {
-			return a == b
-		}
-		return false
-	case ansi.IndexedColor:
-		if b, ok := b.(ansi.IndexedColor); ok {
-			return a == b
-		}
-		return false
-	case color.RGBA:
-		if b, ok := b.(color.RGBA); ok {
-			return a == b
-		}
-	}
-	ar, ag, ab, aa := a.RGBA()
-	br, bg, bb, ba := b.RGBA()
-	return ar == br && ag == bg && ab == bb && aa == ba
-}
-
 // writeSGR writes "ESC[0;...m" setting exactly style s.
-func (r *renderer) writeSGR(s *uv.Style) {
+func (r *renderer) writeSGR(s *vt.Style) {
 	b := r.b
 	b.WriteString("\x1b[0")
 	attrs := [...]struct {
 		bit  uint8
 		code string
 	}{
-		{uv.AttrBold, ";1"}, {uv.AttrFaint, ";2"}, {uv.AttrItalic, ";3"},
-		{uv.AttrBlink, ";5"}, {uv.AttrRapidBlink, ";6"}, {uv.AttrReverse, ";7"},
-		{uv.AttrConceal, ";8"}, {uv.AttrStrikethrough, ";9"},
+		{vt.AttrBold, ";1"}, {vt.AttrFaint, ";2"}, {vt.AttrItalic, ";3"},
+		{vt.AttrBlink, ";5"}, {vt.AttrRapidBlink, ";6"}, {vt.AttrReverse, ";7"},
+		{vt.AttrConceal, ";8"}, {vt.AttrStrikethrough, ";9"},
 	}
 	for _, a := range attrs {
 		if s.Attrs&a.bit != 0 {
@@ -258,8 +221,8 @@ func (r *renderer) writeSGR(s *uv.Style) {
 		}
 	}
 	switch s.Underline {
-	case uv.UnderlineNone:
-	case uv.UnderlineSingle:
+	case vt.UnderlineNone:
+	case vt.UnderlineSingle:
 		b.WriteString(";4")
 	default:
 		b.WriteString(";4:")
@@ -282,12 +245,20 @@ func (r *renderer) writeSGR(s *uv.Style) {
 // ext;5;n and anything else as ext;2;r;g;b.
 func (r *renderer) writeColor(c color.Color, base, bright int, ext string) {
 	b := r.b
-	if bc, ok := c.(ansi.BasicColor); ok && r.opt.ANSI != nil && bc < 16 && r.opt.ANSI[bc] != nil {
+	if bc, ok := c.(vt.BasicColor); ok && r.opt.ANSI != nil && bc < 16 && r.opt.ANSI[bc] != nil {
 		c = r.opt.ANSI[bc]
+	}
+	// A theme's colour may be the ansi package's counterpart of the
+	// screen's types.
+	switch t := c.(type) {
+	case ansi.BasicColor:
+		c = vt.BasicColor(t)
+	case ansi.IndexedColor:
+		c = vt.IndexedColor(t)
 	}
 	b.WriteByte(';')
 	switch c := c.(type) {
-	case ansi.BasicColor:
+	case vt.BasicColor:
 		switch {
 		case c < 8 && base >= 0:
 			writeInt(b, base+int(c))
@@ -301,7 +272,7 @@ func (r *renderer) writeColor(c color.Color, base, bright int, ext string) {
 			writeInt(b, int(c))
 			return
 		}
-	case ansi.IndexedColor:
+	case vt.IndexedColor:
 		b.WriteString(ext)
 		b.WriteString(";5;")
 		writeInt(b, int(c))
