@@ -191,6 +191,12 @@ func grandchildPID(t *testing.T, p *Process) int {
 	return found
 }
 
+// killAtEnd SIGKILLs a grandchild the test means to leave alive (it has
+// left the child's reach: init reaps it) once the test is over.
+func killAtEnd(t *testing.T, pid int) {
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+}
+
 func stat(pid int) string {
 	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return string(b)
@@ -263,6 +269,7 @@ func TestKillRest(t *testing.T) {
 
 	p, _ = started(t, Options{}, stubborn+" & read x") // exits on its own
 	gpid = grandchildPID(t, p)
+	killAtEnd(t, gpid)
 	waitDone(t, p, 10*time.Second)
 	p.KillRest()
 	time.Sleep(50 * time.Millisecond)
@@ -277,6 +284,7 @@ func TestChildOnly(t *testing.T) {
 	p, _ := started(t, Options{ChildOnly: true, Grace: 200 * time.Millisecond},
 		"sh -c 'echo ready; while :; do sleep 0.05; done' & wait")
 	gpid := grandchildPID(t, p)
+	killAtEnd(t, gpid)
 	p.Stop()
 	waitDone(t, p, 10*time.Second)
 	time.Sleep(400 * time.Millisecond) // past the grace
