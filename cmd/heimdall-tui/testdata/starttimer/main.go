@@ -10,18 +10,20 @@
 //	starttimer RUNS STDIN BIN... -- ARG...
 //
 // runs each BIN RUNS times with ARGs and this process's environment,
-// interleaved (the first binary of a round rotating, so none always runs
-// right after another), with stdin from the file STDIN ("" for /dev/null)
-// and stdout and stderr to /dev/null. It prints one line per run, in the
-// order they ran: the BIN's index, its wall time (start to reaped) and its
-// CPU time (user + system) in nanoseconds. A run that fails stops it: exit
-// 1, with the binary, the error and that run repeated with its output shown
-// on stderr.
+// interleaved: each round runs every binary once, in an order shuffled for
+// the round, because a fixed order (even rotated) has each binary always
+// run right after the same other one, which skews its times. Stdin is the
+// file STDIN ("" for /dev/null); stdout and stderr go to /dev/null. It
+// prints one line per run, in the order they ran: the BIN's index, its
+// wall time (start to reaped) and its CPU time (user + system) in
+// nanoseconds. A run that fails stops it: exit 1, with the binary, the
+// error and that run repeated with its output shown on stderr.
 package main
 
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"slices"
@@ -42,9 +44,9 @@ func main() {
 	}
 	stdin, bins, args := os.Args[2], os.Args[3:sep], os.Args[sep+1:]
 	out := bufio.NewWriter(os.Stdout)
-	for i := range runs {
-		for j := range bins {
-			k := (i + j) % len(bins)
+	order := rand.New(rand.NewPCG(1, 2)) // the same orders every time
+	for range runs {
+		for _, k := range order.Perm(len(bins)) {
 			wall, cpu, err := run(bins[k], args, stdin, nil)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "starttimer: %s %q: %v; run again:\n", bins[k], args, err)
