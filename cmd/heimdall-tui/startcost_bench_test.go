@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -95,14 +96,13 @@ func buildStatic(b *testing.B, dir, pkg, name string) string {
 }
 
 // copyBins copies self and each of others into a temp dir and returns the
-// copies, which the benchmark times, each written out and dropped from
-// the page cache, so that the first run reads it in as the first run of
-// an installed binary after a reboot does. How a binary's file came into
-// the page cache changes its start: a copy written with write(2) and still
-// cached started in 1.36-1.48 ms of CPU per `resolve`, the same file read
-// in by exec's page faults (or fresh from the linker, which writes
-// through a mapping) in 1.77-1.81 ms, side by side, with the same number
-// of page faults. Compare builds only in the same state.
+// copies, which the benchmark times. Each copy is written out, dropped
+// from the page cache and read back whole with read(2), so that every
+// binary (hello world's too) starts from the same, repeatable page-cache
+// state. How a file came into the page cache changes how fast it starts:
+// left to be read in by exec's page faults on its first runs, each file
+// lands in a layout of its own, and identical copies timed side by side
+// differed by more than the builds compared (docs/PERFORMANCE.md).
 func copyBins(b *testing.B, self string, others []benchBin) (string, []benchBin) {
 	dir := b.TempDir()
 	copyBin := func(name, path string) string {
@@ -124,6 +124,9 @@ func copyBins(b *testing.B, self string, others []benchBin) (string, []benchBin)
 			b.Fatal(err)
 		}
 		if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, f); err != nil {
 			b.Fatal(err)
 		}
 		return dst
