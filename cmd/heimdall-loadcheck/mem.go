@@ -3,11 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/heimdall-tui/heimdall-tui/backend/host"
 )
 
 // The memory scenario: what an idle session costs, counted over every
@@ -24,6 +28,10 @@ import (
 // PSS (/proc/PID/smaps_rollup) divides each page among the processes that
 // map it, so N supervisors sharing the binary's text pay for it once
 // between them; summing PSS over all the processes counts every page once.
+//
+// Beside them, the Go floor: N gofloor processes (testdata/gofloor), each
+// what any Go supervisor of one session must have (a pty, a socket,
+// signals) and nothing more, summed the same way.
 //
 // Each case is run empty (the program prints nothing) and with history
 // (the program prints -mem-history lines first). Rounds interleave the
@@ -44,6 +52,7 @@ type memSample struct{ perSession, supervisor, supervisorAnon, dashboard float64
 type memVariant struct {
 	name    string
 	measure func(tag, agent string, lines int) (memSample, error)
+	floor   bool // gofloor: no dashboard, each process a whole "session"
 }
 
 // memSettle is how long sessions are left after the last spawn before
@@ -53,15 +62,20 @@ type memVariant struct {
 const memSettle = 8 * time.Second
 
 func memScenario(bin, cfg, tmp string, o memOptions) error {
-	variants := []memVariant{{"this build", oursMem(bin, cfg, tmp, o.n)}}
+	variants := []memVariant{{name: "this build", measure: oursMem(bin, cfg, tmp, o.n)}}
 	if o.base != "" {
-		variants = append(variants, memVariant{"-base", oursMem(o.base, cfg, tmp, o.n)})
+		variants = append(variants, memVariant{name: "-base", measure: oursMem(o.base, cfg, tmp, o.n)})
 	}
 	if _, err := exec.LookPath("tmux"); err == nil {
-		variants = append(variants, memVariant{"tmux", tmuxMem(tmp, o.n)})
+		variants = append(variants, memVariant{name: "tmux", measure: tmuxMem(tmp, o.n)})
 	} else {
 		fmt.Println("mem: tmux not found, measuring heimdall-tui only")
 	}
+	floor := filepath.Join(tmp, "gofloor")
+	if out, err := exec.Command("go", "build", "-o", floor, "./cmd/heimdall-loadcheck/testdata/gofloor").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build gofloor: %v\n%s", err, out)
+	}
+	variants = append(variants, memVariant{name: "Go floor", measure: floorMem(floor, tmp, o.n), floor: true})
 	cases := []struct {
 		name, agent string
 		lines       int
@@ -95,7 +109,10 @@ func memScenario(bin, cfg, tmp string, o memOptions) error {
 				return spread(x, "%.0f")
 			}
 			fmt.Printf("  %-10s %s KiB\n", vr.name, kib(func(s memSample) float64 { return s.perSession }))
-			if samples[0].supervisor > 0 {
+			if vr.floor {
+				fmt.Printf("  %-10s   a process alone %s KiB (anonymous %s)\n", "",
+					kib(func(s memSample) float64 { return s.supervisor }), kib(func(s memSample) float64 { return s.supervisorAnon }))
+			} else if samples[0].supervisor > 0 {
 				fmt.Printf("  %-10s   a supervisor alone %s KiB (anonymous %s), the dashboard's anonymous growth per session %s KiB\n", "",
 					kib(func(s memSample) float64 { return s.supervisor }), kib(func(s memSample) float64 { return s.supervisorAnon }),
 					kib(func(s memSample) float64 { return s.dashboard }))
@@ -177,5 +194,46 @@ func tmuxMem(tmp string, n int) func(tag, agent string, lines int) (memSample, e
 		time.Sleep(memSettle)
 		total, _ := smapsRollup(pid)
 		return memSample{perSession: float64(total-base) / float64(n)}, nil
+	}
+}
+
+// floorMem measures n gofloor processes (testdata/gofloor: a pty, a
+// socket and signals, what any Go supervisor of one session must have),
+// started with the runtime settings the dashboard gives its supervisors:
+// the floor under a supervisor's cost, with no dashboard's share.
+func floorMem(floor, tmp string, n int) func(tag, agent string, lines int) (memSample, error) {
+	return func(tag, _ string, lines int) (memSample, error) {
+		script := "exec sleep 3600"
+		if lines > 0 {
+			script = fmt.Sprintf("seq %d; exec sleep 3600", lines)
+		}
+		env := append(os.Environ(), host.RuntimeEnv...)
+		var cmds []*exec.Cmd
+		defer func() {
+			for _, c := range cmds {
+				c.Process.Signal(syscall.SIGTERM)
+				c.Wait()
+			}
+		}()
+		for i := range n {
+			c := exec.Command(floor, filepath.Join(tmp, fmt.Sprintf("%s-%d.sock", tag, i)), script)
+			c.Env = env
+			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := c.Start(); err != nil {
+				return memSample{}, err
+			}
+			cmds = append(cmds, c)
+		}
+		time.Sleep(memSettle)
+		var total, anon []int64
+		for _, c := range cmds {
+			p, a := smapsRollup(c.Process.Pid)
+			total, anon = append(total, p), append(anon, a)
+		}
+		var sum int64
+		for _, p := range total {
+			sum += p
+		}
+		return memSample{perSession: float64(sum) / float64(n), supervisor: median(total), supervisorAnon: median(anon)}, nil
 	}
 }
