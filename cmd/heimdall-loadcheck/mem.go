@@ -72,7 +72,9 @@ func memScenario(bin, cfg, tmp string, o memOptions) error {
 		fmt.Println("mem: tmux not found, measuring heimdall-tui only")
 	}
 	floor := filepath.Join(tmp, "gofloor")
-	if out, err := exec.Command("go", "build", "-o", floor, "./cmd/heimdall-loadcheck/testdata/gofloor").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", floor, "./cmd/heimdall-loadcheck/testdata/gofloor")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README installs heimdall
+	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build gofloor: %v\n%s", err, out)
 	}
 	variants = append(variants, memVariant{name: "Go floor", measure: floorMem(floor, tmp, o.n), floor: true})
