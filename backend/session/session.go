@@ -93,6 +93,14 @@ const (
 // Has reports whether every capability in c2 is in c.
 func (c Caps) Has(c2 Caps) bool { return c&c2 == c2 }
 
+// ResumesConversation reports whether in, started again, goes on in its
+// agent's conversation (a pty agent's --resume, an ACP agent's
+// session/resume) rather than with its command alone: its agent reported
+// one.
+func (in Info) ResumesConversation() bool {
+	return in.Conversation != "" && (in.Kind == KindPty || in.Kind == KindACP)
+}
+
 // Info is a session as the dashboard shows it. It is a value: a copy taken
 // under the fleet's lock.
 type Info struct {

@@ -177,3 +177,71 @@ func TestLsAll(t *testing.T) {
 		}
 	}
 }
+
+// resume starts lost sessions again from the command line, as the
+// dashboard's R and A do: a plain one with its command, a Claude one in
+// the conversation its hooks reported; a running, an ended or an unknown
+// ID is refused (exit 1) while the others go on; --all takes every lost
+// one, and says so when there is none.
+func TestResume(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	dir := newSockDir(t)
+	lose := func(id string) {
+		t.Helper()
+		rec, err := supervisor.ReadRecord(dir, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		syscall.Kill(rec.Supervisor, syscall.SIGKILL)
+		syscall.Kill(-rec.PID, syscall.SIGKILL)
+		if !poll(waitTimeout, func() bool { return bproc.Gone(rec.Supervisor) && bproc.Gone(rec.PID) }) {
+			t.Fatalf("%s still runs", id)
+		}
+	}
+	plainArgv := []string{"sh", "-c", "echo plain-$1; exec sleep 60", "sh", "one"}
+	waitLive(t, startRun(t, dir, "plain", nil, nil, plainArgv...))
+	waitLive(t, startRun(t, dir, "c1", nil, []string{"--agent", "claude", "--classifier", "claude"}, fakeClaudePath))
+	if !poll(waitTimeout, func() bool {
+		rec, err := supervisor.ReadRecord(dir, "c1")
+		return err == nil && rec.Conversation == "conv-1"
+	}) {
+		t.Fatal("c1's record has no conversation")
+	}
+	ended := startRun(t, dir, "ended", nil, nil, "sh", "-c", "exit 3")
+	if !poll(waitTimeout, ended.exited) {
+		t.Fatal("the ended session's run did not end")
+	}
+	waitLive(t, startRun(t, dir, "live", nil, nil, "sleep", "60"))
+	lose("plain")
+	lose("c1")
+
+	r := hmIn(t, dir, "resume", "plain", "ended", "live", "nope")
+	if r.code != 1 || r.stdout != "plain: started again: "+strings.Join(plainArgv, " ")+"\n" {
+		t.Fatalf("resume: %s", r)
+	}
+	for _, want := range []string{"ended ended (exit 3), it was not lost", "live is running", "no session nope"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("resume's errors lack %q: %s", want, r.stderr)
+		}
+	}
+	if !poll(waitTimeout, func() bool { return strings.Contains(hmIn(t, dir, "screen", "plain").stdout, "plain-one") }) {
+		t.Fatal("plain does not run its command again")
+	}
+	if rec, err := supervisor.ReadRecord(dir, "plain"); err != nil || !slices.Equal(rec.Argv, plainArgv) || bproc.Gone(rec.Supervisor) {
+		t.Fatalf("plain's record after resume: %+v %v", rec, err)
+	}
+
+	r = hmIn(t, dir, "resume", "--all")
+	if r.code != 0 || r.stdout != "c1: resumed in its conversation (conv-1)\n" {
+		t.Fatalf("resume --all: %s", r)
+	}
+	if rec, err := supervisor.ReadRecord(dir, "c1"); err != nil || !slices.Equal(rec.Argv, []string{fakeClaudePath, "--resume", "conv-1"}) {
+		t.Fatalf("c1's record after resume: %+v %v", rec, err)
+	}
+	if r := hmIn(t, dir, "resume", "--all"); r.code != 0 || r.stdout != "No lost sessions\n" {
+		t.Fatalf("resume --all with none lost: %s", r)
+	}
+	if r := hmIn(t, dir, "resume"); r.code != 2 {
+		t.Fatalf("resume without IDs: %s", r)
+	}
+}

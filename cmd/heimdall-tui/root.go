@@ -83,7 +83,7 @@ func newRoot(a *app) *cobra.Command {
 	root.Flags().StringVar(&dash.web, "web", "", "serve the sessions to browsers on this address (host:port; as config [web] addr; see heimdall-tui web --help)")
 	root.Flags().StringVar(&dash.logPath, "log", "", "dashboard log file (slog JSON; default $XDG_STATE_HOME/heimdall/dashboard.log)")
 	pf.StringVar(&a.socketDir, "socket-dir", "", "directory of session sockets (default $XDG_RUNTIME_DIR/heimdall or /tmp/heimdall-$UID)")
-	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newSendCmd(a), newAttachCmd(a), newCleanCmd(a), newScreenCmd(a), newInboxCmd(a), newWaitCmd(a), newAnswerCmd(a), newMuxCmd(a), newHostsCmd(a), newDiffCmd(a),
+	root.AddCommand(newRunCmd(a), newLsCmd(a), newStatusCmd(a), newKillCmd(a), newSendCmd(a), newAttachCmd(a), newCleanCmd(a), newResumeCmd(a), newScreenCmd(a), newInboxCmd(a), newWaitCmd(a), newAnswerCmd(a), newMuxCmd(a), newHostsCmd(a), newDiffCmd(a),
 		newValidateCmd(a), newResolveCmd(a), newCapsuleCmd(a), newBriefCmd(a), newBlackboardCmd(a), newLedgerCmd(a), newGateCmd(a), newProtocolCmd(a), newInstallLinksCmd(a),
 		newHaidCmd(a), newClaimCmd(a), newLedgerMCPCmd(a),
 		newBlemeesdCmd(a), newWebCmd(a), newHeddleHeadlessCmd(a), newHeddleCmd(a))

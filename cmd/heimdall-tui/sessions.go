@@ -135,8 +135,8 @@ func newLsCmd(a *app) *cobra.Command {
 		Long: "ls lists this machine's live sessions; with --host NAME, those of the config's\n" +
 			"[[hosts]] entry NAME instead (as NAME:ID, over one ssh connection). With --all, after\n" +
 			"them, the sessions that no longer run, from their records: ended (with the exit code),\n" +
-			"or lost (their supervisor died without recording an end: a reboot, a SIGKILL), which a\n" +
-			"dashboard can start again (R, or A for all).",
+			"or lost (their supervisor died without recording an end: a reboot, a SIGKILL), which\n" +
+			"resume starts again (as a dashboard's R, or A for all).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if host != "" {

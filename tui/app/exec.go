@@ -229,7 +229,7 @@ func (m *Model) execSession(act action.Action, in session.Info) tea.Cmd {
 	case action.Remove:
 		return m.remove(a, in)
 	case action.Restart:
-		if resumesConversation(in) && !a.Resume && !a.Fresh {
+		if in.ResumesConversation() && !a.Resume && !a.Fresh {
 			// Its agent said which conversation it was in: go on with it
 			// (the default) or start afresh. The choice is the confirmation.
 			running := ""

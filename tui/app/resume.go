@@ -101,7 +101,7 @@ func (m *Model) resumeText(ids []string) string {
 	priced := true
 	for _, id := range ids {
 		in, ok := m.list.Find(id)
-		if !ok || !resumesConversation(in) {
+		if !ok || !in.ResumesConversation() {
 			cmd = append(cmd, id)
 			continue
 		}
@@ -148,11 +148,6 @@ func (m *Model) contextCost(in session.Info) string {
 	return s + "."
 }
 
-// resumesConversation: in starts again in its agent's conversation.
-func resumesConversation(in session.Info) bool {
-	return in.Conversation != "" && (in.Kind == session.KindPty || in.Kind == session.KindACP)
-}
-
 // resumeNext starts the first queued session that is still not running.
 func (m *Model) resumeNext() tea.Cmd {
 	m.resumeWait = false
@@ -165,7 +160,7 @@ func (m *Model) resumeNext() tea.Cmd {
 		}
 		m.resuming = id
 		b := m.opt.Backend
-		convo := resumesConversation(in)
+		convo := in.ResumesConversation()
 		return m.run(func() tea.Msg {
 			if convo {
 				return resumedMsg{id, b.Resume(id)}
