@@ -2,6 +2,7 @@ package vt
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -174,4 +175,19 @@ func BenchmarkSnapshotInto(b *testing.B) {
 			s = e.SnapshotInto(s)
 		}
 	})
+}
+
+// An emulator costs what its screen needs: New allocates no 64 KiB parser
+// payload buffer (the parser's default) only to replace it.
+func TestNewAllocatesLittle(t *testing.T) {
+	const n = 50
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		New(120, 35, Options{})
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 32<<10 {
+		t.Fatalf("New(120, 35) allocated %d bytes, want under 32 KiB", per)
+	}
 }

@@ -85,11 +85,13 @@ func New(cols, rows int, opts Options) *Emulator {
 	cols, rows = max(cols, 1), max(rows, 1)
 	e := &Emulator{reply: opts.Reply, alert: opts.Alert}
 	e.sb.max = max(opts.ScrollbackLines, 0)
-	e.parser = ansi.NewParser()
-	// The parser's default 64 KiB payload buffer is per emulator, i.e. per
-	// session. OSC strings are collected by osc.go, not by the parser, and
-	// no DCS/APC payload we act on is long: 4 KiB is plenty (longer ones,
-	// e.g. sixel images, are cut, and we do not draw them anyway).
+	// NewParser's payload buffer (64 KiB) would be per emulator, i.e. per
+	// session, allocated only to be replaced. OSC strings are collected by
+	// osc.go, not by the parser, and no DCS/APC payload we act on is long:
+	// 4 KiB is plenty (longer ones, e.g. sixel images, are cut, and we do
+	// not draw them anyway).
+	e.parser = new(ansi.Parser)
+	e.parser.SetParamsSize(parser.MaxParamsSize)
 	e.parser.SetDataSize(4 << 10)
 	e.parser.SetHandler(ansi.Handler{
 		Print:     e.print,
