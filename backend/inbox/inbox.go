@@ -42,12 +42,15 @@ type Item struct {
 	Agent  string    `json:"agent,omitempty"`
 	Title  string    `json:"title,omitempty"`
 	Dir    string    `json:"dir,omitempty"`
+	// Terminal: the session has a screen to open (session.CapScreen); an
+	// ACP agent's has a transcript instead, and is answered from its item.
+	Terminal bool `json:"terminal"`
 }
 
 // Of is session in's item, if it wants the user: Input over Error over
 // Done.
 func Of(in session.Info) (Item, bool) {
-	it := Item{Session: in.ID, Since: in.StateSince, Agent: in.Agent, Title: in.Title, Dir: in.Dir}
+	it := Item{Session: in.ID, Since: in.StateSince, Agent: in.Agent, Title: in.Title, Dir: in.Dir, Terminal: in.Caps.Has(session.CapScreen)}
 	switch {
 	case in.Alive && in.NeedsInput:
 		it.Kind, it.Reason = Input, in.Reason

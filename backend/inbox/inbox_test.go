@@ -47,6 +47,16 @@ func TestItems(t *testing.T) {
 	}
 }
 
+// An item says whether its session has a terminal to open: an ACP
+// agent's has a transcript, and is answered from the item.
+func TestItemTerminal(t *testing.T) {
+	pty, _ := Of(session.Info{ID: "c1", Kind: session.KindPty, Caps: session.CapScreen | session.CapAttach, Alive: true, NeedsInput: true})
+	acp, _ := Of(session.Info{ID: "a1", Kind: session.KindACP, Caps: session.CapTranscript | session.CapAnswer, Alive: true, NeedsInput: true})
+	if !pty.Terminal || acp.Terminal {
+		t.Fatalf("terminal: pty %v, acp %v", pty.Terminal, acp.Terminal)
+	}
+}
+
 func TestWait(t *testing.T) {
 	start := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	old := session.Info{Alive: true, Done: true, StateSince: start.Add(-time.Minute)}

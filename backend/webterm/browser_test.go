@@ -131,7 +131,9 @@ func TestBrowser(t *testing.T) {
 
 // The page's inbox in a real browser (testdata/inbox.js): fake Claude
 // sessions' prompts listed with their options as buttons, answered from
-// the page; the agents read the keys of those options.
+// the page; the agents read the keys of those options. An ACP agent's
+// permission request is listed too, without a link to a terminal it does
+// not have, and answered the same way.
 func TestBrowserInbox(t *testing.T) {
 	chromium := chromiumPath()
 	if chromium == "" {
@@ -158,6 +160,16 @@ func TestBrowserInbox(t *testing.T) {
 		}
 		waitInfo(t, f, id, "needs input", func(in session.Info) bool { return in.NeedsInput })
 	}
+	// An ACP agent asking permission: no terminal, answered from its item.
+	acpLog := filepath.Join(logs, "a1")
+	if _, err := f.Spawn(fleet.Spec{ID: "a1", ACP: true, Argv: []string{fakeACPBin}, Env: []string{"FAKE_ACP_LOG=" + acpLog}}); err != nil {
+		t.Fatal(err)
+	}
+	waitInfo(t, f, "a1", "its ACP session", func(in session.Info) bool { return in.Alive && in.Conversation != "" })
+	if err := f.Send("a1", session.Input{Data: []byte("tool\r")}); err != nil {
+		t.Fatal(err)
+	}
+	waitInfo(t, f, "a1", "needs input", func(in session.Info) bool { return in.NeedsInput })
 	_, hs := testServer(t, Options{Fleet: f})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -171,7 +183,7 @@ func TestBrowserInbox(t *testing.T) {
 	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Fatalf("browser: %v %q\n%s", err, out, stderr.String())
 	}
-	for id, want := range map[string]string{"c1": "perm key 1\n", "c2": "ask key 3\n"} {
+	for id, want := range map[string]string{"c1": "perm key 1\n", "c2": "ask key 3\n", "a1": "prompt tool\npermission allow\n"} {
 		if b, _ := os.ReadFile(filepath.Join(logs, id)); string(b) != want {
 			t.Errorf("%s read %q, want %q", id, b, want)
 		}

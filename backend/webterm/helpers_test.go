@@ -27,8 +27,9 @@ import (
 
 // supervisorBin is the heimdall-tui binary the tests' fleets start their
 // sessions' supervisors with, and fakeClaudeBin the fake Claude Code of
-// cmd/heimdall-tui's tests, built once by TestMain.
-var supervisorBin, fakeClaudeBin string
+// cmd/heimdall-tui's tests and fakeACPBin its fake ACP agent, built once
+// by TestMain.
+var supervisorBin, fakeClaudeBin, fakeACPBin string
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
@@ -47,6 +48,11 @@ func testMain(m *testing.M) int {
 	fakeClaudeBin = filepath.Join(tmp, "fakeclaude")
 	if out, err := exec.Command("go", "build", "-o", fakeClaudeBin, "github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/testdata/fakeclaude").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "TestMain: build the fake claude: %v\n%s", err, out)
+		return 1
+	}
+	fakeACPBin = filepath.Join(tmp, "fakeacp")
+	if out, err := exec.Command("go", "build", "-o", fakeACPBin, "github.com/heimdall-tui/heimdall-tui/cmd/heimdall-tui/testdata/fakeacp").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "TestMain: build the fake ACP agent: %v\n%s", err, out)
 		return 1
 	}
 	os.Setenv("XDG_CONFIG_HOME", tmp) // no user config reaches the supervisors

@@ -119,12 +119,17 @@ func (s *Server) viewed(id string) bool {
 	return false
 }
 
-// pushMessage is what a push of it says.
+// pushMessage is what a push of it says, and the page a tap opens: the
+// session's terminal, or for a session without one the inbox.
 func pushMessage(it inbox.Item) push.Message {
 	what := map[inbox.Kind]string{inbox.Input: "needs input", inbox.Done: "done", inbox.Error: "failed"}[it.Kind]
 	body := it.Session + " " + what
 	if it.Reason != "" {
 		body += ": " + it.Reason
 	}
-	return push.Message{Title: "heimdall", Body: body, URL: "/#/s/" + it.Session, Tag: it.Session}
+	url := "/" // the page's inbox, where a session without a terminal is answered
+	if it.Terminal {
+		url = "/#/s/" + it.Session
+	}
+	return push.Message{Title: "heimdall", Body: body, URL: url, Tag: it.Session}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/answer"
 	"github.com/heimdall-tui/heimdall-tui/backend/fleet"
+	"github.com/heimdall-tui/heimdall-tui/backend/inbox"
 	"github.com/heimdall-tui/heimdall-tui/backend/push"
 	"github.com/heimdall-tui/heimdall-tui/backend/push/pushtest"
 	"github.com/heimdall-tui/heimdall-tui/backend/session"
@@ -113,3 +114,19 @@ func TestPushInbox(t *testing.T) {
 }
 
 var answerAllow = answer.Choice{Kind: answer.Allow}
+
+// A tap on a pushed item opens its session's terminal, or, for a session
+// without one (an ACP agent's), the inbox, where its item is answered.
+func TestPushMessageURL(t *testing.T) {
+	for _, tt := range []struct {
+		it   inbox.Item
+		want string
+	}{
+		{inbox.Item{Session: "c1", Kind: inbox.Input, Terminal: true}, "/#/s/c1"},
+		{inbox.Item{Session: "a1", Kind: inbox.Input}, "/"},
+	} {
+		if m := pushMessage(tt.it); m.URL != tt.want || m.Tag != tt.it.Session {
+			t.Errorf("%s: URL %q tag %q, want %q", tt.it.Session, m.URL, m.Tag, tt.want)
+		}
+	}
+}

@@ -3,7 +3,9 @@
 // options, a question with four — and the page lists both with their
 // options as buttons; an answer to a question the screen no longer shows
 // is refused with the reason; "1. Yes" and "3. DynamoDB" answer them,
-// each said in the notice, and the items move on.
+// each said in the notice, and the items move on. An ACP agent's
+// permission request (a1) is listed with its options and no link to a
+// terminal, and "1. Allow" answers it.
 //
 // node inbox.js BASE_URL TOKEN CHROMIUM
 // Prints "ok"; exits non-zero with the reason on failure.
@@ -30,6 +32,15 @@ function fail(msg) { throw new Error(msg); }
     const c1 = await item('c1').innerText();
     if (!c1.includes('Bash: rm -rf build') || !c1.includes('Do you want to proceed?')) fail('c1 item: ' + c1);
     if ((await item('c2').locator('input').count()) !== 1) fail('c2 has no free-text answer');
+    if ((await item('c1').locator('a[href="#/s/c1"]').count()) !== 1) fail('c1 has no link to its terminal');
+
+    // An ACP agent's permission: its options, no link to a terminal.
+    await item('a1').locator('button', { hasText: '1. Allow' }).waitFor({ timeout: T })
+      .catch(async () => fail('no Allow for a1: ' + await page.locator('#inbox-sec').innerText()));
+    if ((await item('a1').locator('a').count()) !== 0) fail('a1 links to a terminal it does not have');
+    await item('a1').locator('button', { hasText: '1. Allow' }).click();
+    await page.waitForFunction(() => document.getElementById('notice').textContent.includes('answered a1: 1. Allow'), null, { timeout: T })
+      .catch(async () => fail('no notice for a1: ' + await page.locator('#notice').textContent()));
 
     // A stale question: refused (409) with the reason, nothing typed.
     const stale = await page.evaluate(async () => {

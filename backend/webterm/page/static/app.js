@@ -99,8 +99,10 @@ function inboxItem(it) {
   const mark = document.createElement('span');
   mark.className = 'kind';
   mark.textContent = KIND_MARK[it.kind] || it.kind;
-  const a = document.createElement('a');
-  a.href = '#/s/' + encodeURIComponent(it.session);
+  // A session without a terminal (an ACP agent's) is answered here.
+  const a = document.createElement(it.terminal ? 'a' : 'span');
+  if (it.terminal) a.href = '#/s/' + encodeURIComponent(it.session);
+  a.className = 'session';
   a.textContent = it.session;
   const age = document.createElement('span');
   age.className = 'dim';
