@@ -5,7 +5,8 @@
 // is refused with the reason; "1. Yes" and "3. DynamoDB" answer them,
 // each said in the notice, and the items move on. An ACP agent's
 // permission request (a1) is listed with its options and no link to a
-// terminal, and "1. Allow" answers it.
+// terminal, and "1. Allow" answers it; its page, opened by hand, says it
+// has no terminal instead of retrying.
 //
 // node inbox.js BASE_URL TOKEN CHROMIUM
 // Prints "ok"; exits non-zero with the reason on failure.
@@ -41,6 +42,12 @@ function fail(msg) { throw new Error(msg); }
     await item('a1').locator('button', { hasText: '1. Allow' }).click();
     await page.waitForFunction(() => document.getElementById('notice').textContent.includes('answered a1: 1. Allow'), null, { timeout: T })
       .catch(async () => fail('no notice for a1: ' + await page.locator('#notice').textContent()));
+    // Its page, typed by hand: said to have no terminal, no retrying.
+    await page.evaluate(() => { location.hash = '#/s/a1'; });
+    await page.waitForFunction(() => !document.getElementById('ended').hidden &&
+      document.getElementById('ended-text').textContent.includes('No terminal for a1'), null, { timeout: T })
+      .catch(async () => fail('a1 page: ' + await page.locator('#conn').textContent()));
+    await page.evaluate(() => { location.hash = ''; });
 
     // A stale question: refused (409) with the reason, nothing typed.
     const stale = await page.evaluate(async () => {

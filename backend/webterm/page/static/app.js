@@ -281,6 +281,7 @@ class TermView {
     this.expectChunks = true;
     this.chunks = null;
     ws.onopen = () => {
+      this.opened = true;
       this.backoff = BACKOFF_MIN;
       setConn('connected', 'ok');
       this.sendResize();
@@ -295,10 +296,30 @@ class TermView {
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.closed || this.ended) return;
+      if (!this.opened && !this.assistant) this.checkTerminal();
       setConn('disconnected: ' + (ev.reason || ev.code) + ', retrying in ' + Math.round(this.backoff / 1000) + ' s', 'bad');
       this.retry = setTimeout(() => this.connect(), this.backoff);
       this.backoff = Math.min(BACKOFF_MAX, this.backoff * 2);
     };
+  }
+
+  // checkTerminal stops the retries when the server lists no terminal
+  // session by this id (an ACP agent's has none: its requests are
+  // answered in the inbox), which the browser's WebSocket cannot tell
+  // from a server that is away.
+  async checkTerminal() {
+    let data;
+    try {
+      const r = await fetch('/api/sessions', { cache: 'no-store' });
+      if (!r.ok) return;
+      data = await r.json();
+    } catch (e) { return; }
+    if (this.closed || this.opened || data.sessions.some((s) => s.id === this.id)) return;
+    this.ended = true;
+    clearTimeout(this.retry);
+    $('ended-text').textContent = 'No terminal for ' + this.id + ' here (an ACP agent\'s requests are answered in the inbox).';
+    $('ended').hidden = false;
+    setConn('no terminal', 'bad');
   }
 
   startHeartbeat() {
