@@ -183,7 +183,12 @@ func TestVersion(t *testing.T) {
 // events reads a send's events up to its result.
 func (w *worker) events() (evs []heddletest.Msg, result heddletest.Msg) {
 	w.t.Helper()
+	// Bounded as a whole: heartbeats keep each next within its wait.
+	deadline := time.Now().Add(2 * heddletest.Wait)
 	for {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("no result within %v; events: %d", 2*heddletest.Wait, len(evs))
+		}
 		m := w.next()
 		switch m.Str("type") {
 		case "event":

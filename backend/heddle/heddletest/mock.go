@@ -50,7 +50,7 @@ type Request struct {
 // Mock is the endpoint. Its base URL (for HEDDLE_BASE_URL) is URL.
 type Mock struct {
 	URL string
-	// Received gets each request as it arrives (buffered: 64).
+	// Received gets each request once its reply is taken (buffered: 64).
 	Received chan Request
 
 	mu      sync.Mutex
@@ -84,10 +84,6 @@ func (m *Mock) serve(w http.ResponseWriter, r *http.Request) {
 	q.Auth = r.Header.Get("Authorization")
 	b, _ := io.ReadAll(r.Body)
 	json.Unmarshal(b, &q.Body)
-	select {
-	case m.Received <- q:
-	default:
-	}
 	m.mu.Lock()
 	var rep Reply
 	if len(m.replies) == 0 {
@@ -96,6 +92,13 @@ func (m *Mock) serve(w http.ResponseWriter, r *http.Request) {
 		rep, m.replies = m.replies[0], m.replies[1:]
 	}
 	m.mu.Unlock()
+	// Received only once the reply is taken: a test that goes on after it
+	// (cancels, sends again) must not find the next request taking the
+	// reply this one was meant to have.
+	select {
+	case m.Received <- q:
+	default:
+	}
 	if rep.Status != 0 {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(rep.Status)
