@@ -110,7 +110,10 @@ func TestDashboardInbox(t *testing.T) {
 		t.Fatalf("b1 read %q", got)
 	}
 
-	// c1 waits for nothing: refused, nothing typed.
+	// c1 waits for nothing: refused, nothing typed. a1's item leaves
+	// first (its turn goes on after the answer): the selection is by
+	// position, so it is made once the list stands still.
+	d.waitScreen("a1's item gone", func(s string) bool { return strings.Contains(s, "Inbox  2 waiting") })
 	selectItem("c1")
 	d.sendKeys("y")
 	d.waitFor("answer: c1 is not waiting for an answer")
