@@ -13,6 +13,7 @@ import (
 
 	"github.com/heimdall-tui/heimdall-tui/backend/config"
 	"github.com/heimdall-tui/heimdall-tui/backend/internal/shell"
+	"github.com/heimdall-tui/heimdall-tui/backend/supervisor"
 	"github.com/heimdall-tui/heimdall-tui/wire/mux"
 )
 
@@ -147,7 +148,9 @@ var attachOptions = []string{"-t", "-o", "ServerAliveInterval=15", "-o", "Server
 // over the link then.
 func (l *Link) AttachCommand(id string, detach byte) []string {
 	h := l.Hello()
-	if h.Exe == "" || h.Dir == "" || !validID(id) {
+	// The far end's own check of an ID, and no leading dash: ssh's remote
+	// command is a string for a shell, a word it must not read as a flag.
+	if h.Exe == "" || h.Dir == "" || supervisor.ValidateID(h.Dir, id) != nil || strings.HasPrefix(id, "-") {
 		return nil
 	}
 	ssh := l.opts.SSH
@@ -159,12 +162,6 @@ func (l *Link) AttachCommand(id string, detach byte) []string {
 	// shell: each is quoted for it.
 	return append(argv, "--", l.opts.Dest, shell.Quote(h.Exe), "--socket-dir", shell.Quote(h.Dir),
 		"attach", "--detach-key", fmt.Sprintf("0x%02x", detach), "--", shell.Quote(id))
-}
-
-// validID reports an ID as the far end announces them (a socket's name:
-// no slash, no leading dot or dash).
-func validID(id string) bool {
-	return id != "" && len(id) <= 255 && !strings.ContainsAny(id, "/\x00") && id[0] != '.' && id[0] != '-'
 }
 
 // Close ends the link (the remote sessions go on): ssh's input is closed,
