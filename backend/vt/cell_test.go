@@ -2,6 +2,7 @@ package vt
 
 import (
 	"fmt"
+	"image/color"
 	"runtime"
 	"strings"
 	"testing"
@@ -189,5 +190,34 @@ func TestNewAllocatesLittle(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 32<<10 {
 		t.Fatalf("New(120, 35) allocated %d bytes, want under 32 KiB", per)
+	}
+}
+
+// The colour types' RGBA is xterm's default palette: the 16 ANSI colours,
+// the 6×6×6 cube and the greys.
+func TestColorRGBA(t *testing.T) {
+	rgb := func(c color.Color) [3]uint32 {
+		r, g, b, _ := c.RGBA()
+		return [3]uint32{r >> 8, g >> 8, b >> 8}
+	}
+	for _, tt := range []struct {
+		c    color.Color
+		want [3]uint32
+	}{
+		{BasicColor(1), [3]uint32{0xcd, 0, 0}},
+		{BasicColor(9), [3]uint32{0xff, 0, 0}},
+		{IndexedColor(12), [3]uint32{0x5c, 0x5c, 0xff}},
+		{IndexedColor(16), [3]uint32{0, 0, 0}},
+		{IndexedColor(196), [3]uint32{0xff, 0, 0}},
+		{IndexedColor(110), [3]uint32{0x87, 0xaf, 0xd7}},
+		{IndexedColor(232), [3]uint32{8, 8, 8}},
+		{IndexedColor(255), [3]uint32{0xee, 0xee, 0xee}},
+	} {
+		if got := rgb(tt.c); got != tt.want {
+			t.Errorf("%T(%d): %x, want %x", tt.c, tt.c, got, tt.want)
+		}
+	}
+	if !(&Style{Fg: BasicColor(1)}).Equal(&Style{Fg: IndexedColor(1)}) {
+		t.Error("basic and indexed red differ: Equal compares colours of different types by RGBA")
 	}
 }
